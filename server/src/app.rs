@@ -1,0 +1,201 @@
+//! The router and its handlers, apart from any socket so tests can call it directly.
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::middleware;
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use serde::Deserialize;
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+
+use crate::assets::{self, Ui};
+use crate::config::Config;
+use crate::error::AppError;
+use crate::http::{self, encoded, page_response};
+use crate::hub::Hub;
+use crate::live;
+use crate::page_cache::PageCache;
+use crate::pages;
+use crate::renderer::{PoolOptions, RenderError, RendererPool};
+use crate::snapshot::Feed;
+use crate::text::{MAX_GRAPHEMES, NormalizedWord, WordError};
+
+/// Everything the handlers share.
+#[derive(Clone)]
+pub struct AppState {
+    /// The effective configuration.
+    pub config: Arc<Config>,
+    /// The threads that run React.
+    pub renderer: RendererPool,
+    /// Rendered pages by route and data version.
+    pub pages: Arc<PageCache>,
+    /// The current phrase list.
+    pub feed: Feed,
+    /// Fans the feed out to every WebSocket.
+    pub hub: Hub,
+    /// Cancelled when the server stops, so long-lived sockets close with 1001.
+    pub shutdown: CancellationToken,
+    /// The embedded UI build.
+    pub ui: Arc<Ui>,
+    /// The site facts every page receives, built once from the configuration.
+    site: Arc<serde_json::Value>,
+}
+
+impl AppState {
+    /// Starts the renderers (each loads the server bundle; this blocks for a moment)
+    /// and the hub. Call it inside a tokio runtime.
+    pub fn start(config: Arc<Config>, ui: Ui, feed: Feed) -> Result<Self, RenderError> {
+        let renderer = RendererPool::start(
+            ui.server_bundle.into(),
+            PoolOptions {
+                threads: config.render_threads,
+                timeout: config.render_timeout,
+                queue: config.render_queue,
+            },
+        )?;
+        let site = json!({
+            "productName": config.product_name,
+            "baseUrl": config.public_url.as_str().trim_end_matches('/'),
+            "links": config.links,
+            "pressEmail": config.press_email,
+        });
+        Ok(Self {
+            config,
+            renderer,
+            pages: Arc::default(),
+            hub: Hub::start(feed.clone()),
+            feed,
+            shutdown: CancellationToken::new(),
+            ui: Arc::new(ui),
+            site: Arc::new(site),
+        })
+    }
+
+    /// The site facts every page receives.
+    pub fn site_props(&self) -> serde_json::Value {
+        (*self.site).clone()
+    }
+}
+
+/// The whole site as one router.
+pub fn router(state: AppState) -> Router {
+    let words = state.config.words_path();
+    let words_capitalised = format!("/{}", state.config.product_name);
+    Router::new()
+        .route("/", get(home))
+        .route(&words, get(words_page))
+        .route(&words_capitalised, get(words_page))
+        .route("/healthz", get(healthz))
+        .route("/assets/{*path}", get(asset))
+        .route("/api/phrases", get(api_phrases))
+        .route("/api/phrases/check", get(api_check))
+        .route("/api/phrases/live", get(live::upgrade))
+        .fallback(not_found)
+        .layer(middleware::from_fn(http::security_headers))
+        .with_state(state)
+}
+
+async fn home(State(state): State<AppState>, headers: HeaderMap) -> Result<Response, AppError> {
+    let page = pages::home(&state).await?;
+    Ok(page_response(StatusCode::OK, &headers, &page))
+}
+
+#[derive(Deserialize)]
+struct WordsQuery {
+    check: Option<String>,
+}
+
+async fn words_page(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    query: Result<Query<WordsQuery>, QueryRejection>,
+) -> Result<Response, AppError> {
+    let Query(query) = query.map_err(|e| AppError::bad_request(e.body_text()))?;
+    let page = pages::words(&state, query.check.as_deref()).await?;
+    Ok(page_response(StatusCode::OK, &headers, &page))
+}
+
+async fn not_found(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+) -> Result<Response, AppError> {
+    let page = pages::not_found(&state).await?;
+    Ok(page_response(StatusCode::NOT_FOUND, &headers, &page))
+}
+
+async fn healthz() -> &'static str {
+    "ok"
+}
+
+async fn asset(Path(path): Path<String>, headers: HeaderMap) -> Response {
+    let Some(asset) = assets::find(&path) else {
+        return (StatusCode::NOT_FOUND, "no such asset").into_response();
+    };
+    let (mut out, body) = encoded(
+        &headers,
+        asset.body.into(),
+        asset.gzip.map(Into::into),
+        asset.br.map(Into::into),
+    );
+    out.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static(assets::content_type(&path)),
+    );
+    out.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("public, max-age=31536000, immutable"),
+    );
+    (out, body).into_response()
+}
+
+async fn api_phrases(State(state): State<AppState>, headers: HeaderMap) -> Response {
+    let snapshot = state.feed.current();
+    let etag = format!("\"v{}\"", snapshot.version);
+    let etag_value = HeaderValue::from_str(&etag).unwrap_or(HeaderValue::from_static("\"\""));
+    if http::not_modified(&headers, &etag) {
+        return (StatusCode::NOT_MODIFIED, [(header::ETAG, etag_value)]).into_response();
+    }
+    let body = json!({ "version": snapshot.version, "phrases": snapshot.phrases });
+    (
+        [
+            (header::ETAG, etag_value),
+            (header::CACHE_CONTROL, HeaderValue::from_static("no-cache")),
+        ],
+        axum::Json(body),
+    )
+        .into_response()
+}
+
+#[derive(Deserialize)]
+struct CheckQuery {
+    word: Option<String>,
+}
+
+async fn api_check(
+    State(state): State<AppState>,
+    query: Result<Query<CheckQuery>, QueryRejection>,
+) -> Result<Response, AppError> {
+    let Query(query) = query.map_err(|e| AppError::bad_request(e.body_text()))?;
+    let word = query
+        .word
+        .ok_or_else(|| AppError::bad_request("give the word to check as ?word=..."))?;
+    let normalized = NormalizedWord::validated(&word).map_err(|error| match error {
+        WordError::Empty => AppError::bad_request("the word is empty"),
+        WordError::TooLong { length } => AppError::bad_request(format!(
+            "a phrase can be at most {MAX_GRAPHEMES} characters; this one has {length}"
+        )),
+    })?;
+    let snapshot = state.feed.current();
+    Ok(axum::Json(json!({
+        "word": normalized.word,
+        "length": normalized.length,
+        "available": !snapshot.is_taken(&normalized.word),
+        "version": snapshot.version,
+    }))
+    .into_response())
+}

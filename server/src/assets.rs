@@ -1,0 +1,97 @@
+//! The built UI, embedded at compile time: the server bundle, the manifest naming the
+//! hashed client files, and every static asset with its precompressed variants.
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use serde::Deserialize;
+
+/// One file served under `/assets/`.
+#[derive(Debug)]
+pub struct EmbeddedAsset {
+    /// The path below `/assets/`, content-hashed where it may be cached for a year.
+    pub path: &'static str,
+    pub body: &'static [u8],
+    /// Brotli-compressed at build time, when smaller.
+    pub br: Option<&'static [u8]>,
+    /// Gzip-compressed at build time, when smaller.
+    pub gzip: Option<&'static [u8]>,
+}
+
+include!(concat!(env!("OUT_DIR"), "/ui_assets.rs"));
+
+/// Names of the hashed client files, written by `ui/build.mjs`.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct Manifest {
+    /// The client entry module.
+    pub js: String,
+    /// The one stylesheet.
+    pub css: String,
+    /// Modules the entry imports, worth preloading.
+    #[serde(default)]
+    pub preload: Vec<String>,
+}
+
+/// What the host needs from the UI build, checked once at start.
+#[derive(Debug, Clone)]
+pub struct Ui {
+    pub server_bundle: &'static str,
+    pub manifest: Manifest,
+}
+
+impl Ui {
+    /// The embedded UI, or a message telling the operator how to build it.
+    pub fn embedded() -> Result<Ui, String> {
+        let (Some(server_bundle), Some(manifest)) = (SERVER_BUNDLE, MANIFEST) else {
+            return Err(
+                "the UI is not built into this binary: run scripts/build (or `npm run build` in ui/) and build again"
+                    .into(),
+            );
+        };
+        let manifest: Manifest = serde_json::from_str(manifest)
+            .map_err(|e| format!("ui/dist/manifest.json is not valid: {e}"))?;
+        for file in [&manifest.js, &manifest.css]
+            .into_iter()
+            .chain(&manifest.preload)
+        {
+            if find(file).is_none() {
+                return Err(format!(
+                    "the manifest names {file}, which is not in ui/dist/assets"
+                ));
+            }
+        }
+        Ok(Ui {
+            server_bundle,
+            manifest,
+        })
+    }
+}
+
+/// The asset at `path` (below `/assets/`), if it exists.
+pub fn find(path: &str) -> Option<&'static EmbeddedAsset> {
+    static INDEX: OnceLock<HashMap<&'static str, &'static EmbeddedAsset>> = OnceLock::new();
+    INDEX
+        .get_or_init(|| ASSETS.iter().map(|asset| (asset.path, asset)).collect())
+        .get(path)
+        .copied()
+}
+
+/// The media type of an asset, from its extension.
+pub fn content_type(path: &str) -> &'static str {
+    match path.rsplit_once('.').map(|(_, ext)| ext) {
+        Some("js" | "mjs") => "text/javascript; charset=utf-8",
+        Some("css") => "text/css; charset=utf-8",
+        Some("svg") => "image/svg+xml",
+        Some("png") => "image/png",
+        Some("jpg" | "jpeg") => "image/jpeg",
+        Some("webp") => "image/webp",
+        Some("avif") => "image/avif",
+        Some("ico") => "image/x-icon",
+        Some("woff2") => "font/woff2",
+        Some("json") => "application/json",
+        Some("webmanifest") => "application/manifest+json",
+        Some("txt") => "text/plain; charset=utf-8",
+        Some("xml") => "application/xml",
+        _ => "application/octet-stream",
+    }
+}

@@ -1,0 +1,165 @@
+//! Small pieces of HTTP shared by the handlers: content negotiation, conditional
+//! requests and the headers every response carries.
+
+use axum::body::Body;
+use axum::extract::Request;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use bytes::Bytes;
+
+use crate::page_cache::Page;
+
+/// A content encoding we have a precompressed variant for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Encoding {
+    Identity,
+    Gzip,
+    Brotli,
+}
+
+/// The best encoding the client accepts, preferring brotli, then gzip.
+pub fn preferred_encoding(headers: &HeaderMap) -> Encoding {
+    let Some(accept) = headers
+        .get(header::ACCEPT_ENCODING)
+        .and_then(|v| v.to_str().ok())
+    else {
+        return Encoding::Identity;
+    };
+    let accepts = |wanted: &str| {
+        accept.split(',').any(|item| {
+            let mut parts = item.split(';').map(str::trim);
+            let name = parts.next().unwrap_or_default();
+            let refused = parts.any(|p| {
+                p.strip_prefix("q=")
+                    .and_then(|q| q.parse::<f32>().ok())
+                    .is_some_and(|q| q == 0.0)
+            });
+            name.eq_ignore_ascii_case(wanted) && !refused
+        })
+    };
+    if accepts("br") {
+        Encoding::Brotli
+    } else if accepts("gzip") {
+        Encoding::Gzip
+    } else {
+        Encoding::Identity
+    }
+}
+
+/// Whether `If-None-Match` already names `etag`.
+pub fn not_modified(headers: &HeaderMap, etag: &str) -> bool {
+    headers
+        .get_all(header::IF_NONE_MATCH)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(str::trim)
+        .any(|candidate| candidate == etag || candidate == "*")
+}
+
+/// Chooses the body for the client's encoding and sets the matching headers.
+pub fn encoded(
+    headers: &HeaderMap,
+    identity: Bytes,
+    gzip: Option<Bytes>,
+    br: Option<Bytes>,
+) -> (HeaderMap, Bytes) {
+    let mut out = HeaderMap::new();
+    out.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
+    let body = match (preferred_encoding(headers), br, gzip) {
+        (Encoding::Brotli, Some(br), _) => {
+            out.insert(header::CONTENT_ENCODING, HeaderValue::from_static("br"));
+            br
+        }
+        (Encoding::Brotli | Encoding::Gzip, _, Some(gzip)) => {
+            out.insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+            gzip
+        }
+        _ => identity,
+    };
+    (out, body)
+}
+
+/// An HTML page with its validator, or 304 when the client has it.
+pub fn page_response(status: StatusCode, headers: &HeaderMap, page: &Page) -> Response {
+    let etag = HeaderValue::from_str(&page.etag).unwrap_or(HeaderValue::from_static("\"\""));
+    if status == StatusCode::OK && not_modified(headers, &page.etag) {
+        return (StatusCode::NOT_MODIFIED, [(header::ETAG, etag)]).into_response();
+    }
+    let (mut out, body) = encoded(
+        headers,
+        page.html.clone(),
+        Some(page.gzip.clone()),
+        Some(page.br.clone()),
+    );
+    out.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/html; charset=utf-8"),
+    );
+    out.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    out.insert(header::ETAG, etag);
+    (status, out, Body::from(body)).into_response()
+}
+
+/// The Content-Security-Policy of every response: scripts and styles only from our own
+/// origin (no inline script), the WebSocket on the same origin, no framing.
+pub const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src 'self'; manifest-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'";
+
+/// Adds the security headers to every response.
+pub async fn security_headers(request: Request, next: Next) -> Response {
+    let mut response = next.run(request).await;
+    let headers = response.headers_mut();
+    let fixed = [
+        (header::CONTENT_SECURITY_POLICY, CONTENT_SECURITY_POLICY),
+        (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+        (header::REFERRER_POLICY, "strict-origin-when-cross-origin"),
+        (header::X_FRAME_OPTIONS, "DENY"),
+    ];
+    for (name, value) in fixed {
+        headers
+            .entry(name)
+            .or_insert(HeaderValue::from_static(value));
+    }
+    headers
+        .entry("permissions-policy")
+        .or_insert(HeaderValue::from_static(
+            "camera=(), microphone=(), geolocation=(), payment=(), usb=(), interest-cohort=()",
+        ));
+    headers
+        .entry("cross-origin-opener-policy")
+        .or_insert(HeaderValue::from_static("same-origin"));
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn with(name: header::HeaderName, value: &'static str) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        headers.insert(name, HeaderValue::from_static(value));
+        headers
+    }
+
+    #[test]
+    fn prefers_brotli_then_gzip_and_honours_q_zero() {
+        let encoding = |v| preferred_encoding(&with(header::ACCEPT_ENCODING, v));
+        assert_eq!(encoding("gzip, deflate, br"), Encoding::Brotli);
+        assert_eq!(encoding("gzip, br;q=0"), Encoding::Gzip);
+        assert_eq!(encoding("identity"), Encoding::Identity);
+        assert_eq!(preferred_encoding(&HeaderMap::new()), Encoding::Identity);
+    }
+
+    #[test]
+    fn if_none_match_matches_any_listed_tag() {
+        assert!(not_modified(
+            &with(header::IF_NONE_MATCH, "\"a\", \"b\""),
+            "\"b\""
+        ));
+        assert!(!not_modified(
+            &with(header::IF_NONE_MATCH, "\"a\""),
+            "\"b\""
+        ));
+    }
+}

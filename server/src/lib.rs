@@ -1,0 +1,58 @@
+//! The Dinos host: serves the site's HTML (React rendered inside an embedded JS engine),
+//! its static assets, a JSON API and the live phrase feed.
+//!
+//! - [`config`]: the typed configuration, parsed once.
+//! - [`text`]: upper-casing and character counting shared by every check.
+//! - [`snapshot`]: the versioned phrase list every reader shares.
+//! - [`store`]: where phrases come from (embedded JSON store, Firestore).
+//! - [`renderer`]: JS engines on their own threads, behind a bounded queue.
+//! - [`page_cache`]: rendered pages per route and data version.
+//! - [`shell`]: the HTML document around React's markup.
+//! - [`pages`]: what each route renders.
+//! - [`hub`]: the phrase feed fanned out; [`live`]: the WebSocket per browser.
+//! - [`app`]: the router and handlers; [`http`]: negotiation and headers; [`error`]: outcomes.
+//! - [`assets`]: the UI build embedded in the binary.
+
+pub mod app;
+pub mod assets;
+pub mod config;
+pub mod error;
+pub mod http;
+pub mod hub;
+pub mod live;
+pub mod page_cache;
+pub mod pages;
+pub mod renderer;
+pub mod shell;
+pub mod snapshot;
+pub mod store;
+pub mod text;
+
+use std::net::SocketAddr;
+
+use tokio::net::TcpListener;
+
+/// Serves `state` on `listener` until `shutdown` completes: then stops accepting,
+/// closes every WebSocket with 1001 (so browsers reconnect elsewhere) and finishes
+/// in-flight requests.
+pub async fn serve(
+    listener: TcpListener,
+    state: app::AppState,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let sockets = state.shutdown.clone();
+    let hub = state.hub.clone();
+    let app = app::router(state).into_make_service_with_connect_info::<SocketAddr>();
+    axum::serve(listener, app)
+        .with_graceful_shutdown(async move {
+            shutdown.await;
+            sockets.cancel();
+        })
+        .await?;
+    // Upgraded sockets outlive the HTTP server; give their close frames a moment.
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(2);
+    while hub.listeners() > 0 && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    Ok(())
+}

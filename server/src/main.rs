@@ -1,0 +1,202 @@
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use clap::{Parser, Subcommand};
+use lastwords::app::AppState;
+use lastwords::assets::Ui;
+use lastwords::config::{Config, Environment, Settings};
+use lastwords::snapshot::Feed;
+use lastwords::store::PhraseSource;
+use lastwords::store::local::LocalStore;
+use lastwords::text::NormalizedWord;
+
+/// The Dinos site: server-rendered React, live Last Words, one binary.
+///
+/// Every option can also be given as the environment variable shown, or as a key of
+/// the same name (with underscores, such as product_name) in the TOML file named by
+/// --config. Flags win over the environment, which wins over the file.
+#[derive(Parser)]
+#[command(name = "lastwords", version, about, long_about)]
+struct Cli {
+    /// A TOML file with any of the settings below
+    #[arg(long, global = true, env = "LASTWORDS_CONFIG", value_name = "FILE")]
+    config: Option<PathBuf>,
+
+    #[command(flatten)]
+    settings: Settings,
+
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Serve the site (the default)
+    Serve,
+    /// List, add or remove minted phrases in the configured store
+    #[command(subcommand)]
+    Phrases(PhrasesCommand),
+}
+
+#[derive(Subcommand)]
+enum PhrasesCommand {
+    /// Print every phrase in document order
+    List {
+        /// Print JSON instead of a table
+        #[arg(long)]
+        json: bool,
+    },
+    /// Mint a phrase: upper-cased, 1 to 20 characters, refused when already taken
+    Add {
+        /// The phrase
+        word: String,
+        /// Who minted it
+        #[arg(long)]
+        name: String,
+    },
+    /// Remove the phrase with this document id
+    Remove {
+        /// The document id, as `phrases list` shows it
+        id: String,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let config = match load_config(&cli) {
+        Ok(config) => Arc::new(config),
+        Err(message) => {
+            eprintln!("lastwords: {message}");
+            return ExitCode::from(2);
+        }
+    };
+    init_tracing(config.environment);
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("lastwords: cannot start the async runtime: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let outcome = runtime.block_on(async {
+        match cli.command {
+            None | Some(Command::Serve) => serve(config).await,
+            Some(Command::Phrases(command)) => phrases(config, command).await,
+        }
+    });
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("lastwords: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn load_config(cli: &Cli) -> Result<Config, String> {
+    let file = match &cli.config {
+        Some(path) => Settings::from_file(path).map_err(|e| e.to_string())?,
+        None => Settings::default(),
+    };
+    cli.settings
+        .clone()
+        .or(file)
+        .resolve()
+        .map_err(|e| e.to_string())
+}
+
+fn init_tracing(environment: Environment) {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()));
+    match environment {
+        Environment::Production => builder.json().init(),
+        Environment::Staging => builder.compact().init(),
+    }
+}
+
+async fn serve(config: Arc<Config>) -> Result<(), String> {
+    let ui = Ui::embedded()?;
+    let feed = Feed::new();
+    let store = LocalStore::open(&config.data_dir).map_err(|e| e.to_string())?;
+    store.start(feed.clone()).await.map_err(|e| e.to_string())?;
+    let state = {
+        let config = config.clone();
+        tokio::task::spawn_blocking(move || AppState::start(config, ui, feed))
+            .await
+            .map_err(|e| e.to_string())?
+            .map_err(|e| e.to_string())?
+    };
+    let listener = tokio::net::TcpListener::bind(config.addr)
+        .await
+        .map_err(|e| format!("cannot listen on {} (set --host/--port): {e}", config.addr))?;
+    tracing::info!(
+        url = %format!("http://{}", listener.local_addr().map_err(|e| e.to_string())?),
+        public_url = %config.public_url,
+        "serving"
+    );
+    lastwords::serve(listener, state, shutdown_signal())
+        .await
+        .map_err(|e| e.to_string())?;
+    tracing::info!("stopped");
+    Ok(())
+}
+
+async fn shutdown_signal() {
+    let interrupt = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        _ = interrupt => {},
+        _ = terminate => {},
+    }
+    tracing::info!("shutting down");
+}
+
+async fn phrases(config: Arc<Config>, command: PhrasesCommand) -> Result<(), String> {
+    let store = LocalStore::open(&config.data_dir).map_err(|e| e.to_string())?;
+    match command {
+        PhrasesCommand::List { json } => {
+            let phrases = store.list().await.map_err(|e| e.to_string())?;
+            if json {
+                let text = serde_json::to_string_pretty(&phrases).map_err(|e| e.to_string())?;
+                println!("{text}");
+            } else {
+                for phrase in &phrases {
+                    println!("{}\t{}\t{}", phrase.id, phrase.word, phrase.name);
+                }
+                eprintln!("{} phrases", phrases.len());
+            }
+        }
+        PhrasesCommand::Add { word, name } => {
+            let word = NormalizedWord::validated(&word).map_err(|e| e.to_string())?;
+            let name = name.trim().to_owned();
+            if name.is_empty() {
+                return Err("give the author with --name".into());
+            }
+            let phrase = store
+                .add(word.word, name)
+                .await
+                .map_err(|e| e.to_string())?;
+            println!("added {} {:?} by {}", phrase.id, phrase.word, phrase.name);
+        }
+        PhrasesCommand::Remove { id } => {
+            let phrase = store.remove(id).await.map_err(|e| e.to_string())?;
+            println!("removed {} {:?} by {}", phrase.id, phrase.word, phrase.name);
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,158 @@
+//! Rendered pages, kept per route and data version.
+//!
+//! `/` renders once for the life of the process; `/words` renders again only when the
+//! phrase list changes. Each page is stored with its compressed variants and a strong
+//! ETag, so a cached hit costs no rendering and no compression. Concurrent misses for
+//! the same route wait for one render instead of starting their own.
+
+use std::collections::HashMap;
+use std::io::Write as _;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, RwLock};
+
+use bytes::Bytes;
+use sha2::{Digest, Sha256};
+
+/// Which page, at which data version.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PageKey {
+    Home,
+    Words { version: u64 },
+    NotFound,
+}
+
+impl PageKey {
+    fn slot(self) -> usize {
+        match self {
+            PageKey::Home => 0,
+            PageKey::Words { .. } => 1,
+            PageKey::NotFound => 2,
+        }
+    }
+}
+
+/// A finished HTML document in every encoding we serve.
+#[derive(Debug)]
+pub struct Page {
+    pub html: Bytes,
+    pub gzip: Bytes,
+    pub br: Bytes,
+    /// A strong validator: the quoted start of the SHA-256 of `html`.
+    pub etag: String,
+}
+
+impl Page {
+    pub fn new(html: String) -> Self {
+        let digest = Sha256::digest(html.as_bytes());
+        let etag = format!("\"{}\"", hex::encode(&digest[..12]));
+        let gzip = {
+            let mut encoder =
+                flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(9));
+            let _ = encoder.write_all(html.as_bytes());
+            encoder.finish().unwrap_or_default()
+        };
+        let br = {
+            let mut out = Vec::new();
+            let params = brotli::enc::BrotliEncoderParams {
+                quality: 9,
+                ..Default::default()
+            };
+            let _ = brotli::BrotliCompress(&mut html.as_bytes(), &mut out, &params);
+            out
+        };
+        Self {
+            html: Bytes::from(html),
+            gzip: Bytes::from(gzip),
+            br: Bytes::from(br),
+            etag,
+        }
+    }
+}
+
+/// The newest page of each route, and counters for the metrics.
+#[derive(Default)]
+pub struct PageCache {
+    /// Per route, the newest page and the key it was rendered for.
+    latest: RwLock<HashMap<usize, (PageKey, Arc<Page>)>>,
+    /// One render at a time per route.
+    rendering: [tokio::sync::Mutex<()>; 3],
+    pub hits: AtomicU64,
+    pub misses: AtomicU64,
+}
+
+impl PageCache {
+    /// The page for `key`, rendering it with `render` on a miss.
+    pub async fn get_or_render<F, Fut, E>(&self, key: PageKey, render: F) -> Result<Arc<Page>, E>
+    where
+        F: FnOnce() -> Fut,
+        Fut: Future<Output = Result<Page, E>>,
+    {
+        if let Some(page) = self.lookup(key) {
+            self.hits.fetch_add(1, Ordering::Relaxed);
+            return Ok(page);
+        }
+        let _one_at_a_time = self.rendering[key.slot()].lock().await;
+        if let Some(page) = self.lookup(key) {
+            self.hits.fetch_add(1, Ordering::Relaxed);
+            return Ok(page);
+        }
+        self.misses.fetch_add(1, Ordering::Relaxed);
+        let page = Arc::new(render().await?);
+        if let Ok(mut latest) = self.latest.write() {
+            latest.insert(key.slot(), (key, page.clone()));
+        }
+        Ok(page)
+    }
+
+    /// The newest page of the route of `key`, whatever its version: served when a
+    /// fresh render fails, because an old list beats an error page.
+    pub fn last_good(&self, key: PageKey) -> Option<Arc<Page>> {
+        let latest = self.latest.read().ok()?;
+        latest.get(&key.slot()).map(|(_, page)| page.clone())
+    }
+
+    fn lookup(&self, key: PageKey) -> Option<Arc<Page>> {
+        let latest = self.latest.read().ok()?;
+        match latest.get(&key.slot()) {
+            Some((stored, page)) if *stored == key => Some(page.clone()),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::convert::Infallible;
+
+    #[tokio::test]
+    async fn renders_once_per_version() {
+        let cache = PageCache::default();
+        let renders = AtomicU64::new(0);
+        let render = || async {
+            renders.fetch_add(1, Ordering::SeqCst);
+            Ok::<_, Infallible>(Page::new("<p>words</p>".into()))
+        };
+        let first = cache
+            .get_or_render(PageKey::Words { version: 1 }, render)
+            .await
+            .unwrap();
+        let again = cache
+            .get_or_render(PageKey::Words { version: 1 }, render)
+            .await
+            .unwrap();
+        assert!(Arc::ptr_eq(&first, &again));
+        cache
+            .get_or_render(PageKey::Words { version: 2 }, render)
+            .await
+            .unwrap();
+        assert_eq!(renders.load(Ordering::SeqCst), 2);
+        assert_eq!(cache.hits.load(Ordering::SeqCst), 1);
+    }
+
+    #[test]
+    fn the_etag_follows_the_content() {
+        assert_eq!(Page::new("a".into()).etag, Page::new("a".into()).etag);
+        assert_ne!(Page::new("a".into()).etag, Page::new("b".into()).etag);
+    }
+}

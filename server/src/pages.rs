@@ -1,0 +1,157 @@
+//! The site's pages: what each route passes to React, what its `<head>` says, and how
+//! a render is cached and wrapped in the document shell.
+
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde_json::json;
+
+use crate::app::AppState;
+use crate::error::AppError;
+use crate::page_cache::{Page, PageKey};
+use crate::renderer::RenderError;
+use crate::shell::{self, Head};
+use crate::snapshot::Snapshot;
+use crate::text::{MAX_GRAPHEMES, NormalizedWord};
+
+/// The outcome of checking a word, shown by the checker.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Check {
+    /// What the visitor typed.
+    pub input: String,
+    /// Upper-cased, as phrases are stored.
+    pub normalized: String,
+    /// Characters (grapheme clusters) of `normalized`.
+    pub length: usize,
+    pub status: CheckStatus,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CheckStatus {
+    Empty,
+    Available,
+    Taken,
+    TooLong,
+}
+
+impl Check {
+    pub fn new(input: &str, snapshot: &Snapshot) -> Self {
+        let NormalizedWord { word, length } = NormalizedWord::new(input);
+        let status = if length == 0 {
+            CheckStatus::Empty
+        } else if length > MAX_GRAPHEMES {
+            CheckStatus::TooLong
+        } else if snapshot.is_taken(&word) {
+            CheckStatus::Taken
+        } else {
+            CheckStatus::Available
+        };
+        Self {
+            input: input.into(),
+            normalized: word,
+            length,
+            status,
+        }
+    }
+}
+
+/// The home page, rendered once.
+pub async fn home(state: &AppState) -> Result<Arc<Page>, AppError> {
+    let config = &state.config;
+    let head = Head {
+        title: "Dinos — the NFT collection that saves the world".into(),
+        description: "Dinos is a donation-driven collection of dinosaur NFTs that raises money for climate non-profits. Leave your Last Words before the meteor hits.".into(),
+        canonical: config.absolute_url("/"),
+        indexable: true,
+    };
+    let props = json!({ "site": state.site_props() });
+    cached(state, PageKey::Home, "home", head, props).await
+}
+
+/// The phrases page; with `check`, the checker's answer computed on the server.
+pub async fn words(state: &AppState, check: Option<&str>) -> Result<Arc<Page>, AppError> {
+    let snapshot = state.feed.current();
+    let config = &state.config;
+    let head = Head {
+        title: format!("Already-minted Last {} — Dinos", config.product_name),
+        description: format!(
+            "Every Last {} already minted by the Dinos community, and a checker to see whether yours is still free.",
+            config.product_name
+        ),
+        canonical: config.absolute_url(&config.words_path()),
+        indexable: true,
+    };
+    let props = json!({
+        "site": state.site_props(),
+        "version": snapshot.version,
+        "phrases": snapshot.phrases,
+        "check": Check::new(check.unwrap_or_default(), &snapshot),
+    });
+    match check {
+        None => {
+            let key = PageKey::Words {
+                version: snapshot.version,
+            };
+            cached(state, key, "words", head, props).await
+        }
+        Some(_) => render(state, "words", &head, &props).await.map(Arc::new),
+    }
+}
+
+/// The 404 page. It does not repeat the path, so one cached render serves every miss.
+pub async fn not_found(state: &AppState) -> Result<Arc<Page>, AppError> {
+    let head = Head {
+        title: "Page not found — Dinos".into(),
+        description: "This page does not exist. The meteor may have got it.".into(),
+        canonical: state.config.absolute_url("/"),
+        indexable: false,
+    };
+    let props = json!({ "site": state.site_props(), "path": "" });
+    cached(state, PageKey::NotFound, "not_found", head, props).await
+}
+
+async fn cached(
+    state: &AppState,
+    key: PageKey,
+    route: &str,
+    head: Head,
+    props: serde_json::Value,
+) -> Result<Arc<Page>, AppError> {
+    let fresh = state
+        .pages
+        .get_or_render(key, || render(state, route, &head, &props))
+        .await;
+    match fresh {
+        Ok(page) => Ok(page),
+        Err(AppError::Busy) => Err(AppError::Busy),
+        Err(error) => match state.pages.last_good(key) {
+            Some(page) => {
+                tracing::warn!(route, "serving the last good page after a failed render");
+                Ok(page)
+            }
+            None => Err(error),
+        },
+    }
+}
+
+async fn render(
+    state: &AppState,
+    route: &str,
+    head: &Head,
+    props: &serde_json::Value,
+) -> Result<Page, AppError> {
+    let request = json!({ "route": route, "props": props }).to_string();
+    let body = state.renderer.render(request).await.map_err(|error| match error {
+        RenderError::Busy => AppError::Busy,
+        RenderError::Js { message, stack } => {
+            tracing::error!(route, %message, stack = stack.as_deref().unwrap_or(""), "render threw");
+            AppError::Internal(anyhow::anyhow!("render of {route} threw: {message}"))
+        }
+        other => AppError::Internal(anyhow::anyhow!("render of {route} failed: {other}")),
+    })?;
+    let html = shell::document(&state.ui.manifest, head, &body, props)
+        .map_err(|e| AppError::Internal(e.into()))?;
+    Ok(Page::new(html))
+}

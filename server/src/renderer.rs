@@ -1,0 +1,346 @@
+//! React rendering on dedicated threads.
+//!
+//! A `JsRuntime` is not `Send`, so each renderer thread owns one engine that loaded the
+//! server bundle once. Requests reach the threads over one bounded queue and get their
+//! answer on a oneshot channel, so no tokio worker ever waits on JavaScript. A watchdog
+//! per thread stops a render that runs past the time limit; the thread then rebuilds its
+//! engine, because a stopped engine may hold half-updated state.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{Receiver, Sender, TrySendError};
+use deno_core::v8;
+use deno_core::{JsRuntime, RuntimeOptions};
+use tokio::sync::oneshot;
+
+/// Why a render produced no HTML.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum RenderError {
+    #[error("every renderer is busy and the queue is full")]
+    Busy,
+    #[error("the render ran past {0:?} and was stopped")]
+    Timeout(Duration),
+    #[error("the server bundle threw: {message}")]
+    Js {
+        message: String,
+        /// The JS stack, for the log only.
+        stack: Option<String>,
+    },
+    #[error("the JS engine could not start: {0}")]
+    Engine(String),
+    #[error("the renderers have stopped")]
+    Stopped,
+}
+
+/// How the pool is built.
+#[derive(Debug, Clone)]
+pub struct PoolOptions {
+    /// Renderer threads, each with its own engine.
+    pub threads: usize,
+    /// Longest a single render may run.
+    pub timeout: Duration,
+    /// Renders that may wait before callers get [`RenderError::Busy`].
+    pub queue: usize,
+}
+
+struct Job {
+    request: String,
+    reply: oneshot::Sender<Result<String, RenderError>>,
+}
+
+/// A handle to the renderer threads; cheap to clone.
+#[derive(Clone)]
+pub struct RendererPool {
+    jobs: Sender<Job>,
+    timeout: Duration,
+}
+
+impl RendererPool {
+    /// Starts the threads and waits until each engine loaded `bundle`, so a broken
+    /// bundle is reported at start-up rather than on the first request.
+    pub fn start(bundle: Arc<str>, options: PoolOptions) -> Result<Self, RenderError> {
+        let (jobs, queue) = crossbeam_channel::bounded::<Job>(options.queue);
+        let mut ready = Vec::new();
+        for index in 0..options.threads.max(1) {
+            let (ready_tx, ready_rx) = std::sync::mpsc::channel();
+            let queue = queue.clone();
+            let bundle = bundle.clone();
+            let timeout = options.timeout;
+            thread::Builder::new()
+                .name(format!("renderer-{index}"))
+                .spawn(move || renderer_thread(bundle, queue, timeout, ready_tx))
+                .map_err(|e| RenderError::Engine(e.to_string()))?;
+            ready.push(ready_rx);
+        }
+        for ready_rx in ready {
+            ready_rx.recv().map_err(|_| RenderError::Stopped)??;
+        }
+        Ok(Self {
+            jobs,
+            timeout: options.timeout,
+        })
+    }
+
+    /// Renders one request (`{"route": …, "props": …}` as JSON) to HTML.
+    pub async fn render(&self, request: String) -> Result<String, RenderError> {
+        let (reply, answer) = oneshot::channel();
+        match self.jobs.try_send(Job { request, reply }) {
+            Ok(()) => {}
+            Err(TrySendError::Full(_)) => return Err(RenderError::Busy),
+            Err(TrySendError::Disconnected(_)) => return Err(RenderError::Stopped),
+        }
+        answer.await.unwrap_or(Err(RenderError::Stopped))
+    }
+
+    /// The time limit of one render.
+    pub fn timeout(&self) -> Duration {
+        self.timeout
+    }
+}
+
+fn renderer_thread(
+    bundle: Arc<str>,
+    queue: Receiver<Job>,
+    timeout: Duration,
+    ready: std::sync::mpsc::Sender<Result<(), RenderError>>,
+) {
+    let mut engine = match Engine::load(&bundle) {
+        Ok(engine) => {
+            let _ = ready.send(Ok(()));
+            engine
+        }
+        Err(error) => {
+            let _ = ready.send(Err(error));
+            return;
+        }
+    };
+    let watchdog = Watchdog::start();
+    while let Ok(job) = queue.recv() {
+        if job.reply.is_closed() {
+            continue;
+        }
+        let fired = watchdog.arm(engine.isolate_handle(), timeout);
+        let result = engine.render(&job.request);
+        watchdog.disarm();
+        let result = match result {
+            Err(_) if fired.load(Ordering::SeqCst) => Err(RenderError::Timeout(timeout)),
+            other => other,
+        };
+        if matches!(result, Err(RenderError::Timeout(_))) {
+            tracing::warn!(
+                ?timeout,
+                "render stopped by the time limit; rebuilding the engine"
+            );
+            match Engine::load(&bundle) {
+                Ok(fresh) => engine = fresh,
+                Err(error) => {
+                    tracing::error!(%error, "a renderer could not rebuild its engine");
+                    let _ = job.reply.send(result);
+                    return;
+                }
+            }
+        }
+        let _ = job.reply.send(result);
+    }
+}
+
+/// One JS engine with the server bundle loaded.
+struct Engine {
+    runtime: JsRuntime,
+    render: v8::Global<v8::Function>,
+}
+
+impl Engine {
+    fn load(bundle: &Arc<str>) -> Result<Self, RenderError> {
+        let mut runtime = JsRuntime::new(RuntimeOptions::default());
+        runtime
+            .execute_script("server.js", bundle.clone())
+            .map_err(|e| RenderError::Engine(e.to_string()))?;
+        let value = runtime
+            .execute_script(
+                "<lookup>",
+                "globalThis.__lastwords && globalThis.__lastwords.render",
+            )
+            .map_err(|e| RenderError::Engine(e.to_string()))?;
+        let render = {
+            deno_core::scope!(scope, &mut runtime);
+            let local = v8::Local::new(scope, value);
+            let function = v8::Local::<v8::Function>::try_from(local).map_err(|_| {
+                RenderError::Engine("the bundle does not define __lastwords.render".into())
+            })?;
+            v8::Global::new(scope, function)
+        };
+        Ok(Self { runtime, render })
+    }
+
+    fn isolate_handle(&mut self) -> v8::IsolateHandle {
+        self.runtime.v8_isolate().thread_safe_handle()
+    }
+
+    fn render(&mut self, request: &str) -> Result<String, RenderError> {
+        deno_core::scope!(scope, &mut self.runtime);
+        let argument = v8::String::new(scope, request)
+            .ok_or_else(|| RenderError::Engine("request too large for the engine".into()))?;
+        v8::tc_scope!(let scope, scope);
+        let function = v8::Local::new(scope, &self.render);
+        let receiver = v8::undefined(scope).into();
+        match function.call(scope, receiver, &[argument.into()]) {
+            Some(html) if html.is_string() => Ok(html.to_rust_string_lossy(scope)),
+            Some(_) => Err(RenderError::Js {
+                message: "render did not return a string".into(),
+                stack: None,
+            }),
+            None if scope.is_execution_terminating() || !scope.has_caught() => {
+                Err(RenderError::Timeout(Duration::ZERO))
+            }
+            None => {
+                let exception = scope
+                    .exception()
+                    .unwrap_or_else(|| v8::undefined(scope).into());
+                let error = deno_core::error::JsError::from_v8_exception(scope, exception);
+                Err(RenderError::Js {
+                    message: error.exception_message.clone(),
+                    stack: error.stack.clone(),
+                })
+            }
+        }
+    }
+}
+
+/// Stops a render that runs too long, from a thread of its own.
+struct Watchdog {
+    state: Arc<(Mutex<Option<Armed>>, Condvar)>,
+}
+
+struct Armed {
+    deadline: Instant,
+    isolate: v8::IsolateHandle,
+    fired: Arc<AtomicBool>,
+}
+
+impl Watchdog {
+    fn start() -> Self {
+        let state: Arc<(Mutex<Option<Armed>>, Condvar)> = Arc::default();
+        let watched = Arc::downgrade(&state);
+        thread::Builder::new()
+            .name("render-watchdog".into())
+            .spawn(move || {
+                while let Some(state) = watched.upgrade() {
+                    let (lock, wake) = &*state;
+                    let Ok(guard) = lock.lock() else { return };
+                    let wait = match guard.as_ref() {
+                        Some(armed) => armed.deadline.saturating_duration_since(Instant::now()),
+                        None => Duration::from_secs(1),
+                    };
+                    let Ok((guard, _)) = wake.wait_timeout(guard, wait) else {
+                        return;
+                    };
+                    if let Some(armed) = guard.as_ref()
+                        && Instant::now() >= armed.deadline
+                        && !armed.fired.swap(true, Ordering::SeqCst)
+                    {
+                        armed.isolate.terminate_execution();
+                    }
+                }
+            })
+            .ok();
+        Self { state }
+    }
+
+    /// Watches the next render; the returned flag turns true if it was stopped.
+    fn arm(&self, isolate: v8::IsolateHandle, timeout: Duration) -> Arc<AtomicBool> {
+        let fired = Arc::new(AtomicBool::new(false));
+        let (lock, wake) = &*self.state;
+        if let Ok(mut guard) = lock.lock() {
+            *guard = Some(Armed {
+                deadline: Instant::now() + timeout,
+                isolate,
+                fired: fired.clone(),
+            });
+            wake.notify_one();
+        }
+        fired
+    }
+
+    fn disarm(&self) {
+        let (lock, wake) = &*self.state;
+        if let Ok(mut guard) = lock.lock() {
+            *guard = None;
+            wake.notify_one();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ECHO: &str = r#"globalThis.__lastwords = { render(request) {
+        const { route } = JSON.parse(request);
+        if (route === "loop") { for (;;) {} }
+        if (route === "throw") { throw new Error("boom in render"); }
+        return "<p>" + route + "</p>";
+    } };"#;
+
+    fn pool(timeout_ms: u64) -> RendererPool {
+        RendererPool::start(
+            ECHO.into(),
+            PoolOptions {
+                threads: 1,
+                timeout: Duration::from_millis(timeout_ms),
+                queue: 4,
+            },
+        )
+        .expect("the test bundle loads")
+    }
+
+    #[tokio::test]
+    async fn renders_through_the_bundle() {
+        let html = pool(2000).render(r#"{"route":"home"}"#.into()).await;
+        assert_eq!(html.unwrap(), "<p>home</p>");
+    }
+
+    #[tokio::test]
+    async fn a_render_that_loops_forever_is_stopped_and_the_next_one_succeeds() {
+        let pool = pool(300);
+        let started = Instant::now();
+        let stopped = pool.render(r#"{"route":"loop"}"#.into()).await;
+        assert!(
+            matches!(stopped, Err(RenderError::Timeout(_))),
+            "{stopped:?}"
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(2),
+            "{:?}",
+            started.elapsed()
+        );
+        let next = pool.render(r#"{"route":"words"}"#.into()).await;
+        assert_eq!(next.unwrap(), "<p>words</p>");
+    }
+
+    #[tokio::test]
+    async fn a_js_exception_carries_its_message_and_stack() {
+        let error = pool(2000).render(r#"{"route":"throw"}"#.into()).await;
+        let Err(RenderError::Js { message, stack }) = error else {
+            panic!("expected a JS error, got {error:?}");
+        };
+        assert!(message.contains("boom in render"), "{message}");
+        assert!(stack.is_some_and(|s| s.contains("render")));
+    }
+
+    #[test]
+    fn a_bundle_without_the_render_function_fails_at_start() {
+        let result = RendererPool::start(
+            "globalThis.x = 1;".into(),
+            PoolOptions {
+                threads: 1,
+                timeout: Duration::from_secs(1),
+                queue: 1,
+            },
+        );
+        assert!(matches!(result, Err(RenderError::Engine(_))));
+    }
+}

@@ -1,0 +1,107 @@
+//! The HTML document around React's markup: head tags, the hashed stylesheet and
+//! scripts, and the page's props as inert JSON for hydration.
+
+use askama::Template;
+
+use crate::assets::Manifest;
+
+/// What the `<head>` says about one page.
+#[derive(Debug, Clone)]
+pub struct Head {
+    pub title: String,
+    pub description: String,
+    /// Absolute URL of the page.
+    pub canonical: String,
+    /// False for pages search engines should skip, such as the 404 page.
+    pub indexable: bool,
+}
+
+#[derive(Template)]
+#[template(path = "shell.html")]
+struct Shell<'a> {
+    head: &'a Head,
+    css: &'a str,
+    js: &'a str,
+    preload: &'a [String],
+    body: &'a str,
+    props_json: &'a str,
+}
+
+/// Wraps `body` (React's markup) in the document, with `props` for hydration.
+pub fn document(
+    manifest: &Manifest,
+    head: &Head,
+    body: &str,
+    props: &serde_json::Value,
+) -> Result<String, askama::Error> {
+    let props_json = inert_json(props);
+    Shell {
+        head,
+        css: &manifest.css,
+        js: &manifest.js,
+        preload: &manifest.preload,
+        body,
+        props_json: &props_json,
+    }
+    .render()
+}
+
+/// JSON that stays inert inside `<script type="application/json">` whatever its
+/// strings contain: no `</script>`, no `<!--`, and no line separators that older
+/// parsers treat as line ends.
+pub fn inert_json(value: &serde_json::Value) -> String {
+    let json = value.to_string();
+    let mut out = String::with_capacity(json.len() + 16);
+    for c in json.chars() {
+        match c {
+            '<' => out.push_str("\\u003c"),
+            '>' => out.push_str("\\u003e"),
+            '&' => out.push_str("\\u0026"),
+            '\u{2028}' => out.push_str("\\u2028"),
+            '\u{2029}' => out.push_str("\\u2029"),
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hostile_strings_stay_inside_the_json() {
+        let value = serde_json::json!({
+            "word": "</script><script>alert(1)</script>",
+            "name": "<!-- & \u{2028}\u{2029}",
+        });
+        let json = inert_json(&value);
+        for forbidden in ["<", ">", "&", "\u{2028}", "\u{2029}"] {
+            assert!(!json.contains(forbidden), "{forbidden:?} in {json}");
+        }
+        let back: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, value);
+    }
+
+    #[test]
+    fn head_text_is_escaped() {
+        let head = Head {
+            title: "A \"quoted\" <title>".into(),
+            description: "d".into(),
+            canonical: "https://x.example/".into(),
+            indexable: true,
+        };
+        let html = document(
+            &Manifest::default(),
+            &head,
+            "<p>ok</p>",
+            &serde_json::json!({}),
+        )
+        .unwrap();
+        assert!(
+            html.contains("A &#34;quoted&#34; &#60;title&#62;"),
+            "{html}"
+        );
+        assert!(html.contains("<div id=\"root\"><p>ok</p></div>"));
+    }
+}

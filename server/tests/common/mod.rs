@@ -1,0 +1,86 @@
+//! Builds a whole host (real renderer, real UI bundle, embedded store) for tests.
+
+#![allow(dead_code)]
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::body::Body;
+use axum::http::{Request, Response};
+use http_body_util::BodyExt as _;
+use lastwords::app::{self, AppState};
+use lastwords::assets::Ui;
+use lastwords::config::Config;
+use lastwords::snapshot::{Feed, Phrase};
+use lastwords::store::PhraseSource;
+use lastwords::store::local::LocalStore;
+use tower::ServiceExt as _;
+
+pub struct TestHost {
+    pub state: AppState,
+    pub router: Router,
+    pub store: LocalStore,
+    _data: tempfile::TempDir,
+}
+
+impl TestHost {
+    /// A host on the sample phrases, or on `phrases` when given.
+    pub async fn start(phrases: Option<Vec<Phrase>>) -> TestHost {
+        let data = tempfile::tempdir().expect("a temporary folder");
+        if let Some(phrases) = phrases {
+            let json = serde_json::to_string(&phrases).expect("phrases serialise");
+            std::fs::write(data.path().join("phrases.json"), json).expect("write phrases");
+        }
+        let config = Arc::new(Config::for_tests(data.path()));
+        let ui = Ui::embedded().expect("the UI is built (run scripts/build or scripts/test)");
+        let feed = Feed::new();
+        let store = LocalStore::open(data.path()).expect("the store opens");
+        store.start(feed.clone()).await.expect("the store loads");
+        let state = tokio::task::spawn_blocking(move || AppState::start(config, ui, feed))
+            .await
+            .expect("start joins")
+            .expect("renderers start");
+        TestHost {
+            router: app::router(state.clone()),
+            state,
+            store,
+            _data: data,
+        }
+    }
+
+    pub async fn send(&self, request: Request<Body>) -> Response<Body> {
+        self.router
+            .clone()
+            .oneshot(request)
+            .await
+            .expect("the router never fails")
+    }
+
+    pub async fn get(&self, uri: &str) -> (Response<()>, String) {
+        let response = self
+            .send(Request::get(uri).body(Body::empty()).unwrap())
+            .await;
+        text(response).await
+    }
+}
+
+pub async fn text(response: Response<Body>) -> (Response<()>, String) {
+    let (parts, body) = response.into_parts();
+    let bytes = body
+        .collect()
+        .await
+        .expect("the body is readable")
+        .to_bytes();
+    (
+        Response::from_parts(parts, ()),
+        String::from_utf8(bytes.to_vec()).expect("bodies are UTF-8"),
+    )
+}
+
+pub fn phrase(id: &str, word: &str, name: &str) -> Phrase {
+    Phrase {
+        id: id.into(),
+        word: word.into(),
+        name: name.into(),
+    }
+}

@@ -1,0 +1,242 @@
+//! The router without a socket: every route, negotiation, validators and escaping.
+
+mod common;
+
+use axum::body::Body;
+use axum::http::{Request, StatusCode, header};
+use common::{TestHost, phrase, text};
+
+#[tokio::test]
+async fn home_is_server_rendered_inside_the_document_shell() {
+    let host = TestHost::start(None).await;
+    let (response, html) = host.get("/").await;
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(
+        response.headers()[header::CONTENT_TYPE],
+        "text/html; charset=utf-8"
+    );
+    assert!(html.starts_with("<!doctype html>"));
+    assert!(html.contains("<html lang=\"en\">"));
+    assert!(html.contains("<link rel=\"canonical\" href=\"http://127.0.0.1:8080/\">"));
+    assert!(html.contains("property=\"og:title\""));
+    assert!(html.contains("<script type=\"module\" src=\"/assets/client-"));
+    assert!(html.contains("<footer"), "the footer is in the server HTML");
+    assert!(html.contains("THE END IS NEAR, HURRY UP!"));
+    let csp = response.headers()[header::CONTENT_SECURITY_POLICY]
+        .to_str()
+        .unwrap();
+    assert!(csp.contains("script-src 'self'") && !csp.contains("unsafe-inline"));
+    assert_eq!(
+        response.headers()[header::X_CONTENT_TYPE_OPTIONS],
+        "nosniff"
+    );
+}
+
+#[tokio::test]
+async fn words_lists_every_phrase_with_its_length_and_author() {
+    let host = TestHost::start(Some(vec![
+        phrase("a", "SEE YOU LATER", "Rex"),
+        phrase("b", "👨‍👩‍👧 BYE", "Émile"),
+    ]))
+    .await;
+    for path in ["/words", "/Words"] {
+        let (response, html) = host.get(path).await;
+        assert_eq!(response.status(), StatusCode::OK, "{path}");
+        assert!(html.contains("Already-minted Last Words"), "{path}");
+        assert!(html.contains("SEE YOU LATER"));
+        assert!(html.contains("(13)"), "the length of SEE YOU LATER");
+        assert!(html.contains("(5)"), "an emoji family counts once");
+        assert!(html.contains("By <!-- -->Émile") || html.contains("By Émile"));
+    }
+}
+
+#[tokio::test]
+async fn the_no_js_checker_answers_on_the_server() {
+    let host = TestHost::start(Some(vec![phrase("a", "HELLO", "Rex")])).await;
+    let (_, taken) = host.get("/words?check=hello").await;
+    assert!(taken.contains("Already taken"), "HELLO is minted");
+    assert!(
+        taken.contains("value=\"hello\""),
+        "the input keeps what was typed"
+    );
+    let (_, free) = host.get("/words?check=goodbye").await;
+    assert!(free.contains("It is available!"));
+    let long = "A".repeat(21);
+    let (response, too_long) = host.get(&format!("/words?check={long}")).await;
+    assert_eq!(
+        response.status(),
+        StatusCode::OK,
+        "an over-long value is no error page"
+    );
+    assert!(
+        too_long.contains("At most 20 characters"),
+        "says what was wrong"
+    );
+}
+
+#[tokio::test]
+async fn unknown_paths_get_the_server_rendered_404_page() {
+    let host = TestHost::start(None).await;
+    let (response, html) = host.get("/no/such/page").await;
+    assert_eq!(response.status(), StatusCode::NOT_FOUND);
+    assert!(html.contains("Page not found"));
+    assert!(html.contains("<meta name=\"robots\" content=\"noindex\">"));
+}
+
+#[tokio::test]
+async fn a_matching_etag_gets_304_and_a_change_gets_a_new_page() {
+    let host = TestHost::start(None).await;
+    let (first, _) = host.get("/words").await;
+    let etag = first.headers()[header::ETAG].clone();
+    assert!(
+        etag.to_str().unwrap().starts_with('"'),
+        "a strong validator"
+    );
+    let request = Request::get("/words")
+        .header(header::IF_NONE_MATCH, etag.clone())
+        .body(Body::empty())
+        .unwrap();
+    let (again, body) = text(host.send(request).await).await;
+    assert_eq!(again.status(), StatusCode::NOT_MODIFIED);
+    assert!(body.is_empty());
+
+    host.state.feed.publish(vec![phrase("z", "NEW ONE", "Zed")]);
+    let request = Request::get("/words")
+        .header(header::IF_NONE_MATCH, etag.clone())
+        .body(Body::empty())
+        .unwrap();
+    let (changed, html) = text(host.send(request).await).await;
+    assert_eq!(changed.status(), StatusCode::OK);
+    assert_ne!(changed.headers()[header::ETAG], etag);
+    assert!(html.contains("NEW ONE"));
+}
+
+#[tokio::test]
+async fn pages_render_once_per_data_version() {
+    let host = TestHost::start(None).await;
+    for _ in 0..3 {
+        host.get("/words").await;
+        host.get("/").await;
+    }
+    let misses = host
+        .state
+        .pages
+        .misses
+        .load(std::sync::atomic::Ordering::SeqCst);
+    assert_eq!(misses, 2, "one render for / and one for /words");
+}
+
+#[tokio::test]
+async fn pages_and_assets_are_served_compressed_when_accepted() {
+    let host = TestHost::start(None).await;
+    let request = Request::get("/words")
+        .header(header::ACCEPT_ENCODING, "gzip, br")
+        .body(Body::empty())
+        .unwrap();
+    let response = host.send(request).await;
+    assert_eq!(response.headers()[header::CONTENT_ENCODING], "br");
+    assert_eq!(response.headers()[header::VARY], "accept-encoding");
+
+    let js = &host.state.ui.manifest.js;
+    let request = Request::get(format!("/assets/{js}"))
+        .header(header::ACCEPT_ENCODING, "gzip")
+        .body(Body::empty())
+        .unwrap();
+    let response = host.send(request).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(response.headers()[header::CONTENT_ENCODING], "gzip");
+    assert_eq!(
+        response.headers()[header::CACHE_CONTROL],
+        "public, max-age=31536000, immutable"
+    );
+    assert!(
+        response.headers()[header::CONTENT_TYPE]
+            .to_str()
+            .unwrap()
+            .starts_with("text/javascript")
+    );
+
+    let (missing, _) = host.get("/assets/../Cargo.toml").await;
+    assert_eq!(missing.status(), StatusCode::NOT_FOUND);
+}
+
+#[tokio::test]
+async fn hostile_phrases_are_displayed_literally_and_the_props_stay_inert() {
+    let attack = "</script><script>alert(1)</script>";
+    let host = TestHost::start(Some(vec![
+        phrase("a", attack, attack),
+        phrase("b", "<!--\u{2028}\u{2029}", "&amp;"),
+    ]))
+    .await;
+    let (_, html) = host.get("/words").await;
+    assert!(
+        !html.contains("<script>alert(1)"),
+        "no injected script element"
+    );
+    assert_eq!(
+        html.matches("</script>").count(),
+        2,
+        "only the shell's two scripts close"
+    );
+    assert!(
+        html.contains("&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;"),
+        "shown as text"
+    );
+    let props_start = html.find("id=\"__props\">").unwrap();
+    let props = &html[props_start..];
+    assert!(props.contains("\\u003c/script\\u003e"));
+    assert!(!props.contains('\u{2028}') && !props.contains("<!--"));
+    assert!(
+        html.contains("&amp;amp;"),
+        "an entity in a name is escaped, not decoded"
+    );
+}
+
+#[tokio::test]
+async fn the_json_api_checks_words_and_explains_bad_ones() {
+    let host = TestHost::start(Some(vec![phrase("a", "HELLO", "Rex")])).await;
+    let (response, body) = host.get("/api/phrases/check?word=hello").await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let json: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(json["word"], "HELLO");
+    assert_eq!(json["available"], false);
+
+    let (missing, body) = host.get("/api/phrases/check").await;
+    assert_eq!(missing.status(), StatusCode::BAD_REQUEST);
+    assert!(body.contains("?word="));
+    let (long, body) = host
+        .get(&format!("/api/phrases/check?word={}", "x".repeat(21)))
+        .await;
+    assert_eq!(long.status(), StatusCode::BAD_REQUEST);
+    assert!(body.contains("at most 20 characters"), "{body}");
+
+    let (list, body) = host.get("/api/phrases").await;
+    let etag = list.headers()[header::ETAG].clone();
+    assert!(body.contains("\"HELLO\""));
+    let request = Request::get("/api/phrases")
+        .header(header::IF_NONE_MATCH, etag)
+        .body(Body::empty())
+        .unwrap();
+    assert_eq!(host.send(request).await.status(), StatusCode::NOT_MODIFIED);
+}
+
+#[tokio::test]
+async fn wrong_methods_get_405_and_head_works() {
+    let host = TestHost::start(None).await;
+    let post = host
+        .send(Request::post("/").body(Body::empty()).unwrap())
+        .await;
+    assert_eq!(post.status(), StatusCode::METHOD_NOT_ALLOWED);
+    let head = host
+        .send(Request::head("/words").body(Body::empty()).unwrap())
+        .await;
+    assert_eq!(head.status(), StatusCode::OK);
+}
+
+#[tokio::test]
+async fn healthz_answers() {
+    let host = TestHost::start(None).await;
+    let (response, body) = host.get("/healthz").await;
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(body, "ok");
+}

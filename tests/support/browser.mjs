@@ -1,0 +1,33 @@
+// Debian's Chromium driven by playwright-core; never a downloaded browser.
+import { chromium } from 'playwright-core';
+
+export const CHROMIUM_ARGS = [
+  '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync',
+  '--disable-dev-shm-usage',
+];
+
+export function launch() {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: CHROMIUM_ARGS,
+  });
+}
+
+/**
+ * Collects everything a page reports that a visitor's console would show as a problem:
+ * errors, warnings (React's hydration warnings among them), CSP violations, page errors.
+ */
+export function watchProblems(page) {
+  const problems = [];
+  page.on('console', (message) => {
+    if (['error', 'warning'].includes(message.type())) problems.push(`${message.type()}: ${message.text()}`);
+  });
+  page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
+  page.on('requestfailed', (request) => {
+    const failure = request.failure()?.errorText ?? '';
+    // A socket closed by the test's own navigation is not a problem of the page.
+    if (!failure.includes('ERR_ABORTED')) problems.push(`requestfailed: ${request.url()} ${failure}`);
+  });
+  return problems;
+}

@@ -1,0 +1,67 @@
+// Starts a real `lastwords` binary on a free loopback port with its own data folder,
+// for black-box tests. The binary comes from LASTWORDS_BIN (scripts/test sets it).
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export const bin = process.env.LASTWORDS_BIN ?? new URL('../../target/debug/lastwords', import.meta.url).pathname;
+
+/**
+ * @param {{ phrases?: {id: string, word: string, name: string}[], args?: string[], env?: Record<string,string> }} [options]
+ */
+export async function startHost(options = {}) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'lastwords-test-'));
+  if (options.phrases) {
+    writeFileSync(join(dataDir, 'phrases.json'), JSON.stringify(options.phrases, null, 2));
+  }
+  const child = spawn(bin, ['serve', '--port', '0', '--data-dir', dataDir, ...(options.args ?? [])], {
+    env: { ...process.env, RUST_LOG: 'info', NO_COLOR: '1', ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let log = '';
+  const url = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`lastwords did not start in 30 s:\n${log}`)), 30_000);
+    const onData = (chunk) => {
+      log += chunk;
+      const match = /serving url=(http:\/\/[\d.:]+)/.exec(log);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    };
+    child.stderr.on('data', onData);
+    child.stdout.on('data', onData);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`lastwords exited with ${code} before serving:\n${log}`));
+    });
+  });
+  return {
+    url,
+    dataDir,
+    log: () => log,
+    /** Runs the binary's CLI against the same data folder. */
+    cli: (...args) => runCli(['--data-dir', dataDir, ...args]),
+    async stop() {
+      if (child.exitCode === null) {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGTERM');
+        await exited;
+      }
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Runs `lastwords` with `args`; resolves to { code, stdout, stderr }. */
+export function runCli(args) {
+  return new Promise((resolve) => {
+    const child = spawn(bin, args, { env: { ...process.env, NO_COLOR: '1' } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c) => (stdout += c));
+    child.stderr.on('data', (c) => (stderr += c));
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}

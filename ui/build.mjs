@@ -1,0 +1,154 @@
+// Builds dist/: the server renderer, the hashed client assets, their
+// precompressed copies and the manifest the host reads to link them.
+import { createHash } from "node:crypto";
+import { execFile } from "node:child_process";
+import { cp, mkdir, readFile, readdir, rm, stat, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { brotliCompressSync, constants as zlib, gzipSync } from "node:zlib";
+import * as esbuild from "esbuild";
+
+const uiDir = path.dirname(fileURLToPath(import.meta.url));
+const distDir = path.join(uiDir, "dist");
+const assetsDir = path.join(distDir, "assets");
+const artDir = path.join(uiDir, "..", "assets");
+const tailwindCli = path.join(uiDir, "node_modules", ".bin", "tailwindcss");
+
+const shared = {
+  bundle: true,
+  minify: true,
+  target: "es2020",
+  jsx: "automatic",
+  define: { "process.env.NODE_ENV": '"production"' },
+  logLevel: "warning",
+  absWorkingDir: uiDir,
+};
+
+async function buildServer() {
+  await esbuild.build({
+    ...shared,
+    entryPoints: ["src/server/entry.ts"],
+    outfile: path.join(distDir, "server.js"),
+    format: "iife",
+    platform: "neutral",
+    mainFields: ["module", "main"],
+  });
+}
+
+/** Returns the entry file and the chunks it imports statically. */
+async function buildClient() {
+  const result = await esbuild.build({
+    ...shared,
+    entryPoints: ["src/client.tsx"],
+    outdir: assetsDir,
+    format: "esm",
+    splitting: true,
+    platform: "browser",
+    entryNames: "[name]-[hash]",
+    chunkNames: "chunk-[hash]",
+    metafile: true,
+  });
+  const outputs = Object.entries(result.metafile.outputs);
+  const entry = outputs.find(([, output]) => output.entryPoint === "src/client.tsx");
+  if (!entry) throw new Error("esbuild produced no output for src/client.tsx");
+  const [entryPath, entryOutput] = entry;
+  const preload = entryOutput.imports
+    .filter((imported) => imported.kind === "import-statement" && !imported.external)
+    .map((imported) => path.basename(imported.path));
+  return { js: path.basename(entryPath), preload };
+}
+
+async function buildCss() {
+  const { stdout } = await promisify(execFile)(
+    tailwindCli,
+    ["-i", path.join("src", "styles.css"), "--minify"],
+    { cwd: uiDir, maxBuffer: 64 * 1024 * 1024 },
+  );
+  if (!stdout.trim()) throw new Error("tailwindcss produced no CSS");
+  const name = `app-${contentHash(stdout)}.css`;
+  await writeFile(path.join(assetsDir, name), stdout);
+  return name;
+}
+
+async function copyArt() {
+  const exists = await stat(artDir).then((s) => s.isDirectory(), () => false);
+  if (!exists) return [];
+  const files = await listFiles(artDir);
+  for (const file of files) {
+    const target = path.join(assetsDir, file);
+    const taken = await stat(target).then(() => true, () => false);
+    if (taken) throw new Error(`assets/${file} would overwrite a built file of the same name`);
+    await cp(path.join(artDir, file), target);
+  }
+  return files;
+}
+
+async function precompress() {
+  const files = (await listFiles(assetsDir)).filter((file) => !/\.(br|gz)$/.test(file));
+  for (const file of files) {
+    const full = path.join(assetsDir, file);
+    const content = await readFile(full);
+    await writeFile(`${full}.br`, brotli(content));
+    await writeFile(`${full}.gz`, gzip(content));
+  }
+}
+
+async function printSizes(manifest) {
+  const rows = [path.join("dist", "server.js"), ...(await listFiles(assetsDir))
+    .filter((file) => !/\.(br|gz)$/.test(file))
+    .map((file) => path.join("dist", "assets", file))];
+  const width = Math.max(...rows.map((row) => row.length));
+  console.log(`${"file".padEnd(width)}  ${"raw".padStart(9)}  ${"gzip".padStart(9)}  ${"brotli".padStart(9)}`);
+  for (const row of rows) {
+    const content = await readFile(path.join(uiDir, row));
+    const sizes = [content.length, gzip(content).length, brotli(content).length];
+    console.log(`${row.padEnd(width)}  ${sizes.map((size) => kib(size).padStart(9)).join("  ")}`);
+  }
+  console.log(`manifest: ${JSON.stringify(manifest)}`);
+}
+
+function brotli(content) {
+  return brotliCompressSync(content, {
+    params: {
+      [zlib.BROTLI_PARAM_QUALITY]: 11,
+      [zlib.BROTLI_PARAM_SIZE_HINT]: content.length,
+    },
+  });
+}
+
+function gzip(content) {
+  return gzipSync(content, { level: 9 });
+}
+
+function contentHash(content) {
+  return createHash("sha256").update(content).digest("hex").slice(0, 10);
+}
+
+function kib(bytes) {
+  return `${(bytes / 1024).toFixed(1)} KiB`;
+}
+
+/** Files under `dir`, as sorted paths relative to it, so every run walks alike. */
+async function listFiles(dir) {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  return entries
+    .filter((entry) => entry.isFile())
+    .map((entry) => path.relative(dir, path.join(entry.parentPath, entry.name)))
+    .sort();
+}
+
+async function main() {
+  await rm(distDir, { recursive: true, force: true });
+  await mkdir(assetsDir, { recursive: true });
+  await buildServer();
+  const client = await buildClient();
+  const css = await buildCss();
+  await copyArt();
+  const manifest = { js: client.js, css, preload: client.preload };
+  await writeFile(path.join(distDir, "manifest.json"), `${JSON.stringify(manifest, null, 2)}\n`);
+  await precompress();
+  await printSizes(manifest);
+}
+
+await main();

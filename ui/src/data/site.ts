@@ -1,0 +1,57 @@
+import type { SiteLinks, SiteProps } from "../types";
+import type { IconName } from "../components/Icon";
+
+export interface NavItem {
+  label: string;
+  /** Id of the section on the home page. */
+  anchor: string;
+}
+
+export const NAV_ITEMS: readonly NavItem[] = [
+  { label: "About Dinos", anchor: "about" },
+  { label: "We need you", anchor: "need-you" },
+  { label: "FAQ", anchor: "faq" },
+  { label: "Team", anchor: "team" },
+];
+
+/** Sections live on the home page; elsewhere the link has to go there first. */
+export function navHref(item: NavItem, onHome: boolean): string {
+  return onHome ? `#${item.anchor}` : `/#${item.anchor}`;
+}
+
+export interface CommunityLink {
+  key: keyof SiteLinks;
+  label: string;
+  icon: IconName;
+}
+
+export const COMMUNITY_LINKS: readonly CommunityLink[] = [
+  { key: "chat", label: "Chat community", icon: "chat" },
+  { key: "social", label: "Social profile", icon: "social" },
+  { key: "marketplace", label: "Marketplace collection", icon: "marketplace" },
+  { key: "blog", label: "Blog", icon: "blog" },
+];
+
+export const MARKETPLACE_LINK: CommunityLink = {
+  key: "marketplace",
+  label: "Marketplace collection",
+  icon: "marketplace",
+};
+
+export const FOOTER_COPY = {
+  tagline: "THE END IS NEAR, HURRY UP!",
+  legal: "Terms & Conditions | Privacy",
+  press: "For press inquiries, write to",
+  copyright: "© 2022",
+} as const;
+
+export const BRAND = "Dinos";
+
+/** The page where phrases are checked, named after the product: /words. */
+export function productPath(site: SiteProps): string {
+  return `/${site.productName.toLowerCase()}`;
+}
+
+export function productCallToAction(site: SiteProps): string {
+  return `Type your ${site.productName}`;
+}

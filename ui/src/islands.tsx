@@ -1,0 +1,39 @@
+/**
+ * The parts of a page that hydrate. Each entry runs on the server (inside
+ * `<Island>`) and in the browser (`client.tsx`) with the same page request, so
+ * both render the same markup.
+ *
+ * An island hydrates as its own React root, so `useId` would not match the
+ * id the server produced inside the whole page: islands use fixed ids.
+ */
+import type { ReactElement } from "react";
+import type { RenderRequest } from "./types";
+import { MobileMenu } from "./components/MobileMenu";
+import { WordsLive } from "./components/WordsLive";
+
+export interface IslandPages {
+  menu: RenderRequest;
+  words: Extract<RenderRequest, { route: "words" }>;
+}
+
+export type IslandName = keyof IslandPages;
+
+export const islands: { [Name in IslandName]: (page: IslandPages[Name]) => ReactElement } = {
+  menu: (page) => <MobileMenu site={page.props.site} onHome={page.route === "home"} />,
+  words: (page) => <WordsLive {...page.props} />,
+};
+
+export function isIslandName(value: unknown): value is IslandName {
+  return typeof value === "string" && Object.hasOwn(islands, value);
+}
+
+/** Renders island `name` for any page, failing loudly if the page cannot feed it. */
+export function renderIsland(name: IslandName, page: RenderRequest): ReactElement {
+  switch (name) {
+    case "menu":
+      return islands.menu(page);
+    case "words":
+      if (page.route !== "words") throw new Error(`island "words" needs the words page, got "${page.route}"`);
+      return islands.words(page);
+  }
+}

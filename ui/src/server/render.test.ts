@@ -1,0 +1,100 @@
+/// <reference types="node" />
+import { readFileSync } from "node:fs";
+import { createContext, runInContext } from "node:vm";
+import { newQuickJSWASMModuleFromVariant } from "quickjs-emscripten-core";
+import variant from "@jitl/quickjs-ng-wasmfile-release-sync";
+import { beforeAll, describe, expect, it } from "vitest";
+import { homePage, notFoundPage, wordsPage } from "../fixtures/pages";
+import type { RenderRequest } from "../types";
+
+// Tests the built bundle, as the host loads it: run `npm run build` first.
+const bundlePath = new URL("../../dist/server.js", import.meta.url);
+
+function readBundle(): string {
+  try {
+    return readFileSync(bundlePath, "utf8");
+  } catch {
+    throw new Error(`${bundlePath.pathname} is missing: run \`npm run build\` before \`npm test\``);
+  }
+}
+
+type Render = (request: RenderRequest | { route: string; props: unknown }) => string;
+
+/** Only the ECMAScript builtins, like the host's engine. */
+function loadInBareV8(bundle: string): Render {
+  const context = createContext({});
+  runInContext(bundle, context);
+  const render = runInContext("__lastwords.render", context) as (json: string) => string;
+  return (request) => render(JSON.stringify(request));
+}
+
+/** QuickJS-ng, the host's default engine: no Intl, no console, no timers. */
+async function loadInQuickJs(bundle: string): Promise<Render> {
+  const quickjs = await newQuickJSWASMModuleFromVariant(variant);
+  const context = quickjs.newContext();
+  context.unwrapResult(context.evalCode(bundle, "server.js")).dispose();
+  return (request) => {
+    const result = context.evalCode(`__lastwords.render(${JSON.stringify(JSON.stringify(request))})`);
+    const handle = context.unwrapResult(result);
+    try {
+      return context.getString(handle);
+    } finally {
+      handle.dispose();
+    }
+  };
+}
+
+const words = wordsPage(200);
+let v8: Render;
+let quickjs: Render;
+
+beforeAll(async () => {
+  const bundle = readBundle();
+  v8 = loadInBareV8(bundle);
+  quickjs = await loadInQuickJs(bundle);
+});
+
+describe("server bundle", () => {
+  it("sets only __lastwords besides the polyfills", () => {
+    const context = createContext({});
+    runInContext(readBundle(), context);
+    const added = runInContext("Object.keys(globalThis)", context) as string[];
+    expect(added.sort()).toEqual(["MessageChannel", "TextEncoder", "__lastwords", "clearTimeout", "queueMicrotask", "setTimeout"].sort());
+  });
+
+  it("renders the words page with every phrase as text", () => {
+    const html = v8(words);
+    expect(html).toContain("Already-minted Last Words");
+    expect(html).toContain("GOOD LUCK!");
+    for (const phrase of words.props.phrases) expect(html).toContain(`>${escapeHtml(phrase.word)}<`);
+    expect(html).not.toContain("<script>");
+    expect(html).toContain("&lt;script&gt;alert(0)&lt;/script&gt;");
+    expect(html).toContain("Already taken");
+    expect(html).toContain('data-island="words"');
+    expect(html).toContain("(6)");
+  });
+
+  it("renders home and not-found pages", () => {
+    const home = v8(homePage);
+    expect(home).toContain('id="intro"');
+    expect(home).toContain('href="/words"');
+    expect(home).toContain('href="#about"');
+    const notFound = v8(notFoundPage);
+    expect(notFound).toContain("Page not found");
+    expect(notFound).toContain("/nope/&lt;b&gt;");
+    expect(notFound).toContain('href="/#about"');
+  });
+
+  it("renders the same HTML under QuickJS-ng as under V8", () => {
+    for (const page of [homePage, words, notFoundPage]) expect(quickjs(page)).toBe(v8(page));
+  });
+
+  it("throws on an unknown route", () => {
+    expect(() => v8({ route: "mint", props: {} })).toThrow(/unknown route/);
+    expect(() => quickjs({ route: "mint", props: {} })).toThrow(/unknown route/);
+  });
+});
+
+function escapeHtml(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+}

@@ -1,0 +1,89 @@
+import { describe, expect, it } from "vitest";
+import vectors from "../../tests/vectors/text.json";
+import { MAX_GRAPHEMES, graphemeCount, graphemes, normalizeWord, truncateToLimit } from "./text";
+
+interface Vector {
+  input: string;
+  upper: string;
+  graphemes: number;
+  note: string;
+}
+
+const segmenter = new Intl.Segmenter("en", { granularity: "grapheme" });
+const intlGraphemes = (text: string) => Array.from(segmenter.segment(text), (part) => part.segment);
+
+describe("shared text vectors", () => {
+  it.each(vectors as Vector[])("$note", (vector) => {
+    const upper = normalizeWord(vector.input);
+    expect(upper).toBe(vector.upper);
+    expect(graphemeCount(upper)).toBe(vector.graphemes);
+
+    const kept = truncateToLimit(vector.input, MAX_GRAPHEMES);
+    expect(vector.input.startsWith(kept)).toBe(true);
+    if (vector.graphemes <= MAX_GRAPHEMES) {
+      expect(kept).toBe(vector.input);
+    } else {
+      expect(graphemeCount(normalizeWord(kept))).toBeLessThanOrEqual(MAX_GRAPHEMES);
+      const next = graphemes(vector.input)[graphemes(kept).length] ?? "";
+      expect(graphemeCount(normalizeWord(kept + next))).toBeGreaterThan(MAX_GRAPHEMES);
+    }
+  });
+});
+
+describe("truncateToLimit", () => {
+  it("cuts between graphemes of the raw input, never inside one", () => {
+    const family = "\u{1F468}\u200D\u{1F469}\u200D\u{1F467}";
+    expect(truncateToLimit(`${"a".repeat(19)}${family}${family}`, 20)).toBe(`${"a".repeat(19)}${family}`);
+  });
+
+  it("counts the upper-cased form, which can be longer", () => {
+    expect(truncateToLimit("ß".repeat(11), 20)).toBe("ß".repeat(10));
+    expect(truncateToLimit(`${"a".repeat(19)}ß`, 20)).toBe("a".repeat(19));
+  });
+});
+
+// The server engine has no Intl, so text.ts carries its own UAX #29 rules;
+// this holds them to the browser's Intl.Segmenter.
+describe("graphemes agree with Intl.Segmenter", () => {
+  it("for every BMP code point next to the characters the rules care about", () => {
+    const contexts = [
+      (x: string) => `a${x}b`,
+      (x: string) => `${x}${x}\u0301`,
+      (x: string) => `\u0915\u094D${x}\u093E`,
+      (x: string) => `\u{1F600}\u200D${x}\u1161`,
+      (x: string) => `\u1100${x}\u11A8`,
+    ];
+    const mismatches: string[] = [];
+    for (let cp = 0; cp <= 0xffff; cp++) {
+      if (cp >= 0xd800 && cp <= 0xdfff) continue;
+      const char = String.fromCodePoint(cp);
+      for (const context of contexts) {
+        const text = context(char);
+        if (graphemeCount(text) !== intlGraphemes(text).length) mismatches.push(`U+${cp.toString(16)} in ${JSON.stringify(text)}`);
+      }
+    }
+    expect(mismatches.slice(0, 20)).toEqual([]);
+  });
+
+  it("for random strings of emoji, Hangul, Indic and control pieces", () => {
+    const pieces = [
+      "a", "\r", "\n", "\u0301", "\u200D", "\u200C", "\u{1F600}", "\u{1F469}", "\u{1F3FD}", "\uFE0F",
+      "\u{1F1EB}", "\u{1F1F7}", "\u0600", "\u093E", "\u0915", "\u094D", "\u1100", "\u1161", "\u11A8",
+      "\uAC00", "\uAC01", "\u0E33", "\u00AD", "\u1039", "\u1000", "\u{E0020}", "\u{E007F}", "\u{1F3F4}",
+      "\u{11A3A}", "\u{16D63}",
+    ];
+    let seed = 42;
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      return seed / 0x80000000;
+    };
+    const mismatches: string[] = [];
+    for (let round = 0; round < 20_000; round++) {
+      let text = "";
+      const length = 1 + Math.floor(random() * 8);
+      for (let i = 0; i < length; i++) text += pieces[Math.floor(random() * pieces.length)];
+      if (graphemes(text).join("|") !== intlGraphemes(text).join("|")) mismatches.push(JSON.stringify(text));
+    }
+    expect(mismatches.slice(0, 20)).toEqual([]);
+  });
+});

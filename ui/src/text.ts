@@ -1,0 +1,242 @@
+/**
+ * Text rules shared by the checker, the phrase list and the host.
+ *
+ * A character is an extended grapheme cluster (UAX #29), the unit
+ * `Intl.Segmenter` uses with granularity "grapheme". It is implemented here
+ * rather than taken from `Intl` because the server engine (QuickJS-ng) has no
+ * `Intl`, and hydration needs the server and the browser to count alike.
+ * The differential test in text.test.ts holds it to `Intl.Segmenter`.
+ */
+
+export const MAX_GRAPHEMES = 20;
+
+/** What a phrase is stored and compared as. */
+export function normalizeWord(input: string): string {
+  return input.toUpperCase();
+}
+
+export function graphemeCount(text: string): number {
+  if (isSimple(text)) return text.length;
+  let count = 0;
+  forEachBoundary(text, () => {
+    count += 1;
+  });
+  return count;
+}
+
+export function graphemes(text: string): string[] {
+  if (isSimple(text)) return text.split("");
+  const clusters: string[] = [];
+  let start = 0;
+  forEachBoundary(text, (end) => {
+    if (end > start) clusters.push(text.slice(start, end));
+    start = end;
+  });
+  return clusters;
+}
+
+/**
+ * The longest prefix of `input`, cut between its own graphemes, whose
+ * upper-cased form has at most `limit` graphemes. Upper-casing can add
+ * graphemes (ß → SS), so the limit is checked on the normalized form.
+ */
+export function truncateToLimit(input: string, limit: number): string {
+  if (graphemeCount(normalizeWord(input)) <= limit) return input;
+  let kept = "";
+  for (const cluster of graphemes(input)) {
+    const next = kept + cluster;
+    if (graphemeCount(normalizeWord(next)) > limit) break;
+    kept = next;
+  }
+  return kept;
+}
+
+// Below U+0300 nothing joins except CR LF, so each UTF-16 unit is a grapheme.
+// Most phrases are like this; it spares the engine the rules below.
+const SIMPLE_RE = /^[\0-\u02ff]*$/;
+
+function isSimple(text: string): boolean {
+  return SIMPLE_RE.test(text) && !text.includes("\r\n");
+}
+
+// Grapheme_Cluster_Break values, plus the two side properties the rules read.
+const OTHER = 0;
+const CR = 1;
+const LF = 2;
+const CONTROL = 3;
+const EXTEND = 4;
+const ZWJ = 5;
+const REGIONAL_INDICATOR = 6;
+const PREPEND = 7;
+const SPACING_MARK = 8;
+const L = 9;
+const V = 10;
+const T = 11;
+const LV = 12;
+const LVT = 13;
+
+const INCB_NONE = 0;
+const INCB_CONSONANT = 1;
+const INCB_LINKER = 2;
+const INCB_EXTEND = 3;
+
+const EXTEND_RE = /^[\p{Grapheme_Extend}\p{Emoji_Modifier}]$/u;
+const SPACING_MARK_RE = /^\p{Mc}$/u;
+const CONTROL_RE = /^[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]$/u;
+const UNASSIGNED_IGNORABLE_RE = /^(?=\p{Cn})\p{Default_Ignorable_Code_Point}$/u;
+const PICTOGRAPHIC_RE = /^\p{Extended_Pictographic}$/u;
+
+type Ranges = readonly (readonly [number, number])[];
+
+const PREPEND_RANGES: Ranges = [
+  [0x0600, 0x0605], [0x06dd, 0x06dd], [0x070f, 0x070f], [0x0890, 0x0891],
+  [0x08e2, 0x08e2], [0x0d4e, 0x0d4e], [0x110bd, 0x110bd], [0x110cd, 0x110cd],
+  [0x111c2, 0x111c3], [0x113d1, 0x113d1], [0x1193f, 0x1193f], [0x11941, 0x11941],
+  [0x11a84, 0x11a89], [0x11d46, 0x11d46], [0x11f02, 0x11f02],
+];
+
+// Spacing marks that UAX #29 keeps out of SpacingMark (mostly Myanmar), and
+// the two letters it puts in.
+const NOT_SPACING_MARK_RANGES: Ranges = [
+  [0x102b, 0x102c], [0x1038, 0x1038], [0x1062, 0x1064], [0x1067, 0x106d],
+  [0x1083, 0x1083], [0x1087, 0x108c], [0x108f, 0x108f], [0x109a, 0x109c],
+  [0x1a61, 0x1a61], [0x1a63, 0x1a64], [0xaa7b, 0xaa7b], [0xaa7d, 0xaa7d],
+  [0x11720, 0x11721],
+];
+const EXTRA_SPACING_MARKS: readonly number[] = [0x0e33, 0x0eb3];
+
+// Indic_Conjunct_Break (rule GB9c) as of Unicode 17: a consonant, a
+// virama-like linker, a consonant join into one cluster.
+const INCB_LINKERS: readonly number[] = [
+  0x094d, 0x09cd, 0x0acd, 0x0b4d, 0x0c4d, 0x0d4d, 0x1039, 0x17d2, 0x1a60, 0x1b44,
+  0x1bab, 0xa9c0, 0xaaf6, 0x10a3f, 0x11133, 0x113d0, 0x1193e, 0x11a47, 0x11a99, 0x11f42,
+];
+const INCB_CONSONANT_RANGES: Ranges = [
+  [0x0915, 0x0939], [0x0958, 0x095f], [0x0978, 0x097f], [0x0995, 0x09a8], [0x09aa, 0x09b0],
+  [0x09b2, 0x09b2], [0x09b6, 0x09b9], [0x09dc, 0x09dd], [0x09df, 0x09df], [0x09f0, 0x09f1],
+  [0x0a95, 0x0aa8], [0x0aaa, 0x0ab0], [0x0ab2, 0x0ab3], [0x0ab5, 0x0ab9], [0x0af9, 0x0af9],
+  [0x0b15, 0x0b28], [0x0b2a, 0x0b30], [0x0b32, 0x0b33], [0x0b35, 0x0b39], [0x0b5c, 0x0b5d],
+  [0x0b5f, 0x0b5f], [0x0b71, 0x0b71], [0x0c15, 0x0c28], [0x0c2a, 0x0c39], [0x0c58, 0x0c5a],
+  [0x0d15, 0x0d3a], [0x1000, 0x102a], [0x103f, 0x103f], [0x1050, 0x1055], [0x105a, 0x105d],
+  [0x1061, 0x1061], [0x1065, 0x1066], [0x106e, 0x1070], [0x1075, 0x1081], [0x108e, 0x108e],
+  [0x1780, 0x17b3], [0x1a20, 0x1a54], [0x1b0b, 0x1b0c], [0x1b13, 0x1b33], [0x1b45, 0x1b4c],
+  [0x1b83, 0x1ba0], [0x1bae, 0x1baf], [0x1bbb, 0x1bbd], [0xa989, 0xa98b], [0xa98f, 0xa9b2],
+  [0xa9e0, 0xa9e4], [0xa9e7, 0xa9ef], [0xa9fa, 0xa9fe], [0xaa60, 0xaa6f], [0xaa71, 0xaa73],
+  [0xaa7a, 0xaa7a], [0xaa7e, 0xaa7f], [0xaae0, 0xaaea], [0xabc0, 0xabda], [0x10a00, 0x10a00],
+  [0x10a10, 0x10a13], [0x10a15, 0x10a17], [0x10a19, 0x10a35], [0x11103, 0x11126],
+  [0x11144, 0x11144], [0x11147, 0x11147], [0x11380, 0x11389], [0x1138b, 0x1138b],
+  [0x1138e, 0x1138e], [0x11390, 0x113b5], [0x11900, 0x11906], [0x11909, 0x11909],
+  [0x1190c, 0x11913], [0x11915, 0x11916], [0x11918, 0x1192f], [0x11a00, 0x11a00],
+  [0x11a0b, 0x11a32], [0x11a50, 0x11a50], [0x11a5c, 0x11a83], [0x11f04, 0x11f10],
+  [0x11f12, 0x11f33],
+];
+
+const HANGUL_SYLLABLE_FIRST = 0xac00;
+const HANGUL_SYLLABLE_LAST = 0xd7a3;
+const HANGUL_T_COUNT = 28;
+
+// Indexed loop on purpose: QuickJS-ng destructures tuples through the
+// iterator protocol, which made this the bulk of a server render.
+function inRanges(cp: number, ranges: Ranges): boolean {
+  for (let i = 0; i < ranges.length; i++) {
+    const range = ranges[i]!;
+    if (cp < range[0]) return false;
+    if (cp <= range[1]) return true;
+  }
+  return false;
+}
+
+function breakClass(cp: number, char: string): number {
+  if (cp < 0x7f) {
+    if (cp === 0x0d) return CR;
+    if (cp === 0x0a) return LF;
+    return cp < 0x20 ? CONTROL : OTHER;
+  }
+  if (cp === 0x200d) return ZWJ;
+  if (cp >= 0x1f1e6 && cp <= 0x1f1ff) return REGIONAL_INDICATOR;
+  if (cp >= 0x1100 && cp <= 0x115f) return L;
+  if (cp >= 0xa960 && cp <= 0xa97c) return L;
+  if (cp >= 0x1160 && cp <= 0x11a7) return V;
+  if (cp >= 0xd7b0 && cp <= 0xd7c6) return V;
+  if (cp === 0x16d63 || (cp >= 0x16d67 && cp <= 0x16d6a)) return V; // Kirat Rai vowel signs
+  if (cp >= 0x11a8 && cp <= 0x11ff) return T;
+  if (cp >= 0xd7cb && cp <= 0xd7fb) return T;
+  if (cp >= HANGUL_SYLLABLE_FIRST && cp <= HANGUL_SYLLABLE_LAST) {
+    return (cp - HANGUL_SYLLABLE_FIRST) % HANGUL_T_COUNT === 0 ? LV : LVT;
+  }
+  if (EXTEND_RE.test(char)) return EXTEND;
+  if (inRanges(cp, PREPEND_RANGES)) return PREPEND;
+  if (CONTROL_RE.test(char) || UNASSIGNED_IGNORABLE_RE.test(char)) return CONTROL;
+  if (EXTRA_SPACING_MARKS.includes(cp)) return SPACING_MARK;
+  if (SPACING_MARK_RE.test(char) && !inRanges(cp, NOT_SPACING_MARK_RANGES)) return SPACING_MARK;
+  return OTHER;
+}
+
+function conjunctClass(cp: number, gcb: number): number {
+  if (INCB_LINKERS.includes(cp)) return INCB_LINKER;
+  if (inRanges(cp, INCB_CONSONANT_RANGES)) return INCB_CONSONANT;
+  if ((gcb === EXTEND && cp !== 0x200c) || gcb === ZWJ) return INCB_EXTEND;
+  return INCB_NONE;
+}
+
+/**
+ * Calls `onBoundary(end)` with the UTF-16 end offset of each cluster.
+ * Follows the rules of UAX #29 by number (GB3 … GB999).
+ */
+function forEachBoundary(text: string, onBoundary: (end: number) => void): void {
+  let previous = -1;
+  // GB11: 0 outside, 1 after ExtPict Extend*, 2 after ExtPict Extend* ZWJ.
+  let emoji = 0;
+  // GB9c: 0 outside, 1 after a consonant, 2 once a linker has followed it.
+  let conjunct = 0;
+  // GB12/13: regional indicators in the current run before this one.
+  let regional = 0;
+  let offset = 0;
+  for (const char of text) {
+    const cp = char.codePointAt(0) ?? 0;
+    const current = breakClass(cp, char);
+    const incb = conjunctClass(cp, current);
+    const pictographic = cp >= 0xa9 && PICTOGRAPHIC_RE.test(char);
+    if (previous >= 0 && isBreak(previous, current, emoji, conjunct, regional, incb, pictographic)) {
+      onBoundary(offset);
+    }
+
+    if (pictographic) emoji = 1;
+    else if (current === EXTEND && emoji === 1) emoji = 1;
+    else if (current === ZWJ && emoji === 1) emoji = 2;
+    else emoji = 0;
+
+    if (incb === INCB_CONSONANT) conjunct = 1;
+    else if (incb === INCB_LINKER && conjunct > 0) conjunct = 2;
+    else if (incb !== INCB_EXTEND) conjunct = 0;
+
+    regional = current === REGIONAL_INDICATOR ? regional + 1 : 0;
+    previous = current;
+    offset += char.length;
+  }
+  if (offset > 0) onBoundary(offset);
+}
+
+function isBreak(
+  previous: number,
+  current: number,
+  emoji: number,
+  conjunct: number,
+  regional: number,
+  incb: number,
+  pictographic: boolean,
+): boolean {
+  if (previous === CR && current === LF) return false; // GB3
+  if (previous === CR || previous === LF || previous === CONTROL) return true; // GB4
+  if (current === CR || current === LF || current === CONTROL) return true; // GB5
+  if (previous === L && (current === L || current === V || current === LV || current === LVT)) return false; // GB6
+  if ((previous === LV || previous === V) && (current === V || current === T)) return false; // GB7
+  if ((previous === LVT || previous === T) && current === T) return false; // GB8
+  if (current === EXTEND || current === ZWJ) return false; // GB9
+  if (current === SPACING_MARK) return false; // GB9a
+  if (previous === PREPEND) return false; // GB9b
+  if (incb === INCB_CONSONANT && conjunct === 2) return false; // GB9c
+  if (emoji === 2 && pictographic) return false; // GB11
+  if (previous === REGIONAL_INDICATOR && current === REGIONAL_INDICATOR) return regional % 2 === 0; // GB12, GB13
+  return true; // GB999
+}
