@@ -18,7 +18,7 @@ describe("islands render alike in the page and on their own", () => {
 
   it.each(cases)("%s on %j", (name, page) => {
     const html = renderToString(<App page={page} />);
-    const marker = `<div data-island="${name}" data-route="${page.route}" style="display:contents">`;
+    const marker = `<div data-island="${name}" data-route="${page.route}" class="contents">`;
     const standalone = renderToString(renderIsland(name, page));
     expect(html).toContain(`${marker}${standalone}</div>`);
   });

@@ -13,7 +13,7 @@ export interface Props {
  */
 export function Island({ name, page }: Props) {
   return (
-    <div data-island={name} data-route={page.route} style={{ display: "contents" }}>
+    <div data-island={name} data-route={page.route} className="contents">
       {renderIsland(name, page)}
     </div>
   );
