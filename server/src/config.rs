@@ -96,6 +96,34 @@ pub struct Settings {
     /// Renders that may wait for a free renderer before requests get 503 [default: 256]
     #[arg(long, global = true, env = "LASTWORDS_RENDER_QUEUE", value_name = "N")]
     pub render_queue: Option<usize>,
+
+    /// Google Cloud project whose Firestore holds the phrases; without it the embedded
+    /// store is used. FIRESTORE_EMULATOR_HOST is honoured
+    #[arg(
+        long,
+        global = true,
+        env = "LASTWORDS_FIRESTORE_PROJECT",
+        value_name = "ID"
+    )]
+    pub firestore_project: Option<String>,
+
+    /// Firestore database id [default: (default)]
+    #[arg(
+        long,
+        global = true,
+        env = "LASTWORDS_FIRESTORE_DATABASE",
+        value_name = "ID"
+    )]
+    pub firestore_database: Option<String>,
+
+    /// Firestore collection of phrases (fields `word` and `name`) [default: words]
+    #[arg(
+        long,
+        global = true,
+        env = "LASTWORDS_FIRESTORE_COLLECTION",
+        value_name = "NAME"
+    )]
+    pub firestore_collection: Option<String>,
 }
 
 /// The deployment profile, which chooses defaults such as the log format.
@@ -139,6 +167,16 @@ pub struct Config {
     pub render_timeout: Duration,
     /// How many renders may wait for a renderer.
     pub render_queue: usize,
+    /// Where phrases live: Firestore when a project is configured, else the embedded store.
+    pub firestore: Option<FirestoreLocation>,
+}
+
+/// A Firestore collection.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FirestoreLocation {
+    pub project: String,
+    pub database: String,
+    pub collection: String,
 }
 
 /// A configuration value that cannot be used.
@@ -192,6 +230,9 @@ impl Settings {
             render_threads: self.render_threads.or(lower.render_threads),
             render_timeout_ms: self.render_timeout_ms.or(lower.render_timeout_ms),
             render_queue: self.render_queue.or(lower.render_queue),
+            firestore_project: self.firestore_project.or(lower.firestore_project),
+            firestore_database: self.firestore_database.or(lower.firestore_database),
+            firestore_collection: self.firestore_collection.or(lower.firestore_collection),
         }
     }
 
@@ -277,8 +318,37 @@ impl Settings {
             return Err(invalid("render_queue", "0", "at least 1 is needed"));
         }
 
+        let firestore = match self.firestore_project {
+            None => None,
+            Some(project) => {
+                let database = self
+                    .firestore_database
+                    .unwrap_or_else(|| "(default)".into());
+                let collection = self.firestore_collection.unwrap_or_else(|| "words".into());
+                for (key, value) in [
+                    ("firestore_project", &project),
+                    ("firestore_database", &database),
+                    ("firestore_collection", &collection),
+                ] {
+                    if value.is_empty() || value.contains(['/', ' ']) {
+                        return Err(invalid(
+                            key,
+                            value,
+                            "expected an id without slashes or spaces",
+                        ));
+                    }
+                }
+                Some(FirestoreLocation {
+                    project,
+                    database,
+                    collection,
+                })
+            }
+        };
+
         Ok(Config {
             addr,
+            firestore,
             data_dir: self.data_dir.unwrap_or_else(|| PathBuf::from("data")),
             product_name,
             public_url,

@@ -1,14 +1,16 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 use lastwords::app::AppState;
 use lastwords::assets::Ui;
 use lastwords::config::{Config, Environment, Settings};
 use lastwords::snapshot::Feed;
-use lastwords::store::PhraseSource;
+use lastwords::store::firestore::{FirestoreSettings, FirestoreStore};
 use lastwords::store::local::LocalStore;
+use lastwords::store::{PhraseSource, StoreError};
 use lastwords::text::NormalizedWord;
 
 /// The Dinos site: server-rendered React, live Last Words, one binary.
@@ -59,6 +61,11 @@ enum PhrasesCommand {
     Remove {
         /// The document id, as `phrases list` shows it
         id: String,
+    },
+    /// Add every phrase of a JSON file: an array of {"word": ..., "name": ...}
+    Import {
+        /// The JSON file
+        file: PathBuf,
     },
 }
 
@@ -119,10 +126,32 @@ fn init_tracing(environment: Environment) {
     }
 }
 
+/// The configured store: Firestore when a project is set, else the embedded JSON store.
+async fn open_store(config: &Config) -> Result<Arc<dyn PhraseSource>, String> {
+    match &config.firestore {
+        Some(location) => {
+            let settings = FirestoreSettings {
+                project: location.project.clone(),
+                database: location.database.clone(),
+                collection: location.collection.clone(),
+                retry_delay: Duration::from_secs(1),
+            };
+            let store = FirestoreStore::connect(settings)
+                .await
+                .map_err(|e| e.to_string())?;
+            Ok(Arc::new(store))
+        }
+        None => {
+            let store = LocalStore::open(&config.data_dir).map_err(|e| e.to_string())?;
+            Ok(Arc::new(store))
+        }
+    }
+}
+
 async fn serve(config: Arc<Config>) -> Result<(), String> {
     let ui = Ui::embedded()?;
     let feed = Feed::new();
-    let store = LocalStore::open(&config.data_dir).map_err(|e| e.to_string())?;
+    let store = open_store(&config).await?;
     store.start(feed.clone()).await.map_err(|e| e.to_string())?;
     let state = {
         let config = config.clone();
@@ -167,7 +196,7 @@ async fn shutdown_signal() {
 }
 
 async fn phrases(config: Arc<Config>, command: PhrasesCommand) -> Result<(), String> {
-    let store = LocalStore::open(&config.data_dir).map_err(|e| e.to_string())?;
+    let store = open_store(&config).await?;
     match command {
         PhrasesCommand::List { json } => {
             let phrases = store.list().await.map_err(|e| e.to_string())?;
@@ -197,6 +226,82 @@ async fn phrases(config: Arc<Config>, command: PhrasesCommand) -> Result<(), Str
             let phrase = store.remove(id).await.map_err(|e| e.to_string())?;
             println!("removed {} {:?} by {}", phrase.id, phrase.word, phrase.name);
         }
+        PhrasesCommand::Import { file } => import(store.as_ref(), &file).await?,
+    }
+    Ok(())
+}
+
+#[derive(serde::Deserialize)]
+struct ImportEntry {
+    word: serde_json::Value,
+    name: serde_json::Value,
+}
+
+async fn import(store: &dyn PhraseSource, file: &std::path::Path) -> Result<(), String> {
+    let text = std::fs::read_to_string(file)
+        .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+    let entries: Vec<ImportEntry> = serde_json::from_str(&text).map_err(|e| {
+        format!(
+            "{} is not a JSON array of {{\"word\": ..., \"name\": ...}}: {e}",
+            file.display()
+        )
+    })?;
+    let mut taken: std::collections::HashSet<String> = store
+        .list()
+        .await
+        .map_err(|e| e.to_string())?
+        .into_iter()
+        .map(|p| p.word)
+        .collect();
+    let progress = indicatif::ProgressBar::new(entries.len() as u64);
+    progress.set_style(
+        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    let (mut added, mut duplicates, mut rejected) = (0usize, 0usize, Vec::new());
+    for (index, entry) in entries.into_iter().enumerate() {
+        progress.inc(1);
+        let (serde_json::Value::String(word), serde_json::Value::String(name)) =
+            (entry.word, entry.name)
+        else {
+            rejected.push(format!("#{}: word and name must be strings", index + 1));
+            continue;
+        };
+        let word = match NormalizedWord::validated(&word) {
+            Ok(word) => word.word,
+            Err(error) => {
+                rejected.push(format!("#{} {word:?}: {error}", index + 1));
+                continue;
+            }
+        };
+        let name = name.trim().to_owned();
+        if name.is_empty() {
+            rejected.push(format!("#{} {word:?}: the name is empty", index + 1));
+            continue;
+        }
+        if !taken.insert(word.clone()) {
+            duplicates += 1;
+            continue;
+        }
+        match store.add(word.clone(), name).await {
+            Ok(_) => added += 1,
+            Err(StoreError::Taken { .. }) => duplicates += 1,
+            Err(error) => {
+                progress.abandon();
+                return Err(format!(
+                    "stopped at #{} {word:?} after adding {added}: {error}",
+                    index + 1
+                ));
+            }
+        }
+    }
+    progress.finish_and_clear();
+    println!(
+        "added {added}, skipped {duplicates} as already taken, rejected {}",
+        rejected.len()
+    );
+    for reason in &rejected {
+        println!("  rejected {reason}");
     }
     Ok(())
 }
