@@ -42,7 +42,7 @@ export async function startHost(options = {}) {
     dataDir,
     log: () => log,
     /** Runs the binary's CLI against the same data folder. */
-    cli: (...args) => runCli(['--data-dir', dataDir, ...args]),
+    cli: (...args) => runCli(['--data-dir', dataDir, ...(options.args ?? []), ...args], options.env),
     async stop() {
       if (child.exitCode === null) {
         const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -55,9 +55,9 @@ export async function startHost(options = {}) {
 }
 
 /** Runs `lastwords` with `args`; resolves to { code, stdout, stderr }. */
-export function runCli(args) {
+export function runCli(args, env = {}) {
   return new Promise((resolve) => {
-    const child = spawn(bin, args, { env: { ...process.env, NO_COLOR: '1' } });
+    const child = spawn(bin, args, { env: { ...process.env, NO_COLOR: '1', ...env } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c) => (stdout += c));

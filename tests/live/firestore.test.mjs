@@ -1,0 +1,95 @@
+// One Firestore listener in the host, fanned out over WebSockets, against a server that
+// speaks the real Firestore gRPC protocol.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startHost } from '../support/host.mjs';
+import { startEmulator } from '../support/emulator.mjs';
+import { connectLive } from '../support/live-client.mjs';
+
+let emulator;
+let host;
+
+before(async () => {
+  emulator = await startEmulator();
+  await emulator.set('a1', { word: 'SEE YOU LATER', name: 'Rex' });
+  await emulator.set('b2', { word: 'TOO BIG TO FAIL', name: 'Bronto' });
+  await emulator.set('bad', { word: 42, name: 'Broken' });
+  host = await startHost({
+    args: ['--firestore-project', 'test'],
+    env: { FIRESTORE_EMULATOR_HOST: emulator.host },
+  });
+});
+
+after(async () => {
+  await host?.stop();
+  await emulator?.stop();
+});
+
+async function apiWords() {
+  const response = await fetch(`${host.url}/api/phrases`);
+  const body = await response.json();
+  return body.phrases.map((p) => p.word).sort();
+}
+
+async function eventually(read, expected, ms) {
+  const deadline = Date.now() + ms;
+  let last;
+  while (Date.now() < deadline) {
+    last = await read();
+    if (JSON.stringify(last) === JSON.stringify(expected)) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.deepEqual(last, expected);
+}
+
+test('the initial snapshot has every well-formed document and skips the malformed one', async () => {
+  await eventually(apiWords, ['SEE YOU LATER', 'TOO BIG TO FAIL'], 10_000);
+  const client = connectLive(host.url);
+  await client.until((c) => c.phrases.size === 2, 2000, 'the snapshot');
+  assert.equal(client.messages[0].type, 'snapshot');
+  client.close();
+  assert.match(host.log(), /skipped a malformed Firestore document/);
+});
+
+test('an insert, an update and a delete each reach a connected client within a second', async () => {
+  const client = connectLive(host.url);
+  await client.until((c) => c.phrases.size === 2, 2000, 'the snapshot');
+
+  const added = await host.cli('phrases', 'add', 'rawr', '--name', 'Tess');
+  assert.equal(added.code, 0, added.stderr);
+  await client.until((c) => c.words().includes('RAWR'), 1000, 'the insert');
+  const id = /added (\S+)/.exec(added.stdout)[1];
+
+  await emulator.set('a1', { word: 'SEE YOU SOON', name: 'Rex' });
+  await client.until((c) => c.phrases.get('a1')?.word === 'SEE YOU SOON', 1000, 'the update');
+
+  const removed = await host.cli('phrases', 'remove', id);
+  assert.equal(removed.code, 0, removed.stderr);
+  await client.until((c) => !c.words().includes('RAWR'), 1000, 'the delete');
+  assert.ok(client.messages.slice(1).every((m) => m.type === 'changes'), 'deltas, not snapshots');
+  client.close();
+});
+
+test('a taken phrase is refused by the CLI with a clear message', async () => {
+  const again = await host.cli('phrases', 'add', 'too big to fail', '--name', 'Copycat');
+  assert.notEqual(again.code, 0);
+  assert.match(again.stderr, /already taken/);
+});
+
+test('the emulator killed and restarted with other data: the host keeps serving, then converges', async () => {
+  const client = connectLive(host.url);
+  await client.until((c) => c.phrases.size >= 2, 2000, 'the snapshot');
+  const before = await apiWords();
+  const port = emulator.port;
+  await emulator.stop();
+  await new Promise((r) => setTimeout(r, 500));
+  assert.deepEqual(await apiWords(), before, 'the last list keeps serving');
+  const page = await fetch(`${host.url}/words`);
+  assert.equal(page.status, 200);
+
+  emulator = await startEmulator(port);
+  await emulator.set('z9', { word: 'AFTER THE METEOR', name: 'Phoenix' });
+  await client.until((c) => c.words().join() === 'AFTER THE METEOR', 15_000, 'convergence');
+  await eventually(apiWords, ['AFTER THE METEOR'], 2000);
+  client.close();
+});

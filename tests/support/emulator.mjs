@@ -1,0 +1,39 @@
+// Starts the Firestore emulator launcher as a child process, so tests can kill it and
+// start it again on the same port.
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+
+const launcher = new URL('./firestore-emulator.mjs', import.meta.url).pathname;
+
+export async function startEmulator(port = 0) {
+  const child = spawn(process.execPath, [launcher, String(port)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const lines = createInterface({ input: child.stdout });
+  const pending = [];
+  let ready;
+  const started = new Promise((resolve, reject) => {
+    ready = resolve;
+    child.once('exit', (code) => reject(new Error(`the emulator exited with ${code}`)));
+  });
+  lines.on('line', (line) => {
+    if (line.startsWith('READY ')) ready(Number(line.slice(6)));
+    else pending.shift()?.(line);
+  });
+  const boundPort = await started;
+  const send = (command) =>
+    new Promise((resolve, reject) => {
+      pending.push((line) => (line === 'OK' ? resolve() : reject(new Error(line))));
+      child.stdin.write(`${JSON.stringify(command)}\n`);
+    });
+  return {
+    port: boundPort,
+    host: `127.0.0.1:${boundPort}`,
+    set: (id, fields) => send({ set: { id, fields } }),
+    remove: (id) => send({ delete: id }),
+    async stop() {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
