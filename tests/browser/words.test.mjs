@@ -1,0 +1,117 @@
+// The phrases page as a visitor uses it: the checker, the limit, the grid, live updates.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startHost } from '../support/host.mjs';
+import { launch, watchProblems } from '../support/browser.mjs';
+
+let host;
+let browser;
+
+before(async () => {
+  host = await startHost({
+    phrases: [
+      { id: 'a1', word: 'SEE YOU LATER', name: 'Rex' },
+      { id: 'b2', word: 'TOO BIG TO FAIL', name: 'Bronto' },
+      { id: 'c3', word: 'GOOD LUCK!', name: 'Anky' },
+      { id: 'd4', word: 'MORE TREES', name: 'Stego' },
+      { id: 'e5', word: 'WAS THAT A COMET?', name: 'Trixie' },
+    ],
+  });
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  await host?.stop();
+});
+
+async function openWords(viewport = { width: 1440, height: 900 }) {
+  const context = await browser.newContext({ viewport });
+  const page = await context.newPage();
+  const problems = watchProblems(page);
+  await page.goto(`${host.url}/words`);
+  await page.waitForSelector('html[data-hydrated="true"]');
+  return { context, page, problems };
+}
+
+const status = (page) => page.locator('p[aria-live="polite"]');
+const colour = (locator) => locator.evaluate((el) => getComputedStyle(el).color);
+
+test('typing shows taken in red, available in white, and the counter follows', async () => {
+  const { context, page, problems } = await openWords();
+  assert.equal(await status(page).innerText(), 'Type something');
+  const input = page.getByLabel('Type & Check');
+  await input.pressSequentially('see you later');
+  assert.equal(await status(page).innerText(), 'Already taken');
+  const [r, g, b] = (await colour(status(page))).match(/\d+/g).map(Number);
+  assert.ok(r > 150 && g < 120 && b < 120, `red, got rgb(${r}, ${g}, ${b})`);
+  assert.match(await page.locator('#check-counter').innerText(), /13\/20/);
+
+  await input.fill('');
+  await input.pressSequentially('hello there');
+  assert.equal(await status(page).innerText(), 'It is available!');
+  assert.equal(await colour(status(page)), 'rgb(255, 255, 255)');
+
+  await input.fill('');
+  await input.press('x');
+  await input.press('Backspace');
+  assert.equal(await status(page).innerText(), 'Type something', 'an emptied box asks again');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('the input stops at 20 characters, an emoji counting as one', async () => {
+  const { context, page } = await openWords();
+  const input = page.getByLabel('Type & Check');
+  await input.pressSequentially('🦖'.repeat(3) + 'A'.repeat(20));
+  assert.match(await page.locator('#check-counter').innerText(), /20\/20/);
+  assert.equal([...new Intl.Segmenter().segment(await input.inputValue())].length, 20);
+  assert.ok((await input.inputValue()).startsWith('🦖🦖🦖'));
+  await context.close();
+});
+
+test('a phrase minted elsewhere appears in two open pages and flips the checker', async () => {
+  const first = await openWords();
+  const second = await openWords({ width: 390, height: 844 });
+  await second.page.getByLabel('Type & Check').pressSequentially('rawr forever');
+  assert.equal(await status(second.page).innerText(), 'It is available!');
+
+  const added = await host.cli('phrases', 'add', 'RAWR FOREVER', '--name', 'Tess');
+  assert.equal(added.code, 0, added.stderr);
+  for (const { page } of [first, second]) {
+    await page.getByText('RAWR FOREVER', { exact: true }).waitFor({ timeout: 3000 });
+    assert.equal(await page.getByText('By Tess', { exact: true }).count(), 1);
+  }
+  await second.page.waitForFunction(
+    () => document.querySelector('p[aria-live="polite"]')?.textContent === 'Already taken',
+    null,
+    { timeout: 3000 },
+  );
+  assert.deepEqual([...first.problems, ...second.problems], []);
+  await first.context.close();
+  await second.context.close();
+});
+
+for (const [width, columns] of [[390, 1], [1440, 4]]) {
+  test(`the grid has ${columns} column(s) at ${width} px`, async () => {
+    const { context, page } = await openWords({ width, height: 900 });
+    const lefts = await page.locator('main ul > li').evaluateAll((items) =>
+      [...new Set(items.map((item) => Math.round(item.getBoundingClientRect().left)))],
+    );
+    assert.equal(lefts.length, columns);
+    await context.close();
+  });
+}
+
+test('without JavaScript the form checks on the server', async () => {
+  const context = await browser.newContext({ javaScriptEnabled: false });
+  const page = await context.newPage();
+  await page.goto(`${host.url}/words`);
+  await page.getByLabel('Type & Check').fill('good luck!');
+  await page.getByRole('button', { name: 'Check' }).click();
+  await page.waitForURL(/check=/);
+  assert.equal(await status(page).innerText(), 'Already taken');
+  await page.goto(`${host.url}/words?check=${'A'.repeat(25)}`);
+  assert.match(await status(page).innerText(), /At most 20 characters/);
+  await context.close();
+});
