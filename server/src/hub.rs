@@ -216,14 +216,7 @@ fn encode(wire: &Wire<'_>) -> Utf8Bytes {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn phrase(id: &str, word: &str) -> Phrase {
-        Phrase {
-            id: id.into(),
-            word: word.into(),
-            name: "n".into(),
-        }
-    }
+    use crate::snapshot::test_phrase as phrase;
 
     #[test]
     fn diff_finds_inserts_updates_and_removals_in_order() {

@@ -322,6 +322,33 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_full_queue_answers_busy_at_once() {
+        let pool = RendererPool::start(
+            ECHO.into(),
+            PoolOptions {
+                threads: 1,
+                timeout: Duration::from_millis(500),
+                queue: 1,
+            },
+        )
+        .expect("the test bundle loads");
+        let stuck = tokio::spawn({
+            let pool = pool.clone();
+            async move { pool.render(r#"{"route":"loop"}"#.into()).await }
+        });
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let waiting = tokio::spawn({
+            let pool = pool.clone();
+            async move { pool.render(r#"{"route":"home"}"#.into()).await }
+        });
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let refused = pool.render(r#"{"route":"home"}"#.into()).await;
+        assert!(matches!(refused, Err(RenderError::Busy)), "{refused:?}");
+        assert!(matches!(stuck.await.unwrap(), Err(RenderError::Timeout(_))));
+        assert_eq!(waiting.await.unwrap().unwrap(), "<p>home</p>");
+    }
+
+    #[tokio::test]
     async fn a_js_exception_carries_its_message_and_stack() {
         let error = pool(2000).render(r#"{"route":"throw"}"#.into()).await;
         let Err(RenderError::Js { message, stack }) = error else {

@@ -118,17 +118,20 @@ fn rand_u32() -> u32 {
     hasher.finish() as u32
 }
 
+/// A phrase by "n", for tests.
+#[cfg(test)]
+pub fn test_phrase(id: &str, word: &str) -> Phrase {
+    Phrase {
+        id: id.into(),
+        word: word.into(),
+        name: "n".into(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use super::test_phrase as phrase;
     use super::*;
-
-    fn phrase(id: &str, word: &str) -> Phrase {
-        Phrase {
-            id: id.into(),
-            word: word.into(),
-            name: "n".into(),
-        }
-    }
 
     #[test]
     fn publishing_orders_by_id_and_bumps_the_version_only_on_change() {

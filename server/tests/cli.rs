@@ -88,3 +88,40 @@ fn phrases_add_upper_cases_and_refuses_what_is_taken() {
             .any(|p| p["word"] == "RAWR")
     );
 }
+
+#[test]
+fn import_adds_new_phrases_and_says_what_it_skipped_and_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().to_str().unwrap();
+    let file = dir.path().join("import.json");
+    let long = "y".repeat(21);
+    std::fs::write(
+        &file,
+        format!(
+            r#"[{{"word":"first one","name":"A"}},{{"word":"FIRST ONE","name":"B"}},{{"word":"GOOD LUCK!","name":"C"}},{{"word":"{long}","name":"D"}},{{"word":7,"name":"E"}}]"#
+        ),
+    )
+    .unwrap();
+    let output = lastwords()
+        .args([
+            "phrases",
+            "import",
+            file.to_str().unwrap(),
+            "--data-dir",
+            data,
+        ])
+        .output()
+        .expect("the binary runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        stdout.contains("added 1, skipped 2 as already taken, rejected 2"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("at most 20 characters"), "{stdout}");
+    assert!(stdout.contains("must be strings"), "{stdout}");
+}
