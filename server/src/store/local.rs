@@ -135,7 +135,7 @@ impl LocalStore {
         }
         while changed.recv().await.is_some() {
             // Editors write in several steps; read once they have settled.
-            tokio::time::sleep(Duration::from_millis(30)).await;
+            tokio::time::sleep(Duration::from_millis(5)).await;
             while changed.try_recv().is_ok() {}
             match self.read() {
                 Ok(phrases) => {
