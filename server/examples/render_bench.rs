@@ -3,8 +3,8 @@
 //! Builds the renderer pool from the embedded UI with one thread, as the host does,
 //! and times the `words` route with 200 generated phrases: the render alone, the
 //! askama shell, the compression done by `Page::new`, and the whole page path as
-//! `pages::render` runs it. The last sections show where the time goes: the same
-//! bundle inside one engine without the pool, and each encoding `Page::new` makes.
+//! `pages::render` runs it. A last section times the same bundle inside one engine
+//! without the pool, to show where a render's time goes.
 //!
 //!     cargo run --release --example render_bench
 //!     cargo run --release --example render_bench -- --write-phrases FILE
@@ -13,7 +13,6 @@
 //! `phrases.json` (an array of `{id, word, name}`) and exits; `scripts/bench` serves
 //! them, so the HTTP figures and these are for the same list.
 
-use std::io::Write as _;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -56,7 +55,7 @@ fn write_phrases(phrases: &[Phrase], file: PathBuf) -> anyhow::Result<()> {
 
 fn bench(phrases: Vec<Phrase>) -> anyhow::Result<()> {
     let ui = Ui::embedded().map_err(|message| anyhow!(message))?;
-    let words = words_request(phrases.clone())?;
+    let words = words_request(phrases)?;
     let empty_words = words_request(Vec::new())?;
     let request = words.to_string();
     let props = &words["props"];
@@ -99,7 +98,7 @@ fn bench(phrases: Vec<Phrase>) -> anyhow::Result<()> {
         measure(|| shell::document(&ui.manifest, &words_head(), &body, props).map(drop))?,
     );
     report(
-        "compress words (Page::new: ETag, gzip 9, brotli 9)",
+        "compress words (Page::new: ETag, gzip, brotli)",
         measure(|| {
             drop(Page::new(html.clone()));
             Ok::<_, anyhow::Error>(())
@@ -128,34 +127,12 @@ fn bench(phrases: Vec<Phrase>) -> anyhow::Result<()> {
     drop(pool);
 
     section("inside one engine, no pool (where a render's time goes)");
-    let engine_request = request.clone();
-    let inside = std::thread::spawn(move || engine_breakdown(ui.server_bundle, engine_request))
+    let inside = std::thread::spawn(move || engine_breakdown(ui.server_bundle, request))
         .join()
         .map_err(|_| anyhow!("the engine thread panicked"))??;
     for (label, mean) in inside {
         println!("{label}: mean {} ms", millis(mean));
     }
-
-    section("Page::new by encoding (where a miss's compression time goes)");
-    report(
-        "gzip level 9 of the words page",
-        measure(|| {
-            let mut encoder =
-                flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(9));
-            encoder.write_all(html.as_bytes())?;
-            encoder.finish().map(drop)
-        })?,
-    );
-    report(
-        "brotli quality 9 of the words page",
-        measure(|| {
-            let params = brotli::enc::BrotliEncoderParams {
-                quality: 9,
-                ..Default::default()
-            };
-            brotli::BrotliCompress(&mut html.as_bytes(), &mut Vec::new(), &params).map(drop)
-        })?,
-    );
     Ok(())
 }
 

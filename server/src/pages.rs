@@ -66,8 +66,14 @@ pub async fn home(state: &AppState) -> Result<Arc<Page>, AppError> {
         canonical: config.absolute_url("/"),
         indexable: true,
     };
-    let props = json!({ "site": state.site_props() });
-    cached(state, PageKey::Home, "home", head, props).await
+    cached(
+        state,
+        PageKey::Home,
+        "home",
+        head,
+        || json!({ "site": state.site_props() }),
+    )
+    .await
 }
 
 /// The phrases page; with `check`, the checker's answer computed on the server.
@@ -83,12 +89,15 @@ pub async fn words(state: &AppState, check: Option<&str>) -> Result<Arc<Page>, A
         canonical: config.absolute_url(&config.words_path()),
         indexable: true,
     };
-    let props = json!({
-        "site": state.site_props(),
-        "version": snapshot.version,
-        "phrases": snapshot.phrases,
-        "check": Check::new(check.unwrap_or_default(), &snapshot),
-    });
+    // Built only when a render is due: a cache hit must not copy 200 phrases.
+    let props = || {
+        json!({
+            "site": state.site_props(),
+            "version": snapshot.version,
+            "phrases": snapshot.phrases,
+            "check": Check::new(check.unwrap_or_default(), &snapshot),
+        })
+    };
     match check {
         None => {
             let key = PageKey::Words {
@@ -96,7 +105,7 @@ pub async fn words(state: &AppState, check: Option<&str>) -> Result<Arc<Page>, A
             };
             cached(state, key, "words", head, props).await
         }
-        Some(_) => render(state, "words", &head, &props).await.map(Arc::new),
+        Some(_) => render(state, "words", &head, &props()).await.map(Arc::new),
     }
 }
 
@@ -108,7 +117,7 @@ pub async fn not_found(state: &AppState) -> Result<Arc<Page>, AppError> {
         canonical: state.config.absolute_url("/"),
         indexable: false,
     };
-    let props = json!({ "site": state.site_props(), "path": "" });
+    let props = || json!({ "site": state.site_props(), "path": "" });
     cached(state, PageKey::NotFound, "not_found", head, props).await
 }
 
@@ -117,11 +126,13 @@ async fn cached(
     key: PageKey,
     route: &str,
     head: Head,
-    props: serde_json::Value,
+    props: impl FnOnce() -> serde_json::Value,
 ) -> Result<Arc<Page>, AppError> {
     let fresh = state
         .pages
-        .get_or_render(key, || render(state, route, &head, &props))
+        .get_or_render(key, || async move {
+            render(state, route, &head, &props()).await
+        })
         .await;
     match fresh {
         Ok(page) => Ok(page),
