@@ -59,79 +59,81 @@ impl Check {
 
 /// The home page, rendered once.
 pub async fn home(state: &AppState) -> Result<Arc<Page>, AppError> {
-    let config = &state.config;
-    let head = Head {
+    let page = || {
+        let head = Head {
         title: "Dinos — the NFT collection that saves the world".into(),
         description: "Dinos is a donation-driven collection of dinosaur NFTs that raises money for climate non-profits. Leave your Last Words before the meteor hits.".into(),
-        canonical: config.absolute_url("/"),
+        canonical: state.config.absolute_url("/"),
         indexable: true,
+        };
+        (head, json!({ "site": state.site_props() }))
     };
-    cached(
-        state,
-        PageKey::Home,
-        "home",
-        head,
-        || json!({ "site": state.site_props() }),
-    )
-    .await
+    cached(state, PageKey::Home, "home", page).await
 }
 
 /// The phrases page; with `check`, the checker's answer computed on the server.
 pub async fn words(state: &AppState, check: Option<&str>) -> Result<Arc<Page>, AppError> {
     let snapshot = state.feed.current();
-    let config = &state.config;
-    let head = Head {
-        title: format!("Already-minted Last {} — Dinos", config.product_name),
-        description: format!(
-            "Every Last {} already minted by the Dinos community, and a checker to see whether yours is still free.",
-            config.product_name
-        ),
-        canonical: config.absolute_url(&config.words_path()),
-        indexable: true,
-    };
     // Built only when a render is due: a cache hit must not copy 200 phrases.
-    let props = || {
-        json!({
+    let page = || {
+        let config = &state.config;
+        let head = Head {
+            title: format!("Already-minted Last {} — Dinos", config.product_name),
+            description: format!(
+                "Every Last {} already minted by the Dinos community, and a checker to see whether yours is still free.",
+                config.product_name
+            ),
+            canonical: config.absolute_url(&config.words_path()),
+            indexable: true,
+        };
+        let props = json!({
             "site": state.site_props(),
             "version": snapshot.version,
             "phrases": snapshot.phrases,
             "check": Check::new(check.unwrap_or_default(), &snapshot),
-        })
+        });
+        (head, props)
     };
     match check {
         None => {
             let key = PageKey::Words {
                 version: snapshot.version,
             };
-            cached(state, key, "words", head, props).await
+            cached(state, key, "words", page).await
         }
-        Some(_) => render(state, "words", &head, &props()).await.map(Arc::new),
+        Some(_) => {
+            let (head, props) = page();
+            render(state, "words", &head, &props).await.map(Arc::new)
+        }
     }
 }
 
 /// The 404 page. It does not repeat the path, so one cached render serves every miss.
 pub async fn not_found(state: &AppState) -> Result<Arc<Page>, AppError> {
-    let head = Head {
-        title: "Page not found — Dinos".into(),
-        description: "This page does not exist. The meteor may have got it.".into(),
-        canonical: state.config.absolute_url("/"),
-        indexable: false,
+    let page = || {
+        let head = Head {
+            title: "Page not found — Dinos".into(),
+            description: "This page does not exist. The meteor may have got it.".into(),
+            canonical: state.config.absolute_url("/"),
+            indexable: false,
+        };
+        (head, json!({ "site": state.site_props(), "path": "" }))
     };
-    let props = || json!({ "site": state.site_props(), "path": "" });
-    cached(state, PageKey::NotFound, "not_found", head, props).await
+    cached(state, PageKey::NotFound, "not_found", page).await
 }
 
 async fn cached(
     state: &AppState,
     key: PageKey,
     route: &str,
-    head: Head,
-    props: impl FnOnce() -> serde_json::Value,
+    page: impl FnOnce() -> (Head, serde_json::Value),
 ) -> Result<Arc<Page>, AppError> {
+    // The head and props are built only on a miss; a hit only reads the cache.
     let fresh = state
         .pages
         .get_or_render(key, || async move {
-            render(state, route, &head, &props()).await
+            let (head, props) = page();
+            render(state, route, &head, &props).await
         })
         .await;
     match fresh {
