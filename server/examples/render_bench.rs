@@ -9,6 +9,9 @@
 //!     cargo run --release --example render_bench
 //!     cargo run --release --example render_bench -- --write-phrases FILE
 //!
+//! `RENDER_BENCH_BUNDLE=ui/dist/server.js` times a server bundle from disk instead of
+//! the embedded one, to compare UI changes without rebuilding the host.
+//!
 //! With `--write-phrases` it only writes the generated phrases as an embedded store's
 //! `phrases.json` (an array of `{id, word, name}`) and exits; `scripts/bench` serves
 //! them, so the HTTP figures and these are for the same list.
@@ -54,7 +57,12 @@ fn write_phrases(phrases: &[Phrase], file: PathBuf) -> anyhow::Result<()> {
 }
 
 fn bench(phrases: Vec<Phrase>) -> anyhow::Result<()> {
-    let ui = Ui::embedded().map_err(|message| anyhow!(message))?;
+    let mut ui = Ui::embedded().map_err(|message| anyhow!(message))?;
+    if let Some(path) = std::env::var_os("RENDER_BENCH_BUNDLE") {
+        let source = std::fs::read_to_string(&path)
+            .with_context(|| format!("cannot read RENDER_BENCH_BUNDLE={}", path.display()))?;
+        ui.server_bundle = source.leak();
+    }
     let words = words_request(phrases)?;
     let empty_words = words_request(Vec::new())?;
     let request = words.to_string();

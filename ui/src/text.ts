@@ -179,6 +179,24 @@ function conjunctClass(cp: number, gcb: number): number {
   return INCB_NONE;
 }
 
+const PICTOGRAPHIC_BIT = 1 << 6;
+
+// The property regexes are slow in QuickJS and phrases reuse few code points:
+// each one is classified once per engine. Bounded by the code points seen,
+// which the 20-grapheme limit keeps small per phrase.
+const classCache = new Map<number, number>();
+
+/** breakClass | conjunctClass << 4 | PICTOGRAPHIC_BIT */
+function classesOf(cp: number, char: string): number {
+  const cached = classCache.get(cp);
+  if (cached !== undefined) return cached;
+  const current = breakClass(cp, char);
+  const pictographic = cp >= 0xa9 && PICTOGRAPHIC_RE.test(char);
+  const classes = current | (conjunctClass(cp, current) << 4) | (pictographic ? PICTOGRAPHIC_BIT : 0);
+  if (classCache.size < 4096) classCache.set(cp, classes);
+  return classes;
+}
+
 /**
  * Calls `onBoundary(end)` with the UTF-16 end offset of each cluster.
  * Follows the rules of UAX #29 by number (GB3 … GB999).
@@ -194,9 +212,10 @@ function forEachBoundary(text: string, onBoundary: (end: number) => void): void 
   let offset = 0;
   for (const char of text) {
     const cp = char.codePointAt(0) ?? 0;
-    const current = breakClass(cp, char);
-    const incb = conjunctClass(cp, current);
-    const pictographic = cp >= 0xa9 && PICTOGRAPHIC_RE.test(char);
+    const classes = classesOf(cp, char);
+    const current = classes & 0xf;
+    const incb = (classes >> 4) & 0x3;
+    const pictographic = (classes & PICTOGRAPHIC_BIT) !== 0;
     if (previous >= 0 && isBreak(previous, current, emoji, conjunct, regional, incb, pictographic)) {
       onBoundary(offset);
     }
