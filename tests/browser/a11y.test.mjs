@@ -5,7 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { AxeBuilder } from '@axe-core/playwright';
 import { startHost } from '../support/host.mjs';
-import { launch } from '../support/browser.mjs';
+import { launch, openHydrated } from '../support/browser.mjs';
 import { samplePhrases } from '../support/sample-phrases.mjs';
 
 const viewports = {
@@ -51,12 +51,8 @@ test('axe finds no violation on / with the mobile menu open', async (t) => {
  * What axe could not decide (contrast over an image, say) is reported, not failed.
  */
 async function checkPage(t, path, viewport, prepare = async () => {}) {
-  const context = await browser.newContext({ viewport });
+  const { context, page } = await openHydrated(browser, `${host.url}${path}`, viewport);
   try {
-    const page = await context.newPage();
-    await page.goto(`${host.url}${path}`);
-    await page.waitForSelector('html[data-hydrated="true"]', { timeout: 10_000 });
-    await page.evaluate(() => document.fonts.ready);
     await prepare(page);
     const { violations, incomplete } = await new AxeBuilder({ page }).analyze();
     for (const rule of incomplete) {

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { startHost } from '../support/host.mjs';
-import { launch } from '../support/browser.mjs';
+import { launch, openHydrated } from '../support/browser.mjs';
 import { samplePhrases } from '../support/sample-phrases.mjs';
 
 const screenshotDir = fileURLToPath(new URL('../artifacts/screenshots/', import.meta.url));
@@ -39,12 +39,8 @@ for (const { name, path } of pages) {
   for (const viewport of viewports) {
     const size = `${viewport.width}x${viewport.height}`;
     test(`${path} at ${size}: no horizontal overflow; screenshot ${name}-${size}.png`, async () => {
-      const context = await browser.newContext({ viewport });
+      const { context, page } = await openHydrated(browser, `${host.url}${path}`, viewport);
       try {
-        const page = await context.newPage();
-        await page.goto(`${host.url}${path}`);
-        await page.waitForSelector('html[data-hydrated="true"]', { timeout: 10_000 });
-        await page.evaluate(() => document.fonts.ready);
         // Stopped animations put the meteorites where they start, so shots compare.
         await page.screenshot({ path: `${screenshotDir}${name}-${size}.png`, fullPage: true, animations: 'disabled' });
         const { scrollWidth, innerWidth } = await page.evaluate(() => ({

@@ -31,3 +31,16 @@ export function watchProblems(page) {
   });
   return problems;
 }
+
+/**
+ * A fresh context at `viewport` with `url` open, its islands hydrated and its fonts
+ * loaded: the page as a visitor first sees it. Close the returned context when done.
+ */
+export async function openHydrated(browser, url, viewport) {
+  const context = await browser.newContext({ viewport });
+  const page = await context.newPage();
+  await page.goto(url);
+  await page.waitForSelector('html[data-hydrated="true"]', { timeout: 10_000 });
+  await page.evaluate(() => document.fonts.ready);
+  return { context, page };
+}
