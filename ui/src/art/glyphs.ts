@@ -1,0 +1,31 @@
+/**
+ * Small marks drawn inline in the page, so they take the text colour and need
+ * no request: the logo's Dino head and the line icons of links and buttons.
+ * This module stays tiny because the menu island ships it to the browser.
+ */
+
+/** A T-rex head in profile on a 32 × 32 grid, facing right. */
+export const DINO_HEAD = {
+  size: 32,
+  head: "M6 28V19C6 10 12 4.5 19.5 4.5C26.5 4.5 30.5 8.5 30.5 14C30.5 18.5 28 21 24.5 21H19L17.5 28Z",
+  spikes: "M7.5 13.5L3 12L6.5 9.5L3.5 6.5L8.5 6.5L9 2.5L12.5 5.5Z",
+  eye: { cx: 20.5, cy: 11, r: 2.4 },
+  mouth: "M18 17.2Q23 18.6 28.6 16.4",
+} as const;
+
+export type GlyphName = "chat" | "social" | "marketplace" | "blog" | "menu" | "close";
+
+/** Stroked paths on a 24 × 24 grid, drawn 2 units wide with round ends. */
+export const GLYPHS: Readonly<Record<GlyphName, readonly string[]>> = {
+  chat: ["M21 12a8 8 0 0 1-11.6 7.1L4 20l1-4.6A8 8 0 1 1 21 12Z", "M9 12h.01M12 12h.01M15 12h.01"],
+  social: ["M16 12a4 4 0 1 1-8 0 4 4 0 0 1 8 0Z", "M16 8v5a3 3 0 0 0 6 0v-1a10 10 0 1 0-4 8"],
+  marketplace: [
+    "M3 9l1.5-5h15L21 9",
+    "M3 9a3 3 0 0 0 6 0 3 3 0 0 0 6 0 3 3 0 0 0 6 0",
+    "M5 11v9h14v-9",
+    "M10 20v-5h4v5",
+  ],
+  blog: ["M4 20h4L19 9l-4-4L4 16v4Z", "M13 7l4 4"],
+  menu: ["M4 7h16M4 12h16M4 17h16"],
+  close: ["M6 6l12 12M18 6L6 18"],
+};
