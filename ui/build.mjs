@@ -1,5 +1,6 @@
-// Builds dist/: the server renderer, the hashed client assets, their
-// precompressed copies and the manifest the host reads to link them.
+// Builds dist/: the art (drawn by src/art), the server renderer, the hashed
+// client assets, their precompressed copies and the manifest the host reads to
+// link them; and og.svg and icon.svg for the host to rasterise.
 import { createHash } from "node:crypto";
 import { execFile } from "node:child_process";
 import { cp, mkdir, readFile, readdir, rm, stat, writeFile } from "node:fs/promises";
@@ -25,9 +26,42 @@ const shared = {
   absWorkingDir: uiDir,
 };
 
-async function buildServer() {
+/**
+ * Draws every picture of src/art into a content-hashed file and returns
+ * `{name: file}`. The bundles get that map as `__ART_FILES__`, so they have to
+ * be built after this.
+ */
+async function buildArt() {
+  const bundled = await esbuild.build({
+    ...shared,
+    entryPoints: ["src/art/render.ts"],
+    format: "esm",
+    platform: "node",
+    write: false,
+    minify: false,
+  });
+  const source = bundled.outputFiles[0].text;
+  const art = await import(`data:text/javascript;base64,${Buffer.from(source).toString("base64")}`);
+  const files = {};
+  for (const [name, svg] of art.renderCatalog()) {
+    const file = `${name}-${contentHash(svg)}.svg`;
+    await writeFile(path.join(assetsDir, file), svg);
+    files[name] = file;
+  }
+  await writeFile(path.join(distDir, "og.svg"), art.RASTER_SOURCES.og());
+  await writeFile(path.join(distDir, "icon.svg"), art.RASTER_SOURCES.icon());
+  return files;
+}
+
+/** What both bundles are told at build time: where each picture was written. */
+function artDefine(files) {
+  return { ...shared.define, __ART_FILES__: JSON.stringify(files) };
+}
+
+async function buildServer(artFiles) {
   await esbuild.build({
     ...shared,
+    define: artDefine(artFiles),
     entryPoints: ["src/server/entry.ts"],
     outfile: path.join(distDir, "server.js"),
     format: "iife",
@@ -37,9 +71,10 @@ async function buildServer() {
 }
 
 /** Returns the entry file and the chunks it imports statically. */
-async function buildClient() {
+async function buildClient(artFiles) {
   const result = await esbuild.build({
     ...shared,
+    define: artDefine(artFiles),
     entryPoints: ["src/client.tsx"],
     outdir: assetsDir,
     format: "esm",
@@ -95,9 +130,12 @@ async function precompress() {
 }
 
 async function printSizes(manifest) {
-  const rows = [path.join("dist", "server.js"), ...(await listFiles(assetsDir))
-    .filter((file) => !/\.(br|gz)$/.test(file))
-    .map((file) => path.join("dist", "assets", file))];
+  const art = new Set(Object.values(manifest.art));
+  const assets = (await listFiles(assetsDir)).filter((file) => !/\.(br|gz)$/.test(file));
+  const rows = [
+    path.join("dist", "server.js"),
+    ...assets.filter((file) => !art.has(file)).map((file) => path.join("dist", "assets", file)),
+  ];
   const width = Math.max(...rows.map((row) => row.length));
   console.log(`${"file".padEnd(width)}  ${"raw".padStart(9)}  ${"gzip".padStart(9)}  ${"brotli".padStart(9)}`);
   for (const row of rows) {
@@ -105,7 +143,14 @@ async function printSizes(manifest) {
     const sizes = [content.length, gzip(content).length, brotli(content).length];
     console.log(`${row.padEnd(width)}  ${sizes.map((size) => kib(size).padStart(9)).join("  ")}`);
   }
-  console.log(`manifest: ${JSON.stringify(manifest)}`);
+  const artSizes = [0, 0, 0];
+  for (const file of art) {
+    const content = await readFile(path.join(assetsDir, file));
+    [content.length, gzip(content).length, brotli(content).length].forEach((size, i) => (artSizes[i] += size));
+  }
+  const artRow = `dist/assets/*.svg (${art.size} pictures)`;
+  console.log(`${artRow.padEnd(width)}  ${artSizes.map((size) => kib(size).padStart(9)).join("  ")}`);
+  console.log(`manifest: ${JSON.stringify({ ...manifest, art: `{${art.size} pictures}` })}`);
 }
 
 function brotli(content) {
@@ -141,11 +186,12 @@ async function listFiles(dir) {
 async function main() {
   await rm(distDir, { recursive: true, force: true });
   await mkdir(assetsDir, { recursive: true });
-  await buildServer();
-  const client = await buildClient();
+  const art = await buildArt();
+  await buildServer(art);
+  const client = await buildClient(art);
   const css = await buildCss();
   await copyArt();
-  const manifest = { js: client.js, css, preload: client.preload };
+  const manifest = { js: client.js, css, preload: client.preload, art };
   await writeFile(path.join(distDir, "manifest.json"), `${JSON.stringify(manifest, null, 2)}\n`);
   await precompress();
   await printSizes(manifest);
