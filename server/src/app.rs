@@ -22,6 +22,7 @@ use crate::live;
 use crate::page_cache::PageCache;
 use crate::pages;
 use crate::renderer::{PoolOptions, RenderError, RendererPool};
+use crate::site_files::SiteFiles;
 use crate::snapshot::Feed;
 use crate::text::{MAX_GRAPHEMES, NormalizedWord, WordError};
 
@@ -44,6 +45,8 @@ pub struct AppState {
     pub ui: Arc<Ui>,
     /// The site facts every page receives, built once from the configuration.
     site: Arc<serde_json::Value>,
+    /// robots.txt, the sitemap, icons and the Open Graph image.
+    pub site_files: Arc<SiteFiles>,
 }
 
 impl AppState {
@@ -64,7 +67,9 @@ impl AppState {
             "links": config.links,
             "pressEmail": config.press_email,
         });
+        let site_files = Arc::new(SiteFiles::new(&config, ui.icon_svg, ui.images));
         Ok(Self {
+            site_files,
             config,
             renderer,
             pages: Arc::default(),
@@ -86,6 +91,7 @@ impl AppState {
 pub fn router(state: AppState) -> Router {
     let words = state.config.words_path();
     let words_capitalised = format!("/{}", state.config.product_name);
+    let site_files = state.site_files.routes();
     Router::new()
         .route("/", get(home))
         .route(&words, get(words_page))
@@ -95,6 +101,7 @@ pub fn router(state: AppState) -> Router {
         .route("/api/phrases", get(api_phrases))
         .route("/api/phrases/check", get(api_check))
         .route("/api/phrases/live", get(live::upgrade))
+        .merge(site_files)
         .fallback(not_found)
         .layer(middleware::from_fn(http::security_headers))
         .with_state(state)

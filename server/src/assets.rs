@@ -18,6 +18,20 @@ pub struct EmbeddedAsset {
     pub gzip: Option<&'static [u8]>,
 }
 
+/// The UI's icon and Open Graph art, rasterised by the build script.
+#[derive(Debug)]
+pub struct RasterImages {
+    /// 1200×630, for link previews.
+    pub og: &'static [u8],
+    /// For the web app manifest.
+    pub icon_192: &'static [u8],
+    pub icon_512: &'static [u8],
+    /// 180×180, what iOS puts on a home screen.
+    pub apple_touch_icon: &'static [u8],
+    /// 16 and 32 px, for browsers that ask for `/favicon.ico` whatever the page says.
+    pub favicon_ico: &'static [u8],
+}
+
 include!(concat!(env!("OUT_DIR"), "/ui_assets.rs"));
 
 /// Names of the hashed client files, written by `ui/build.mjs`.
@@ -37,14 +51,20 @@ pub struct Manifest {
 pub struct Ui {
     pub server_bundle: &'static str,
     pub manifest: Manifest,
+    /// The square icon, served as the SVG favicon.
+    pub icon_svg: &'static str,
+    /// The icon and Open Graph art as PNG and ICO.
+    pub images: &'static RasterImages,
 }
 
 impl Ui {
     /// The embedded UI, or a message telling the operator how to build it.
     pub fn embedded() -> Result<Ui, String> {
-        let (Some(server_bundle), Some(manifest)) = (SERVER_BUNDLE, MANIFEST) else {
+        let (Some(server_bundle), Some(manifest), Some(icon_svg), Some(images)) =
+            (SERVER_BUNDLE, MANIFEST, ICON_SVG, RASTER_IMAGES.as_ref())
+        else {
             return Err(
-                "the UI is not built into this binary: run scripts/build (or `npm run build` in ui/) and build again"
+                "the UI (with its art) is not built into this binary: run scripts/build (or `npm run build` in ui/) and build again"
                     .into(),
             );
         };
@@ -63,6 +83,8 @@ impl Ui {
         Ok(Ui {
             server_bundle,
             manifest,
+            icon_svg,
+            images,
         })
     }
 }

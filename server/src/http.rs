@@ -47,6 +47,12 @@ pub fn preferred_encoding(headers: &HeaderMap) -> Encoding {
     }
 }
 
+/// A strong validator for `body`: the quoted start of its SHA-256.
+pub fn strong_etag(body: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    format!("\"{}\"", hex::encode(&Sha256::digest(body)[..12]))
+}
+
 /// Whether `If-None-Match` already names `etag`.
 pub fn not_modified(headers: &HeaderMap, etag: &str) -> bool {
     headers

@@ -11,7 +11,7 @@
 //! - [`pages`]: what each route renders.
 //! - [`hub`]: the phrase feed fanned out; [`live`]: the WebSocket per browser.
 //! - [`app`]: the router and handlers; [`http`]: negotiation and headers; [`error`]: outcomes.
-//! - [`assets`]: the UI build embedded in the binary.
+//! - [`assets`]: the UI build embedded in the binary; [`site_files`]: robots, sitemap, icons.
 
 pub mod app;
 pub mod assets;
@@ -24,6 +24,7 @@ pub mod page_cache;
 pub mod pages;
 pub mod renderer;
 pub mod shell;
+pub mod site_files;
 pub mod snapshot;
 pub mod store;
 pub mod text;

@@ -11,7 +11,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
 use bytes::Bytes;
-use sha2::{Digest, Sha256};
 
 /// Which page, at which data version.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -43,8 +42,7 @@ pub struct Page {
 
 impl Page {
     pub fn new(html: String) -> Self {
-        let digest = Sha256::digest(html.as_bytes());
-        let etag = format!("\"{}\"", hex::encode(&digest[..12]));
+        let etag = crate::http::strong_etag(html.as_bytes());
         let gzip = {
             let mut encoder =
                 flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(9));

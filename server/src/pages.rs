@@ -7,10 +7,12 @@ use serde::Serialize;
 use serde_json::json;
 
 use crate::app::AppState;
+use crate::config::Config;
 use crate::error::AppError;
 use crate::page_cache::{Page, PageKey};
 use crate::renderer::RenderError;
 use crate::shell::{self, Head};
+use crate::site_files;
 use crate::snapshot::Snapshot;
 use crate::text::{MAX_GRAPHEMES, NormalizedWord};
 
@@ -61,10 +63,12 @@ impl Check {
 pub async fn home(state: &AppState) -> Result<Arc<Page>, AppError> {
     let page = || {
         let head = Head {
-        title: "Dinos — the NFT collection that saves the world".into(),
-        description: "Dinos is a donation-driven collection of dinosaur NFTs that raises money for climate non-profits. Leave your Last Words before the meteor hits.".into(),
-        canonical: state.config.absolute_url("/"),
-        indexable: true,
+            title: "Dinos — the NFT collection that saves the world".into(),
+            description: "Dinos is a donation-driven collection of dinosaur NFTs that raises money for climate non-profits. Leave your Last Words before the meteor hits.".into(),
+            canonical: state.config.absolute_url("/"),
+            indexable: true,
+            image: state.config.absolute_url(site_files::OG_IMAGE),
+            structured_data: Some(organization(&state.config)),
         };
         (head, json!({ "site": state.site_props() }))
     };
@@ -85,6 +89,8 @@ pub async fn words(state: &AppState, check: Option<&str>) -> Result<Arc<Page>, A
             ),
             canonical: config.absolute_url(&config.words_path()),
             indexable: true,
+            image: config.absolute_url(site_files::OG_IMAGE),
+            structured_data: None,
         };
         let props = json!({
             "site": state.site_props(),
@@ -116,10 +122,27 @@ pub async fn not_found(state: &AppState) -> Result<Arc<Page>, AppError> {
             description: "This page does not exist. The meteor may have got it.".into(),
             canonical: state.config.absolute_url("/"),
             indexable: false,
+            image: state.config.absolute_url(site_files::OG_IMAGE),
+            structured_data: None,
         };
         (head, json!({ "site": state.site_props(), "path": "" }))
     };
     cached(state, PageKey::NotFound, "not_found", page).await
+}
+
+/// schema.org's description of who runs the site, for search engines.
+fn organization(config: &Config) -> String {
+    let links = &config.links;
+    shell::inert_json(&json!({
+        "@context": "https://schema.org",
+        "@type": "Organization",
+        "name": "Dinos",
+        "url": config.absolute_url("/"),
+        "logo": config.absolute_url(site_files::ICON_512),
+        "description": "A donation-driven collection of dinosaur NFTs that raises money for climate non-profits.",
+        "email": config.press_email,
+        "sameAs": [links.chat, links.social, links.marketplace, links.blog],
+    }))
 }
 
 async fn cached(

@@ -14,6 +14,10 @@ pub struct Head {
     pub canonical: String,
     /// False for pages search engines should skip, such as the 404 page.
     pub indexable: bool,
+    /// Absolute URL of the 1200×630 link-preview image.
+    pub image: String,
+    /// schema.org data about the site, already inert (see [`inert_json`]).
+    pub structured_data: Option<String>,
 }
 
 #[derive(Template)]

@@ -84,3 +84,13 @@ pub fn phrase(id: &str, word: &str, name: &str) -> Phrase {
         name: name.into(),
     }
 }
+
+pub async fn bytes(response: Response<Body>) -> (Response<()>, Vec<u8>) {
+    let (parts, body) = response.into_parts();
+    let bytes = body
+        .collect()
+        .await
+        .expect("the body is readable")
+        .to_bytes();
+    (Response::from_parts(parts, ()), bytes.to_vec())
+}

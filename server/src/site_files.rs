@@ -1,0 +1,180 @@
+//! The files crawlers, browsers and link previews fetch by well-known names:
+//! `robots.txt`, `sitemap.xml`, the web app manifest, the favicon and icons, and the
+//! Open Graph image. Built once from the configuration; none of them depends on data.
+
+use axum::Router;
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use bytes::Bytes;
+use serde_json::json;
+
+use crate::app::AppState;
+use crate::assets::RasterImages;
+use crate::config::Config;
+use crate::http;
+
+/// Paths the pages link to; the shell and the manifest name them.
+pub const OG_IMAGE: &str = "/og.png";
+pub const FAVICON_SVG: &str = "/favicon.svg";
+pub const FAVICON_ICO: &str = "/favicon.ico";
+pub const APPLE_TOUCH_ICON: &str = "/apple-touch-icon.png";
+pub const ICON_192: &str = "/icon-192.png";
+pub const ICON_512: &str = "/icon-512.png";
+pub const WEB_MANIFEST: &str = "/manifest.webmanifest";
+
+/// The generated files with their media types, ready to serve.
+#[derive(Debug)]
+pub struct SiteFiles {
+    files: Vec<File>,
+}
+
+#[derive(Debug)]
+struct File {
+    path: &'static str,
+    content_type: &'static str,
+    body: Bytes,
+    etag: String,
+}
+
+impl SiteFiles {
+    pub fn new(config: &Config, icon_svg: &'static str, images: &'static RasterImages) -> Self {
+        let text = |body: String| Bytes::from(body);
+        let image = |body: &'static [u8]| Bytes::from_static(body);
+        let files = [
+            (
+                "/robots.txt",
+                "text/plain; charset=utf-8",
+                text(robots(config)),
+            ),
+            (
+                "/sitemap.xml",
+                "application/xml; charset=utf-8",
+                text(sitemap(config)),
+            ),
+            (
+                WEB_MANIFEST,
+                "application/manifest+json",
+                text(web_manifest(config)),
+            ),
+            (
+                FAVICON_SVG,
+                "image/svg+xml",
+                Bytes::from_static(icon_svg.as_bytes()),
+            ),
+            (FAVICON_ICO, "image/x-icon", image(images.favicon_ico)),
+            (
+                APPLE_TOUCH_ICON,
+                "image/png",
+                image(images.apple_touch_icon),
+            ),
+            (ICON_192, "image/png", image(images.icon_192)),
+            (ICON_512, "image/png", image(images.icon_512)),
+            (OG_IMAGE, "image/png", image(images.og)),
+        ]
+        .into_iter()
+        .map(|(path, content_type, body)| File {
+            path,
+            content_type,
+            etag: http::strong_etag(&body),
+            body,
+        })
+        .collect();
+        Self { files }
+    }
+
+    /// A route for each file, served with an ETag and a day of caching: the names
+    /// are fixed (link previews and launchers keep them), so they cannot be immutable.
+    pub fn routes(&self) -> Router<AppState> {
+        let mut router = Router::new();
+        for (index, file) in self.files.iter().enumerate() {
+            router = router.route(
+                file.path,
+                get(
+                    move |State(state): State<AppState>, headers: HeaderMap| async move {
+                        state.site_files.files[index].response(&headers)
+                    },
+                ),
+            );
+        }
+        router
+    }
+}
+
+impl File {
+    fn response(&self, headers: &HeaderMap) -> Response {
+        let etag = HeaderValue::from_str(&self.etag).unwrap_or(HeaderValue::from_static("\"\""));
+        let cache = HeaderValue::from_static("public, max-age=86400");
+        if http::not_modified(headers, &self.etag) {
+            return (
+                StatusCode::NOT_MODIFIED,
+                [(header::ETAG, etag), (header::CACHE_CONTROL, cache)],
+            )
+                .into_response();
+        }
+        (
+            [
+                (
+                    header::CONTENT_TYPE,
+                    HeaderValue::from_static(self.content_type),
+                ),
+                (header::ETAG, etag),
+                (header::CACHE_CONTROL, cache),
+            ],
+            self.body.clone(),
+        )
+            .into_response()
+    }
+}
+
+fn robots(config: &Config) -> String {
+    format!(
+        "User-agent: *\nAllow: /\nDisallow: /api/\n\nSitemap: {}\n",
+        config.absolute_url("/sitemap.xml")
+    )
+}
+
+fn sitemap(config: &Config) -> String {
+    let mut xml = String::from(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n",
+    );
+    for path in ["/".to_string(), config.words_path()] {
+        xml.push_str(&format!(
+            "  <url><loc>{}</loc></url>\n",
+            escape_xml(&config.absolute_url(&path))
+        ));
+    }
+    xml.push_str("</urlset>\n");
+    xml
+}
+
+fn web_manifest(config: &Config) -> String {
+    let manifest = json!({
+        "name": "Dinos — Last Words",
+        "short_name": "Dinos",
+        "description": "Dinosaur NFTs minted for donations to climate non-profits.",
+        "start_url": "/",
+        "scope": "/",
+        "display": "browser",
+        "background_color": "#000000",
+        "theme_color": "#000000",
+        "icons": [
+            { "src": ICON_192, "sizes": "192x192", "type": "image/png" },
+            { "src": ICON_512, "sizes": "512x512", "type": "image/png" },
+            { "src": FAVICON_SVG, "sizes": "any", "type": "image/svg+xml" },
+        ],
+        "shortcuts": [
+            { "name": format!("Last {}", config.product_name), "url": config.words_path() },
+        ],
+    });
+    serde_json::to_string_pretty(&manifest).unwrap_or_default()
+}
+
+fn escape_xml(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+        .replace('\'', "&apos;")
+}
