@@ -144,7 +144,7 @@ export const BODIES: Readonly<Record<BodyShape, Body>> = {
     ],
     horns: [],
     mouth: "M124 84Q150 96 177 80",
-    nostril: { x: 174, y: 48 },
+    nostril: { x: 177, y: 44 },
     cheek: { x: 152, y: 72 },
     anchors: {
       head: { x: 130, y: 21, width: 88 },

@@ -3,7 +3,7 @@
  * the Open Graph card. Lettering is drawn in the pixel font, never as text,
  * because the card is rasterised where no fonts may be installed.
  */
-import { DINO_HEAD } from "./glyphs";
+import { DINO_HEAD, DINO_TILE } from "./glyphs";
 import { BONE, GREEN, GREEN_DEEP, INK, NIGHT, NIGHT_GLOW } from "./palette";
 import { pixelText } from "./pixelFont";
 import { FRIEND, MASCOT, meteoriteDrawing, placeDino, sprout, stars, stripes } from "./scenery";
@@ -39,8 +39,8 @@ export function appIcon(): string {
 export function favicon(): string {
   return svgDocument(
     FAVICON_SIZE,
-    el("rect", { width: 32, height: 32, rx: 7, fill: GREEN }),
-    group({ transform: "translate(-1.2 0.4) scale(0.94)" }, dinoHead(GREEN)),
+    el("rect", { width: 32, height: 32, rx: DINO_TILE.radius, fill: GREEN }),
+    group({ transform: DINO_TILE.headTransform }, dinoHead(GREEN)),
   );
 }
 

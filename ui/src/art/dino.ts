@@ -94,7 +94,7 @@ function drawFace(body: Body, spec: DinoSpec): string {
   return [
     el("ellipse", { cx: cheek.x, cy: cheek.y, rx: 7, ry: 4.5, fill: BLUSH, "fill-opacity": 0.55 }),
     el("path", { d: body.mouth, fill: "none", stroke: INK, "stroke-width": 4, "stroke-linecap": "round" }),
-    el("ellipse", { cx: nostril.x, cy: nostril.y, rx: 2.5, ry: 3.5, fill: INK }),
+    el("ellipse", { cx: nostril.x, cy: nostril.y, rx: 2, ry: 2.8, fill: INK, transform: `rotate(-20 ${nostril.x} ${nostril.y})` }),
     drawEye(body.anchors.eye, spec.eyes, spec.colors.skin),
   ].join("");
 }

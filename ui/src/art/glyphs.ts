@@ -13,6 +13,9 @@ export const DINO_HEAD = {
   mouth: "M18 17.2Q23 18.6 28.6 16.4",
 } as const;
 
+/** The head on a rounded green tile, as the logo and the favicon show it. */
+export const DINO_TILE = { radius: 7, headTransform: "translate(-1.2 0.4) scale(0.94)" } as const;
+
 export type GlyphName = "chat" | "social" | "marketplace" | "blog" | "menu" | "close";
 
 /** Stroked paths on a 24 × 24 grid, drawn 2 units wide with round ends. */

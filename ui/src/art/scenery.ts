@@ -65,13 +65,31 @@ export function placeDino(spec: DinoSpec, x: number, y: number, size: number): s
 export function hero(): string {
   return svgDocument(
     HERO_SIZE,
-    el("path", { d: "M-10 490V408Q130 338 286 344Q436 350 570 404V490Z", fill: GREEN_DEEP, ...LINE }),
-    el("path", { d: "M40 398Q150 356 286 358Q410 362 520 402", fill: "none", stroke: GREEN_DARK, "stroke-width": 8, "stroke-linecap": "round" }),
-    sprout(470, 392, 1.1),
-    sprout(96, 400, 0.8),
-    placeDino(FRIEND, 16, 236, 196),
-    placeDino(MASCOT, 160, 72, 320),
-    speechBubble(378, 20, 166, 104, { x: 414, y: 196 }),
+    floatingIsland(),
+    sprout(474, 382, 1.1),
+    sprout(92, 388, 0.8),
+    placeDino(FRIEND, 14, 200, 196),
+    placeDino(MASCOT, 160, 70, 320),
+    speechBubble(378, 20, 166, 104, { x: 414, y: 194 }),
+  );
+}
+
+/** A lump of ground drifting in the night: grass on top, rock below. */
+function floatingIsland(): string {
+  return group(
+    {},
+    el("path", {
+      d: "M40 400Q70 444 160 456Q230 478 300 476Q400 472 456 450Q516 430 528 400Z",
+      fill: ROCK_DARK,
+      ...LINE,
+    }),
+    el("path", { d: "M120 440Q200 458 280 456M330 462Q400 456 450 436", fill: "none", stroke: ROCK, "stroke-width": 6, "stroke-linecap": "round" }),
+    el("path", {
+      d: "M24 396C40 370 160 362 290 362C420 362 530 372 540 396C530 416 420 424 290 424C150 424 30 418 24 396Z",
+      fill: GREEN_DEEP,
+      ...LINE,
+    }),
+    el("path", { d: "M60 392C110 378 200 372 290 372C380 372 460 378 506 390", fill: "none", stroke: GREEN_DARK, "stroke-width": 7, "stroke-linecap": "round" }),
   );
 }
 
@@ -300,6 +318,19 @@ export function stripes(width: number): string {
 }
 
 /**
+ * Where things sit in each layout, as fractions of the drawing: clear of the
+ * heading and text, which are on the left (above the hero on phones).
+ */
+const BACKDROP_LAYOUTS: Readonly<
+  Record<Backdrop, { horizon: number; volcanoX: number; volcanoWidth: number; moon: { x: number; y: number; r: number } }>
+> = {
+  mobile: { horizon: 0.8, volcanoX: 0.2, volcanoWidth: 0.5, moon: { x: 0.86, y: 0.045, r: 0.05 } },
+  tablet: { horizon: 0.78, volcanoX: 0.56, volcanoWidth: 0.34, moon: { x: 0.9, y: 0.1, r: 0.06 } },
+  desktop: { horizon: 0.74, volcanoX: 0.52, volcanoWidth: 0.24, moon: { x: 0.5, y: 0.12, r: 0.06 } },
+  wide: { horizon: 0.74, volcanoX: 0.5, volcanoWidth: 0.18, moon: { x: 0.52, y: 0.12, r: 0.06 } },
+};
+
+/**
  * The intro's night: a sky fading to green at the horizon, stars, a pale moon,
  * and a range of hills with a smoking volcano. Each layout gets its own
  * composition rather than a crop of one.
@@ -308,10 +339,12 @@ export function backdrop(variant: Backdrop): string {
   const size = BACKDROP_SIZES[variant];
   const { width, height } = size;
   const random = seededRandom(variant.length * 97 + width);
-  const horizon = height * (variant === "mobile" || variant === "tablet" ? 0.78 : 0.72);
-  const volcanoX = width * (variant === "mobile" ? 0.2 : 0.14);
-  const moonX = width * (variant === "mobile" ? 0.8 : 0.86);
-  const moonR = Math.min(width, height) * (variant === "mobile" ? 0.09 : 0.07);
+  const layout = BACKDROP_LAYOUTS[variant];
+  const horizon = height * layout.horizon;
+  const volcanoX = width * layout.volcanoX;
+  const moonX = width * layout.moon.x;
+  const moonY = height * layout.moon.y;
+  const moonR = Math.min(width, height) * layout.moon.r;
   return svgDocument(
     size,
     el(
@@ -327,10 +360,10 @@ export function backdrop(variant: Backdrop): string {
     ),
     el("rect", { width, height, fill: "url(#sky)" }),
     stars(random, { width, height: horizon }, Math.round((width * horizon) / 9000)),
-    el("circle", { cx: moonX, cy: height * 0.14, r: moonR, fill: BONE, "fill-opacity": 0.9 }),
-    el("circle", { cx: moonX - moonR * 0.35, cy: height * 0.14 - moonR * 0.2, r: moonR * 0.2, fill: BONE_SHADE }),
-    el("circle", { cx: moonX + moonR * 0.3, cy: height * 0.14 + moonR * 0.35, r: moonR * 0.14, fill: BONE_SHADE }),
-    volcano(volcanoX, horizon, Math.min(width * 0.5, 520)),
+    el("circle", { cx: moonX, cy: moonY, r: moonR, fill: BONE, "fill-opacity": 0.9 }),
+    el("circle", { cx: moonX - moonR * 0.35, cy: moonY - moonR * 0.2, r: moonR * 0.2, fill: BONE_SHADE }),
+    el("circle", { cx: moonX + moonR * 0.3, cy: moonY + moonR * 0.35, r: moonR * 0.14, fill: BONE_SHADE }),
+    volcano(volcanoX, horizon, width * layout.volcanoWidth),
     hills(random, width, height, horizon),
   );
 }
