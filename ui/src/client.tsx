@@ -1,5 +1,6 @@
 import { useEffect, type ReactElement } from "react";
 import { hydrateRoot } from "react-dom/client";
+import { installAnchorFocus } from "./anchorFocus";
 import { isIslandName, renderIsland } from "./islands";
 import { isRoute, type RenderRequest } from "./types";
 
@@ -36,4 +37,6 @@ function Committed({ onCommit, children }: { onCommit: () => void; children: Rea
   return children;
 }
 
+// Before hydration, which throws on a broken page: links to sections should work regardless.
+installAnchorFocus(window);
 hydrateIslands();
