@@ -1,6 +1,7 @@
 import type { AnchorHTMLAttributes } from "react";
 import { classNames } from "../classNames";
 import { Icon, type IconName } from "./Icon";
+import { NEW_TAB } from "./newTab";
 
 export interface Props extends Omit<AnchorHTMLAttributes<HTMLAnchorElement>, "children" | "target" | "rel"> {
   href: string;
@@ -13,8 +14,7 @@ export function IconLink({ href, label, icon, className, ...rest }: Props) {
   return (
     <a
       href={href}
-      target="_blank"
-      rel="noopener noreferrer"
+      {...NEW_TAB}
       aria-label={`${label} (opens in a new tab)`}
       title={label}
       className={classNames(

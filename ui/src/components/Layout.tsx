@@ -2,6 +2,7 @@ import type { ReactNode } from "react";
 import type { RenderRequest } from "../types";
 import { Footer } from "./Footer";
 import { Header } from "./Header";
+import { NEW_TAB_NOTE_ID } from "./newTab";
 
 export interface Props {
   page: RenderRequest;
@@ -18,10 +19,13 @@ export function Layout({ page, children }: Props) {
         Skip to content
       </a>
       <Header page={page} />
-      <main id="main" className="flex-1">
+      <main id="main" tabIndex={-1} className="flex-1 focus:outline-none">
         {children}
       </main>
       <Footer site={page.props.site} />
+      <span id={NEW_TAB_NOTE_ID} hidden>
+        Opens in a new tab
+      </span>
     </div>
   );
 }

@@ -1,3 +1,4 @@
+import { DINO_HEAD, DINO_TILE } from "../art/glyphs";
 import { classNames } from "../classNames";
 import { BRAND } from "../data/site";
 
@@ -10,7 +11,7 @@ export function Logo({ className }: Props) {
     <a
       href="/"
       className={classNames(
-        "inline-flex items-center gap-2 font-display text-2xl font-black uppercase tracking-tight text-white hover:text-accent",
+        "group inline-flex items-center gap-2 font-display text-2xl font-black uppercase tracking-tight text-white hover:text-accent",
         className,
       )}
     >
@@ -20,18 +21,25 @@ export function Logo({ className }: Props) {
   );
 }
 
-/** A pixel dinosaur, drawn on a 16-unit grid so it stays crisp at small sizes. */
+/** The Dino head on a green tile: the favicon's drawing, inline so it needs no request. */
 function DinoMark() {
+  const { size, head, spikes, eye, mouth } = DINO_HEAD;
   return (
     <svg
-      viewBox="0 0 16 16"
-      className="size-8 text-accent"
-      fill="currentColor"
-      shapeRendering="crispEdges"
+      viewBox={`0 0 ${size} ${size}`}
+      width={size}
+      height={size}
+      className="size-9 text-accent transition-transform group-hover:-rotate-6 motion-reduce:transition-none"
       aria-hidden="true"
       focusable="false"
     >
-      <path d="M8 1h6v1h1v4h-4v1h3v1h-3v2h-1v1H9v2H8v2H6v-1h1v-1H6v1H4v-1h1v-1H4v-1H3V9H2V7h1v1h1v1h1V8h1V7h2V1Zm2 1v1h1V2h-1Z" />
+      <rect width={size} height={size} rx={DINO_TILE.radius} fill="currentColor" />
+      <g transform={DINO_TILE.headTransform}>
+        <path d={spikes} fill="#000" />
+        <path d={head} fill="#000" />
+        <circle cx={eye.cx} cy={eye.cy} r={eye.r} fill="currentColor" />
+        <path d={mouth} fill="none" stroke="currentColor" strokeWidth={1.6} strokeLinecap="round" />
+      </g>
     </svg>
   );
 }

@@ -85,6 +85,19 @@ describe("server bundle", () => {
     expect(notFound).toContain('href="/#about"');
   });
 
+  it("renders the landing page's sections in order, linking the art files the build wrote", () => {
+    const home = quickjs(homePage);
+    const order = ['id="intro"', 'id="about"', 'id="why-heading"', 'id="need-you"', 'id="minted-heading"', 'id="team"', 'id="faq"', "<footer"];
+    const positions = order.map((mark) => home.indexOf(mark));
+    expect(positions).not.toContain(-1);
+    expect([...positions].sort((a, b) => a - b)).toEqual(positions);
+    const manifest = JSON.parse(readFileSync(new URL("../../dist/manifest.json", import.meta.url), "utf8")) as { art: Record<string, string> };
+    const linked = [...home.matchAll(/src="\/assets\/([^"]+)"/g)].map((match) => match[1]);
+    expect(linked).toContain(manifest.art["dino-1"]);
+    expect(linked.every((file) => Object.values(manifest.art).includes(file ?? ""))).toBe(true);
+    expect(manifest.art["dino-1"]).toMatch(/^dino-1-[0-9a-f]{10}\.svg$/);
+  });
+
   it("renders the same HTML under QuickJS-ng as under V8", () => {
     for (const page of [homePage, words, notFoundPage]) expect(quickjs(page)).toBe(v8(page));
   });

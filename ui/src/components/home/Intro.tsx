@@ -1,0 +1,64 @@
+import { BACKDROPS, type Backdrop } from "../../art/sizes";
+import { INTRO, JOIN_CHAT } from "../../data/copy";
+import { productCallToAction, productPath } from "../../data/site";
+import type { SiteProps } from "../../types";
+import { ArtImage } from "../ArtImage";
+import { ButtonLink } from "../ButtonLink";
+import { NEW_TAB_LINK } from "../newTab";
+
+export interface Props {
+  site: SiteProps;
+}
+
+export function Intro({ site }: Props) {
+  return (
+    <section id="intro" aria-labelledby="intro-heading" className="relative isolate overflow-hidden">
+      {/* Only the phone drawing is fetched up front: lazy images that are hidden are never fetched. */}
+      {BACKDROPS.map((variant) => (
+        <ArtImage
+          key={variant}
+          name={`backdrop-${variant}`}
+          className={`absolute inset-0 -z-10 size-full object-cover ${BACKDROP_VISIBILITY[variant]}`}
+          loading={variant === "mobile" ? "eager" : undefined}
+        />
+      ))}
+      <ArtImage name="meteorite" className="meteor meteor-a pointer-events-none absolute -top-10 right-[8%] -z-10 w-24 sm:w-32" />
+      <ArtImage name="meteorite" className="meteor meteor-b pointer-events-none absolute -top-16 right-[38%] -z-10 w-16 sm:w-24" />
+      <div className="mx-auto grid max-w-6xl items-center gap-8 px-4 pb-10 pt-12 sm:px-6 md:grid-cols-[1.1fr_1fr] md:pb-16 md:pt-20 xl:max-w-7xl">
+        <div>
+          <p className="font-display text-sm font-bold uppercase tracking-widest text-accent">{INTRO.eyebrow}</p>
+          <h1
+            id="intro-heading"
+            className="mt-4 font-display text-4xl font-black uppercase leading-[1.02] tracking-tight text-balance sm:text-6xl xl:text-7xl"
+          >
+            {INTRO.heading}
+          </h1>
+          <p className="mt-6 max-w-xl text-lg text-white/85 sm:text-xl">{INTRO.mission}</p>
+          <div className="mt-8 flex flex-wrap gap-3">
+            <ButtonLink href={site.links.chat} newTab>
+              {JOIN_CHAT}
+            </ButtonLink>
+            <ButtonLink href={productPath(site)} variant="outline">
+              {productCallToAction(site)}
+            </ButtonLink>
+          </div>
+        </div>
+        <a
+          href={site.links.chat}
+          {...NEW_TAB_LINK}
+          className="mx-auto block w-full max-w-md rounded-3xl transition-transform hover:-rotate-1 hover:scale-[1.02] motion-reduce:transition-none md:max-w-none"
+        >
+          <ArtImage name="hero" alt={INTRO.heroAlt} priority className="h-auto w-full" />
+        </a>
+      </div>
+    </section>
+  );
+}
+
+/** Each drawing shows on its own range of widths: phone, tablet, desktop, wide desktop. */
+const BACKDROP_VISIBILITY: Readonly<Record<Backdrop, string>> = {
+  mobile: "block sm:hidden",
+  tablet: "hidden sm:block lg:hidden",
+  desktop: "hidden lg:block 2xl:hidden",
+  wide: "hidden 2xl:block",
+};

@@ -1,0 +1,25 @@
+import { WHY } from "../../data/copy";
+
+export function Why() {
+  return (
+    <section aria-labelledby="why-heading" className="mx-auto max-w-6xl px-4 py-16 sm:px-6 md:py-24 xl:max-w-7xl">
+      <h2
+        id="why-heading"
+        className="max-w-4xl font-display text-3xl font-black uppercase leading-[1.05] tracking-tight text-balance sm:text-5xl"
+      >
+        {WHY.heading}
+      </h2>
+      <ol className="mt-10 grid gap-5 md:grid-cols-3">
+        {WHY.points.map((point, index) => (
+          <li key={point.title} className="rounded-3xl border-2 border-white/15 bg-white/[0.03] p-6">
+            <p aria-hidden="true" className="font-display text-4xl font-black text-accent">
+              {String(index + 1).padStart(2, "0")}
+            </p>
+            <h3 className="mt-3 font-display text-xl font-black uppercase">{point.title}</h3>
+            <p className="mt-3 text-white/80">{point.body}</p>
+          </li>
+        ))}
+      </ol>
+    </section>
+  );
+}
