@@ -171,6 +171,8 @@ fn words_head() -> Head {
         description: "Every Last Words already minted by the Dinos community, and a checker to see whether yours is still free.".into(),
         canonical: "https://dinos.example/words".into(),
         indexable: true,
+        image: "https://dinos.example/og.png".into(),
+        structured_data: None,
     }
 }
 

@@ -94,6 +94,8 @@ mod tests {
             description: "d".into(),
             canonical: "https://x.example/".into(),
             indexable: true,
+            image: "https://x.example/og.png?a=1&b=\"2\"".into(),
+            structured_data: None,
         };
         let html = document(
             &Manifest::default(),
@@ -106,6 +108,7 @@ mod tests {
             html.contains("A &#34;quoted&#34; &#60;title&#62;"),
             "{html}"
         );
+        assert!(html.contains("og.png?a=1&#38;b=&#34;2&#34;"), "{html}");
         assert!(html.contains("<div id=\"root\"><p>ok</p></div>"));
     }
 }
