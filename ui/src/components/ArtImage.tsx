@@ -2,21 +2,19 @@ import type { ImgHTMLAttributes } from "react";
 import { artSize, type ArtName } from "../art/catalog";
 import { artSrc } from "../art/files";
 
-export interface Props extends Omit<ImgHTMLAttributes<HTMLImageElement>, "src" | "width" | "height" | "alt"> {
+export interface Props extends Omit<ImgHTMLAttributes<HTMLImageElement>, "src" | "width" | "height" | "alt" | "loading"> {
   name: ArtName;
   /** What the picture shows or does; leave it out for decoration, which screen readers then skip. */
   alt?: string;
   /** Above the fold: fetched at once and first, not when scrolled near. */
   priority?: boolean;
-  /** Overrides what `priority` chooses. */
-  loading?: "eager" | "lazy" | undefined;
 }
 
 /**
  * One of our pictures, with its intrinsic size set so the page never shifts
  * while it loads.
  */
-export function ArtImage({ name, alt, priority = false, loading, ...rest }: Props) {
+export function ArtImage({ name, alt, priority = false, ...rest }: Props) {
   const { width, height } = artSize(name);
   return (
     <img
@@ -25,7 +23,7 @@ export function ArtImage({ name, alt, priority = false, loading, ...rest }: Prop
       height={height}
       alt={alt ?? ""}
       aria-hidden={alt === undefined ? true : undefined}
-      loading={loading ?? (priority ? "eager" : "lazy")}
+      loading={priority ? "eager" : "lazy"}
       fetchPriority={priority ? "high" : undefined}
       decoding="async"
       {...rest}

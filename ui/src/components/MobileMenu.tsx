@@ -97,7 +97,7 @@ export function MobileMenu({ site, onHome }: Props) {
                 <a
                   href={navHref(item, onHome)}
                   onClick={() => close(false)}
-                  className="block rounded-lg px-3 py-3 font-display text-base font-bold uppercase hover:bg-white/10 hover:text-accent"
+                  className="block rounded-xl border-2 border-white/10 px-4 py-3 font-display text-base font-bold uppercase hover:border-accent hover:text-accent"
                 >
                   {item.label}
                 </a>

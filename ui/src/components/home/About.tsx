@@ -6,8 +6,8 @@ import { Section, SectionHeading } from "./Section";
 export function About() {
   return (
     <Section id="about" className="overflow-hidden bg-accent text-black">
-      <ArtImage name="asteroid-1" className="asteroid-a pointer-events-none absolute right-[6%] top-8 w-14 sm:w-20" />
-      <ArtImage name="asteroid-2" className="asteroid-b pointer-events-none absolute left-[4%] top-[46%] hidden w-16 md:block lg:w-24" />
+      <ArtImage name="asteroid-1" className="asteroid-a pointer-events-none absolute right-[6%] top-8 h-auto w-14 sm:w-20" />
+      <ArtImage name="asteroid-2" className="asteroid-b pointer-events-none absolute left-[1%] top-[40%] hidden h-auto w-16 xl:block 2xl:left-[6%] 2xl:w-24" />
       <div className="mx-auto max-w-6xl px-4 pb-12 pt-16 sm:px-6 md:pb-16 md:pt-24 xl:max-w-7xl">
         <SectionHeading section="about" className="max-w-4xl pr-12 sm:pr-24">
           {ABOUT.heading}

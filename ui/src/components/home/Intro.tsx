@@ -13,23 +13,23 @@ export interface Props {
 export function Intro({ site }: Props) {
   return (
     <section id="intro" aria-labelledby="intro-heading" className="relative isolate overflow-hidden">
-      {/* Only the phone drawing is fetched up front: lazy images that are hidden are never fetched. */}
+      {/* The phone drawing is the largest paint on phones, so it is fetched first; the others are lazy, and lazy images that are hidden are never fetched. */}
       {BACKDROPS.map((variant) => (
         <ArtImage
           key={variant}
           name={`backdrop-${variant}`}
           className={`absolute inset-0 -z-10 size-full object-cover ${BACKDROP_VISIBILITY[variant]}`}
-          loading={variant === "mobile" ? "eager" : undefined}
+          priority={variant === "mobile"}
         />
       ))}
-      <ArtImage name="meteorite" className="meteor meteor-a pointer-events-none absolute -top-10 right-[8%] -z-10 w-24 sm:w-32" />
-      <ArtImage name="meteorite" className="meteor meteor-b pointer-events-none absolute -top-16 right-[38%] -z-10 w-16 sm:w-24" />
+      <ArtImage name="meteorite" className="meteor-a pointer-events-none absolute right-[6%] top-4 -z-10 h-auto w-20 sm:w-28" />
+      <ArtImage name="meteorite" className="meteor-b pointer-events-none absolute right-[34%] top-2 -z-10 h-auto w-14 sm:w-20" />
       <div className="mx-auto grid max-w-6xl items-center gap-8 px-4 pb-10 pt-12 sm:px-6 md:grid-cols-[1.1fr_1fr] md:pb-16 md:pt-20 xl:max-w-7xl">
         <div>
           <p className="font-display text-sm font-bold uppercase tracking-widest text-accent">{INTRO.eyebrow}</p>
           <h1
             id="intro-heading"
-            className="mt-4 font-display text-4xl font-black uppercase leading-[1.02] tracking-tight text-balance sm:text-6xl xl:text-7xl"
+            className="mt-4 font-display text-4xl font-black uppercase leading-[1.02] tracking-tight text-balance sm:text-5xl lg:text-6xl xl:text-7xl"
           >
             {INTRO.heading}
           </h1>
