@@ -4,9 +4,9 @@
  * because the card is rasterised where no fonts may be installed.
  */
 import { DINO_HEAD, DINO_TILE } from "./glyphs";
-import { BONE, GREEN, GREEN_DEEP, INK, NIGHT, NIGHT_GLOW } from "./palette";
+import { BONE, GREEN, GREEN_DEEP, INK } from "./palette";
 import { pixelText } from "./pixelFont";
-import { FRIEND, MASCOT, meteoriteDrawing, placeDino, sprout, stars, stripes } from "./scenery";
+import { FRIEND, MASCOT, meteoriteDrawing, nightSky, placeDino, sprout, stars, stripes } from "./scenery";
 import { el, group, seededRandom, svgDocument, transform } from "./svg";
 import { FAVICON_SIZE, ICON_SIZE, OG_SIZE } from "./sizes";
 import type { DinoSpec } from "./dino";
@@ -58,18 +58,7 @@ export function openGraphCard(): string {
   const title = 17;
   return svgDocument(
     OG_SIZE,
-    el(
-      "defs",
-      {},
-      el(
-        "linearGradient",
-        { id: "sky", x1: 0, y1: 0, x2: 0, y2: 1 },
-        el("stop", { offset: 0, "stop-color": NIGHT }),
-        el("stop", { offset: 0.75, "stop-color": NIGHT_GLOW }),
-        el("stop", { offset: 1, "stop-color": GREEN_DEEP }),
-      ),
-    ),
-    el("rect", { width: 1200, height: 630, fill: "url(#sky)" }),
+    nightSky(OG_SIZE),
     stars(random, { width: 1200, height: 460 }, 90),
     group({ transform: "translate(1010 10) scale(0.9)" }, meteoriteDrawing()),
     el("rect", { x: 70, y: 50, width: 64, height: 64, rx: 14, fill: GREEN }),

@@ -325,7 +325,7 @@ const BACKDROP_LAYOUTS: Readonly<
   Record<Backdrop, { horizon: number; volcanoX: number; volcanoWidth: number; moon: { x: number; y: number; r: number } }>
 > = {
   mobile: { horizon: 0.8, volcanoX: 0.2, volcanoWidth: 0.5, moon: { x: 0.86, y: 0.045, r: 0.05 } },
-  tablet: { horizon: 0.78, volcanoX: 0.76, volcanoWidth: 0.3, moon: { x: 0.62, y: 0.08, r: 0.05 } },
+  tablet: { horizon: 0.78, volcanoX: 0.76, volcanoWidth: 0.3, moon: { x: 0.56, y: 0.15, r: 0.05 } },
   desktop: { horizon: 0.74, volcanoX: 0.52, volcanoWidth: 0.24, moon: { x: 0.5, y: 0.12, r: 0.06 } },
   wide: { horizon: 0.74, volcanoX: 0.5, volcanoWidth: 0.18, moon: { x: 0.52, y: 0.12, r: 0.06 } },
 };
@@ -347,6 +347,19 @@ export function backdrop(variant: Backdrop): string {
   const moonR = Math.min(width, height) * layout.moon.r;
   return svgDocument(
     size,
+    nightSky(size),
+    stars(random, { width, height: horizon }, Math.round((width * horizon) / 9000)),
+    el("circle", { cx: moonX, cy: moonY, r: moonR, fill: BONE, "fill-opacity": 0.9 }),
+    el("circle", { cx: moonX - moonR * 0.35, cy: moonY - moonR * 0.2, r: moonR * 0.2, fill: BONE_SHADE }),
+    el("circle", { cx: moonX + moonR * 0.3, cy: moonY + moonR * 0.35, r: moonR * 0.14, fill: BONE_SHADE }),
+    volcano(volcanoX, horizon, width * layout.volcanoWidth),
+    hills(random, width, height, horizon),
+  );
+}
+
+/** The night: black overhead, glowing green at the horizon. Uses the id `sky`, once per picture. */
+export function nightSky({ width, height }: Size): string {
+  return (
     el(
       "defs",
       {},
@@ -357,14 +370,7 @@ export function backdrop(variant: Backdrop): string {
         el("stop", { offset: 0.7, "stop-color": NIGHT_GLOW }),
         el("stop", { offset: 1, "stop-color": GREEN_DEEP }),
       ),
-    ),
-    el("rect", { width, height, fill: "url(#sky)" }),
-    stars(random, { width, height: horizon }, Math.round((width * horizon) / 9000)),
-    el("circle", { cx: moonX, cy: moonY, r: moonR, fill: BONE, "fill-opacity": 0.9 }),
-    el("circle", { cx: moonX - moonR * 0.35, cy: moonY - moonR * 0.2, r: moonR * 0.2, fill: BONE_SHADE }),
-    el("circle", { cx: moonX + moonR * 0.3, cy: moonY + moonR * 0.35, r: moonR * 0.14, fill: BONE_SHADE }),
-    volcano(volcanoX, horizon, width * layout.volcanoWidth),
-    hills(random, width, height, horizon),
+    ) + el("rect", { width, height, fill: "url(#sky)" })
   );
 }
 

@@ -69,5 +69,5 @@ export const TEAM_COPY = {
 
 export const FAQ_COPY = {
   heading: "FAQ",
-  more: "Still wondering about something? The whole team is in the chat.",
+  more: "What people ask us most. For anything else, the whole team is in the chat.",
 } as const;

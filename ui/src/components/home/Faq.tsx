@@ -13,11 +13,17 @@ export interface Props {
 
 export function Faq({ site }: Props) {
   return (
-    <Section id="faq" className="mx-auto max-w-3xl px-4 py-16 sm:px-6 md:py-24">
-      <SectionHeading section="faq">{FAQ_COPY.heading}</SectionHeading>
-      <div className="mt-10 divide-y-2 divide-white/10 border-y-2 border-white/10">
+    <Section id="faq" className="mx-auto grid max-w-6xl gap-10 px-4 py-16 sm:px-6 md:py-24 lg:grid-cols-[1fr_2fr] lg:gap-16 xl:max-w-7xl">
+      <div className="flex flex-col items-start gap-6">
+        <SectionHeading section="faq">{FAQ_COPY.heading}</SectionHeading>
+        <p className="max-w-sm text-lg text-white/85">{FAQ_COPY.more}</p>
+        <ButtonLink href={site.links.chat} newTab>
+          {JOIN_CHAT}
+        </ButtonLink>
+      </div>
+      <div className="divide-y-2 divide-white/10 border-y-2 border-white/10">
         {faqEntries(site.productName, MAX_GRAPHEMES).map((entry) => (
-          <details key={entry.question} className="faq group">
+          <details key={entry.question} className="faq">
             <summary className="flex cursor-pointer list-none items-center justify-between gap-4 py-5 font-display text-lg font-black uppercase hover:text-accent sm:text-xl">
               {entry.question}
               <span aria-hidden="true" className="faq-marker grid size-8 shrink-0 place-items-center rounded-full border-2 border-current text-xl leading-none">
@@ -31,12 +37,6 @@ export function Faq({ site }: Props) {
             </p>
           </details>
         ))}
-      </div>
-      <div className="mt-10 flex flex-col items-start gap-4 sm:flex-row sm:items-center sm:justify-between">
-        <p className="text-lg text-white/85">{FAQ_COPY.more}</p>
-        <ButtonLink href={site.links.chat} newTab className="shrink-0">
-          {JOIN_CHAT}
-        </ButtonLink>
       </div>
     </Section>
   );

@@ -1,10 +1,9 @@
 import { BACKDROPS, type Backdrop } from "../../art/sizes";
-import { INTRO, JOIN_CHAT } from "../../data/copy";
-import { productCallToAction, productPath } from "../../data/site";
+import { INTRO } from "../../data/copy";
 import type { SiteProps } from "../../types";
 import { ArtImage } from "../ArtImage";
-import { ButtonLink } from "../ButtonLink";
 import { NEW_TAB_LINK } from "../newTab";
+import { JoinButtons } from "./JoinButtons";
 
 export interface Props {
   site: SiteProps;
@@ -34,14 +33,7 @@ export function Intro({ site }: Props) {
             {INTRO.heading}
           </h1>
           <p className="mt-6 max-w-xl text-lg text-white/85 sm:text-xl">{INTRO.mission}</p>
-          <div className="mt-8 flex flex-wrap gap-3">
-            <ButtonLink href={site.links.chat} newTab>
-              {JOIN_CHAT}
-            </ButtonLink>
-            <ButtonLink href={productPath(site)} variant="outline">
-              {productCallToAction(site)}
-            </ButtonLink>
-          </div>
+          <JoinButtons site={site} />
         </div>
         <a
           href={site.links.chat}

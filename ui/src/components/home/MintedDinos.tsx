@@ -4,6 +4,7 @@ import { MINTED_DINOS } from "../../data/dinos";
 import type { SiteProps } from "../../types";
 import { ArtImage } from "../ArtImage";
 import { ButtonLink } from "../ButtonLink";
+import { Section, SectionHeading } from "./Section";
 
 export interface Props {
   site: SiteProps;
@@ -11,15 +12,10 @@ export interface Props {
 
 export function MintedDinos({ site }: Props) {
   return (
-    <section aria-labelledby="minted-heading" className="mx-auto max-w-6xl px-4 py-16 sm:px-6 md:py-24 xl:max-w-7xl">
+    <Section id="minted" className="mx-auto max-w-6xl px-4 py-16 sm:px-6 md:py-24 xl:max-w-7xl">
       <div className="flex flex-col gap-6 md:flex-row md:items-end md:justify-between">
         <div>
-          <h2
-            id="minted-heading"
-            className="font-display text-3xl font-black uppercase leading-[1.05] tracking-tight text-balance sm:text-5xl"
-          >
-            {MINTED.heading}
-          </h2>
+          <SectionHeading section="minted">{MINTED.heading}</SectionHeading>
           <p className="mt-4 max-w-xl text-lg text-white/80">{MINTED.body}</p>
         </div>
         <ButtonLink href={site.links.marketplace} newTab className="self-start md:self-auto">
@@ -39,7 +35,7 @@ export function MintedDinos({ site }: Props) {
           </li>
         ))}
       </ul>
-    </section>
+    </Section>
   );
 }
 

@@ -1,8 +1,7 @@
-import { JOIN_CHAT, NEED_YOU, hashtag } from "../../data/copy";
-import { productCallToAction, productPath } from "../../data/site";
+import { NEED_YOU, hashtag } from "../../data/copy";
 import type { SiteProps } from "../../types";
 import { ArtImage } from "../ArtImage";
-import { ButtonLink } from "../ButtonLink";
+import { JoinButtons } from "./JoinButtons";
 import { Section, SectionHeading } from "./Section";
 
 export interface Props {
@@ -26,14 +25,7 @@ export function NeedYou({ site }: Props) {
             <strong className="font-display font-black text-accent">{tag}</strong>
             {after}
           </p>
-          <div className="mt-8 flex flex-wrap gap-3">
-            <ButtonLink href={site.links.chat} newTab>
-              {JOIN_CHAT}
-            </ButtonLink>
-            <ButtonLink href={productPath(site)} variant="outline">
-              {productCallToAction(site)}
-            </ButtonLink>
-          </div>
+          <JoinButtons site={site} />
         </div>
       </div>
     </Section>

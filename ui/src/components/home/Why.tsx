@@ -1,14 +1,12 @@
 import { WHY } from "../../data/copy";
+import { Section, SectionHeading } from "./Section";
 
 export function Why() {
   return (
-    <section aria-labelledby="why-heading" className="mx-auto max-w-6xl px-4 py-16 sm:px-6 md:py-24 xl:max-w-7xl">
-      <h2
-        id="why-heading"
-        className="max-w-4xl font-display text-3xl font-black uppercase leading-[1.05] tracking-tight text-balance sm:text-5xl"
-      >
+    <Section id="why" className="mx-auto max-w-6xl px-4 py-16 sm:px-6 md:py-24 xl:max-w-7xl">
+      <SectionHeading section="why" className="max-w-4xl">
         {WHY.heading}
-      </h2>
+      </SectionHeading>
       <ol className="mt-10 grid gap-5 md:grid-cols-3">
         {WHY.points.map((point, index) => (
           <li key={point.title} className="rounded-3xl border-2 border-white/15 bg-white/[0.03] p-6">
@@ -20,6 +18,6 @@ export function Why() {
           </li>
         ))}
       </ol>
-    </section>
+    </Section>
   );
 }
