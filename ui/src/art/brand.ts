@@ -18,6 +18,8 @@ export function dinoHead(ground: string): string {
     el("path", { d: DINO_HEAD.spikes, fill: INK }),
     el("path", { d: DINO_HEAD.head, fill: INK }),
     el("circle", { ...DINO_HEAD.eye, fill: ground }),
+    el("circle", { ...DINO_HEAD.nostril, fill: ground }),
+    el("path", { d: DINO_HEAD.teeth, fill: ground }),
     el("path", { d: DINO_HEAD.mouth, fill: "none", stroke: ground, "stroke-width": 1.6, "stroke-linecap": "round" }),
   );
 }

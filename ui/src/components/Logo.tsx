@@ -23,7 +23,7 @@ export function Logo({ className }: Props) {
 
 /** The Dino head on a green tile: the favicon's drawing, inline so it needs no request. */
 function DinoMark() {
-  const { size, head, spikes, eye, mouth } = DINO_HEAD;
+  const { size, head, spikes, eye, nostril, mouth, teeth } = DINO_HEAD;
   return (
     <svg
       viewBox={`0 0 ${size} ${size}`}
@@ -38,6 +38,8 @@ function DinoMark() {
         <path d={spikes} fill="#000" />
         <path d={head} fill="#000" />
         <circle cx={eye.cx} cy={eye.cy} r={eye.r} fill="currentColor" />
+        <circle cx={nostril.cx} cy={nostril.cy} r={nostril.r} fill="currentColor" />
+        <path d={teeth} fill="currentColor" />
         <path d={mouth} fill="none" stroke="currentColor" strokeWidth={1.6} strokeLinecap="round" />
       </g>
     </svg>
