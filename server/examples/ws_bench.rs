@@ -14,6 +14,7 @@ use futures_util::StreamExt as _;
 use tokio::net::TcpSocket;
 use tokio::sync::{Barrier, mpsc};
 use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest as _;
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -31,6 +32,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     )
     .parse()?;
     let ws_url = format!("ws://{server}/api/phrases/live");
+    // The host refuses pages of other origins; a browser on the site sends this one.
+    let origin = url.origin().ascii_serialization();
     let rss_before = rss_kib(pid)?;
 
     // Each client reports the arrival time of every message after the first.
@@ -51,7 +54,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 continue;
             }
         };
-        let (mut ws, _) = match tokio_tungstenite::client_async(ws_url.as_str(), stream).await {
+        let mut request = ws_url.as_str().into_client_request()?;
+        request.headers_mut().insert("origin", origin.parse()?);
+        let (mut ws, _) = match tokio_tungstenite::client_async(request, stream).await {
             Ok(pair) => pair,
             Err(_) => {
                 failures += 1;

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::extract::rejection::QueryRejection;
-use axum::extract::{Path, Query, State};
+use axum::extract::{DefaultBodyLimit, Path, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::middleware;
 use axum::response::{IntoResponse, Response};
@@ -12,13 +12,18 @@ use axum::routing::get;
 use serde::Deserialize;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
+use tower::ServiceBuilder;
+use tower::limit::GlobalConcurrencyLimitLayer;
+use tower_http::set_header::SetResponseHeaderLayer;
+use tower_http::timeout::TimeoutLayer;
 
 use crate::assets::{self, Ui};
 use crate::config::Config;
 use crate::error::AppError;
 use crate::http::{self, encoded, page_response};
 use crate::hub::Hub;
-use crate::live;
+use crate::live::{self, SocketLimits};
+use crate::metrics::{self, Metrics};
 use crate::page_cache::PageCache;
 use crate::pages;
 use crate::renderer::{PoolOptions, RenderError, RendererPool};
@@ -47,6 +52,10 @@ pub struct AppState {
     site: Arc<serde_json::Value>,
     /// robots.txt, the sitemap, icons and the Open Graph image.
     pub site_files: Arc<SiteFiles>,
+    /// Live sockets under their caps.
+    pub sockets: Arc<SocketLimits>,
+    /// Request, render and feed counters for `/metrics`.
+    pub metrics: Arc<Metrics>,
 }
 
 impl AppState {
@@ -69,6 +78,8 @@ impl AppState {
         });
         let site_files = Arc::new(SiteFiles::new(&config, ui.icon_svg, ui.images));
         Ok(Self {
+            metrics: Arc::default(),
+            sockets: SocketLimits::new(config.max_sockets, config.max_sockets_per_ip),
             site_files,
             config,
             renderer,
@@ -92,19 +103,41 @@ pub fn router(state: AppState) -> Router {
     let words = state.config.words_path();
     let words_capitalised = format!("/{}", state.config.product_name);
     let site_files = state.site_files.routes();
-    Router::new()
+    let mut router = Router::new()
         .route("/", get(home))
         .route(&words, get(words_page))
         .route(&words_capitalised, get(words_page))
         .route("/healthz", get(healthz))
+        .route("/readyz", get(readyz))
+        .route("/metrics", get(metrics::scrape))
         .route("/assets/{*path}", get(asset))
         .route("/api/phrases", get(api_phrases))
         .route("/api/phrases/check", get(api_check))
         .route("/api/phrases/live", get(live::upgrade))
         .merge(site_files)
         .fallback(not_found)
+        .layer(middleware::from_fn(http::reject_malformed))
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            metrics::track,
+        ));
+    if state.config.hsts() {
+        router = router.layer(SetResponseHeaderLayer::if_not_present(
+            header::STRICT_TRANSPORT_SECURITY,
+            HeaderValue::from_static("max-age=63072000; includeSubDomains"),
+        ));
+    }
+    let limits = ServiceBuilder::new()
         .layer(middleware::from_fn(http::security_headers))
-        .with_state(state)
+        .layer(TimeoutLayer::with_status_code(
+            StatusCode::REQUEST_TIMEOUT,
+            state.config.request_timeout,
+        ))
+        .layer(DefaultBodyLimit::max(http::MAX_BODY))
+        .layer(GlobalConcurrencyLimitLayer::new(
+            state.config.max_concurrent_requests,
+        ));
+    router.layer(limits).with_state(state)
 }
 
 async fn home(State(state): State<AppState>, headers: HeaderMap) -> Result<Response, AppError> {
@@ -137,6 +170,25 @@ async fn not_found(
 
 async fn healthz() -> &'static str {
     "ok"
+}
+
+/// Ready once the renderers run (they start before the router exists) and the feed has
+/// delivered a complete list, and for as long as the source has not been unreachable
+/// longer than `ready_stale_after`. A load balancer stops sending visitors meanwhile.
+async fn readyz(State(state): State<AppState>) -> Response {
+    let health = state.feed.health();
+    let problem = match (health.since_sync(), health.down_for()) {
+        (None, _) => Some("the phrase list has not loaded yet".to_owned()),
+        (Some(_), Some(down)) if down > state.config.ready_stale_after => Some(format!(
+            "the phrase source has been unreachable for {} s",
+            down.as_secs()
+        )),
+        _ => None,
+    };
+    match problem {
+        None => (StatusCode::OK, "ready").into_response(),
+        Some(problem) => (StatusCode::SERVICE_UNAVAILABLE, problem).into_response(),
+    }
 }
 
 async fn asset(Path(path): Path<String>, headers: HeaderMap) -> Response {

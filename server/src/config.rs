@@ -124,6 +124,86 @@ pub struct Settings {
         value_name = "NAME"
     )]
     pub firestore_collection: Option<String>,
+
+    /// Where phrases live: auto (Firestore when a project is set, else embedded),
+    /// embedded or firestore [default: auto]
+    #[arg(long, global = true, env = "LASTWORDS_STORE", value_name = "KIND")]
+    pub store: Option<StoreKind>,
+
+    /// Origins allowed to open the live WebSocket, comma-separated
+    /// [default: the public URL's origin]
+    #[arg(
+        long,
+        global = true,
+        env = "LASTWORDS_ALLOWED_ORIGINS",
+        value_name = "ORIGINS",
+        value_delimiter = ','
+    )]
+    pub allowed_origins: Option<Vec<String>>,
+
+    /// Live WebSockets one host holds before answering 503 [default: 15000]
+    #[arg(long, global = true, env = "LASTWORDS_MAX_SOCKETS", value_name = "N")]
+    pub max_sockets: Option<usize>,
+
+    /// Live WebSockets one client address may hold; 0 for no limit, which suits a
+    /// host behind a proxy that hides client addresses [default: 32]
+    #[arg(
+        long,
+        global = true,
+        env = "LASTWORDS_MAX_SOCKETS_PER_IP",
+        value_name = "N"
+    )]
+    pub max_sockets_per_ip: Option<usize>,
+
+    /// HTTP requests served at once; more wait in the kernel's queue [default: 1024]
+    #[arg(
+        long,
+        global = true,
+        env = "LASTWORDS_MAX_CONCURRENT_REQUESTS",
+        value_name = "N"
+    )]
+    pub max_concurrent_requests: Option<usize>,
+
+    /// A request not answered within this many seconds gets 408 [default: 15]
+    #[arg(
+        long,
+        global = true,
+        env = "LASTWORDS_REQUEST_TIMEOUT_S",
+        value_name = "SECONDS"
+    )]
+    pub request_timeout_s: Option<u64>,
+
+    /// On SIGTERM, how long in-flight requests may take to finish [default: 10]
+    #[arg(
+        long,
+        global = true,
+        env = "LASTWORDS_SHUTDOWN_TIMEOUT_S",
+        value_name = "SECONDS"
+    )]
+    pub shutdown_timeout_s: Option<u64>,
+
+    /// /readyz answers 503 once the phrase feed has been disconnected this long
+    /// [default: 30]
+    #[arg(
+        long,
+        global = true,
+        env = "LASTWORDS_READY_STALE_AFTER_S",
+        value_name = "SECONDS"
+    )]
+    pub ready_stale_after_s: Option<u64>,
+}
+
+/// Where phrases live.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StoreKind {
+    /// Firestore when a project is configured, else the embedded store.
+    #[default]
+    Auto,
+    /// The JSON file in the data folder, even when a Firestore project is set.
+    Embedded,
+    /// Firestore; a project must be configured.
+    Firestore,
 }
 
 /// The deployment profile, which chooses defaults such as the log format.
@@ -169,6 +249,23 @@ pub struct Config {
     pub render_queue: usize,
     /// Where phrases live: Firestore when a project is configured, else the embedded store.
     pub firestore: Option<FirestoreLocation>,
+    /// No public URL was given, so it is the address actually bound (which differs
+    /// from `addr` with port 0); see [`Config::listening_on`].
+    pub public_url_follows_listener: bool,
+    /// Origins (`scheme://host[:port]`) whose pages may open the live WebSocket.
+    pub allowed_origins: Vec<String>,
+    /// Live WebSockets the host holds at most.
+    pub max_sockets: usize,
+    /// Live WebSockets per client address; 0 means no limit.
+    pub max_sockets_per_ip: usize,
+    /// HTTP requests handled at once.
+    pub max_concurrent_requests: usize,
+    /// Longest a request may take before it gets 408.
+    pub request_timeout: Duration,
+    /// How long in-flight requests may take to finish after SIGTERM.
+    pub shutdown_timeout: Duration,
+    /// How long the feed may be disconnected before `/readyz` says 503.
+    pub ready_stale_after: Duration,
 }
 
 /// A Firestore collection.
@@ -233,6 +330,16 @@ impl Settings {
             firestore_project: self.firestore_project.or(lower.firestore_project),
             firestore_database: self.firestore_database.or(lower.firestore_database),
             firestore_collection: self.firestore_collection.or(lower.firestore_collection),
+            store: self.store.or(lower.store),
+            allowed_origins: self.allowed_origins.or(lower.allowed_origins),
+            max_sockets: self.max_sockets.or(lower.max_sockets),
+            max_sockets_per_ip: self.max_sockets_per_ip.or(lower.max_sockets_per_ip),
+            max_concurrent_requests: self
+                .max_concurrent_requests
+                .or(lower.max_concurrent_requests),
+            request_timeout_s: self.request_timeout_s.or(lower.request_timeout_s),
+            shutdown_timeout_s: self.shutdown_timeout_s.or(lower.shutdown_timeout_s),
+            ready_stale_after_s: self.ready_stale_after_s.or(lower.ready_stale_after_s),
         }
     }
 
@@ -254,6 +361,7 @@ impl Settings {
             ));
         }
 
+        let public_url_given = self.public_url.clone();
         let public_url = match self.public_url {
             Some(raw) => parse_http_url("public_url", &raw)?,
             None => parse_http_url("public_url", &format!("http://{addr}"))?,
@@ -318,7 +426,96 @@ impl Settings {
             return Err(invalid("render_queue", "0", "at least 1 is needed"));
         }
 
-        let firestore = match self.firestore_project {
+        let environment = self.environment.unwrap_or_default();
+        let store = self.store.unwrap_or_default();
+        let project = match (store, self.firestore_project) {
+            (StoreKind::Embedded, _) => None,
+            (StoreKind::Firestore, None) => {
+                return Err(invalid(
+                    "store",
+                    "firestore",
+                    "set firestore_project (LASTWORDS_FIRESTORE_PROJECT) to the Google Cloud project",
+                ));
+            }
+            (_, project) => project,
+        };
+        if environment == Environment::Production {
+            if public_url_given.is_none() {
+                return Err(invalid(
+                    "public_url",
+                    "",
+                    "production needs the public base URL (LASTWORDS_PUBLIC_URL), such as https://dinos.example",
+                ));
+            }
+            if project.is_none() && store != StoreKind::Embedded {
+                return Err(invalid(
+                    "firestore_project",
+                    "",
+                    "production reads phrases from Firestore: set LASTWORDS_FIRESTORE_PROJECT, or choose --store embedded explicitly",
+                ));
+            }
+        }
+
+        let allowed_origins = match self.allowed_origins {
+            None => vec![origin_of(&public_url)],
+            Some(list) => list
+                .iter()
+                .map(|raw| {
+                    let url = parse_http_url("allowed_origins", raw.trim())?;
+                    if url.path() != "/" || url.query().is_some() {
+                        return Err(invalid(
+                            "allowed_origins",
+                            raw,
+                            "give origins only, such as https://dinos.example",
+                        ));
+                    }
+                    Ok(origin_of(&url))
+                })
+                .collect::<Result<_, _>>()?,
+        };
+        let positive = |key: &'static str, value: Option<u64>, default: u64, max: u64| {
+            let value = value.unwrap_or(default);
+            if value == 0 || value > max {
+                return Err(invalid(
+                    key,
+                    &value.to_string(),
+                    &format!("expected 1 to {max}"),
+                ));
+            }
+            Ok(value)
+        };
+        let max_sockets = positive(
+            "max_sockets",
+            self.max_sockets.map(|n| n as u64),
+            15_000,
+            1_000_000,
+        )? as usize;
+        let max_concurrent_requests = positive(
+            "max_concurrent_requests",
+            self.max_concurrent_requests.map(|n| n as u64),
+            1024,
+            1_000_000,
+        )? as usize;
+        let request_timeout = Duration::from_secs(positive(
+            "request_timeout_s",
+            self.request_timeout_s,
+            15,
+            3600,
+        )?);
+        let shutdown_timeout = Duration::from_secs(positive(
+            "shutdown_timeout_s",
+            self.shutdown_timeout_s,
+            10,
+            3600,
+        )?);
+        let ready_stale_after = Duration::from_secs(positive(
+            "ready_stale_after_s",
+            self.ready_stale_after_s,
+            30,
+            86_400,
+        )?);
+
+        let firestore = match project {
             None => None,
             Some(project) => {
                 let database = self
@@ -354,7 +551,15 @@ impl Settings {
             public_url,
             links,
             press_email,
-            environment: self.environment.unwrap_or_default(),
+            environment,
+            public_url_follows_listener: public_url_given.is_none(),
+            allowed_origins,
+            max_sockets,
+            max_sockets_per_ip: self.max_sockets_per_ip.unwrap_or(32),
+            max_concurrent_requests,
+            request_timeout,
+            shutdown_timeout,
+            ready_stale_after,
             render_threads,
             render_timeout: Duration::from_millis(render_timeout_ms),
             render_queue,
@@ -362,7 +567,31 @@ impl Settings {
     }
 }
 
+/// `scheme://host[:port]` as browsers send it in `Origin` (no trailing slash).
+fn origin_of(url: &Url) -> String {
+    url.origin().ascii_serialization()
+}
+
 impl Config {
+    /// Records the address the listener actually got: with port 0, or with no public
+    /// URL configured, canonical links and the allowed origin follow it.
+    pub fn listening_on(&mut self, addr: SocketAddr) {
+        self.addr = addr;
+        if self.public_url_follows_listener
+            && let Ok(url) = Url::parse(&format!("http://{addr}"))
+        {
+            let old = origin_of(&self.public_url);
+            self.allowed_origins.retain(|origin| *origin != old);
+            self.allowed_origins.push(origin_of(&url));
+            self.public_url = url;
+        }
+    }
+
+    /// Whether responses carry Strict-Transport-Security.
+    pub fn hsts(&self) -> bool {
+        self.environment == Environment::Production
+    }
+
     /// The path of the phrases page, such as `/words`.
     pub fn words_path(&self) -> String {
         format!("/{}", self.product_name.to_lowercase())
@@ -404,6 +633,96 @@ fn invalid(key: &'static str, value: &str, reason: &str) -> ConfigError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn production_needs_a_public_url_and_firestore_unless_embedded_is_chosen() {
+        let production = |settings: Settings| {
+            Settings {
+                environment: Some(Environment::Production),
+                ..settings
+            }
+            .resolve()
+        };
+        let message = production(Settings::default()).unwrap_err().to_string();
+        assert!(
+            message.contains("public_url") && message.contains("LASTWORDS_PUBLIC_URL"),
+            "{message}"
+        );
+        let with_url = || Settings {
+            public_url: Some("https://dinos.example".into()),
+            ..Settings::default()
+        };
+        let message = production(with_url()).unwrap_err().to_string();
+        assert!(
+            message.contains("firestore_project") && message.contains("--store embedded"),
+            "{message}"
+        );
+        let embedded = production(Settings {
+            store: Some(StoreKind::Embedded),
+            firestore_project: Some("ignored".into()),
+            ..with_url()
+        })
+        .unwrap();
+        assert!(embedded.firestore.is_none() && embedded.hsts());
+        let firestore = production(Settings {
+            firestore_project: Some("dinos".into()),
+            ..with_url()
+        })
+        .unwrap();
+        assert_eq!(firestore.firestore.unwrap().project, "dinos");
+        assert_eq!(firestore.allowed_origins, ["https://dinos.example"]);
+    }
+
+    #[test]
+    fn origins_follow_the_bound_port_unless_a_public_url_is_given() {
+        let mut config = Settings {
+            port: Some(0),
+            ..Settings::default()
+        }
+        .resolve()
+        .unwrap();
+        config.listening_on("127.0.0.1:4321".parse().unwrap());
+        assert_eq!(config.allowed_origins, ["http://127.0.0.1:4321"]);
+        assert_eq!(config.absolute_url("/"), "http://127.0.0.1:4321/");
+
+        let mut fixed = Settings {
+            public_url: Some("https://dinos.example".into()),
+            allowed_origins: Some(vec![
+                "https://dinos.example".into(),
+                "https://www.dinos.example/".into(),
+            ]),
+            ..Settings::default()
+        }
+        .resolve()
+        .unwrap();
+        fixed.listening_on("127.0.0.1:4321".parse().unwrap());
+        assert_eq!(
+            fixed.allowed_origins,
+            ["https://dinos.example", "https://www.dinos.example"]
+        );
+        let bad = Settings {
+            allowed_origins: Some(vec!["https://dinos.example/path".into()]),
+            ..Settings::default()
+        };
+        assert!(
+            bad.resolve()
+                .unwrap_err()
+                .to_string()
+                .contains("allowed_origins")
+        );
+    }
+
+    #[test]
+    fn store_firestore_without_a_project_says_what_to_set() {
+        let message = Settings {
+            store: Some(StoreKind::Firestore),
+            ..Settings::default()
+        }
+        .resolve()
+        .unwrap_err()
+        .to_string();
+        assert!(message.contains("LASTWORDS_FIRESTORE_PROJECT"), "{message}");
+    }
 
     #[test]
     fn defaults_serve_words_on_localhost() {

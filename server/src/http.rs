@@ -138,6 +138,97 @@ pub async fn security_headers(request: Request, next: Next) -> Response {
     response
 }
 
+/// The site takes no request bodies; anything larger than this is refused.
+pub const MAX_BODY: usize = 16 * 1024;
+/// Longest request target (path and query) served; longer gets 414.
+pub const MAX_URI: usize = 4 * 1024;
+/// Most bytes of request headers served; more gets 431.
+pub const MAX_HEADERS: usize = 16 * 1024;
+
+/// Refuses requests no page could answer well, with a body that says why: over-long
+/// targets or headers, and paths or queries that are not valid percent-encoded UTF-8
+/// (rather than decoding them into replacement characters).
+pub async fn reject_malformed(request: Request, next: Next) -> Response {
+    let uri = request.uri();
+    let target_len = uri.path_and_query().map_or(0, |pq| pq.as_str().len());
+    if target_len > MAX_URI {
+        return refuse(
+            StatusCode::URI_TOO_LONG,
+            format!("the address is {target_len} bytes long; at most {MAX_URI} are served"),
+        );
+    }
+    let header_bytes: usize = request
+        .headers()
+        .iter()
+        .map(|(name, value)| name.as_str().len() + value.len() + 4)
+        .sum();
+    if header_bytes > MAX_HEADERS {
+        return refuse(
+            StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+            format!(
+                "the request headers are {header_bytes} bytes; at most {MAX_HEADERS} are accepted"
+            ),
+        );
+    }
+    if let Err(problem) = check_encoding("path", uri.path()) {
+        return refuse(StatusCode::BAD_REQUEST, problem);
+    }
+    if let Some(query) = uri.query()
+        && let Err(problem) = check_encoding("query", query)
+    {
+        return refuse(StatusCode::BAD_REQUEST, problem);
+    }
+    next.run(request).await
+}
+
+fn refuse(status: StatusCode, message: String) -> Response {
+    (
+        status,
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("text/plain; charset=utf-8"),
+        )],
+        format!("{message}\n"),
+    )
+        .into_response()
+}
+
+/// Whether `part` percent-decodes (with `+` as a byte of its own) to valid UTF-8.
+pub fn check_encoding(what: &str, part: &str) -> Result<(), String> {
+    let bytes = part.as_bytes();
+    let mut decoded = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = bytes.get(i + 1..i + 3).and_then(|pair| {
+                std::str::from_utf8(pair)
+                    .ok()
+                    .and_then(|pair| u8::from_str_radix(pair, 16).ok())
+            });
+            let Some(byte) = hex else {
+                return Err(format!(
+                    "the {what} has a % not followed by two hex digits (at byte {i}); write a literal % as %25"
+                ));
+            };
+            decoded.push(byte);
+            i += 3;
+        } else {
+            decoded.push(bytes[i]);
+            i += 1;
+        }
+    }
+    if let Err(error) = std::str::from_utf8(&decoded) {
+        return Err(format!(
+            "the {what} is not valid UTF-8 once percent-decoded (at byte {})",
+            error.valid_up_to()
+        ));
+    }
+    if decoded.contains(&0) {
+        return Err(format!("the {what} contains a NUL byte"));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -10,6 +10,7 @@
 //! - [`shell`]: the HTML document around React's markup.
 //! - [`pages`]: what each route renders.
 //! - [`hub`]: the phrase feed fanned out; [`live`]: the WebSocket per browser.
+//! - [`metrics`]: counters, the request span and `/metrics`.
 //! - [`app`]: the router and handlers; [`http`]: negotiation and headers; [`error`]: outcomes.
 //! - [`assets`]: the UI build embedded in the binary; [`site_files`]: robots, sitemap, icons.
 
@@ -20,6 +21,7 @@ pub mod error;
 pub mod http;
 pub mod hub;
 pub mod live;
+pub mod metrics;
 pub mod page_cache;
 pub mod pages;
 pub mod renderer;
@@ -42,14 +44,22 @@ pub async fn serve(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let sockets = state.shutdown.clone();
+    let stopping = state.shutdown.clone();
     let hub = state.hub.clone();
+    let deadline = state.config.shutdown_timeout;
     let app = app::router(state).into_make_service_with_connect_info::<SocketAddr>();
-    axum::serve(listener, app)
-        .with_graceful_shutdown(async move {
-            shutdown.await;
-            sockets.cancel();
-        })
-        .await?;
+    let server = axum::serve(listener, app).with_graceful_shutdown(async move {
+        shutdown.await;
+        sockets.cancel();
+    });
+    // In-flight requests get `shutdown_timeout` to finish; then the process goes anyway.
+    tokio::select! {
+        served = server => served?,
+        () = async {
+            stopping.cancelled().await;
+            tokio::time::sleep(deadline).await;
+        } => tracing::warn!(deadline_s = deadline.as_secs(), "requests still running at the shutdown deadline"),
+    }
     // Upgraded sockets outlive the HTTP server; give their close frames a moment.
     let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(2);
     while hub.listeners() > 0 && tokio::time::Instant::now() < deadline {

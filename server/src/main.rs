@@ -6,10 +6,11 @@ use std::time::Duration;
 use clap::{Parser, Subcommand};
 use lastwords::app::AppState;
 use lastwords::assets::Ui;
-use lastwords::config::{Config, Environment, Settings};
+use lastwords::config::{Config, Environment, FirestoreLocation, Settings};
 use lastwords::snapshot::Feed;
-use lastwords::store::firestore::{FirestoreSettings, FirestoreStore};
+use lastwords::store::firestore::{self, FirestoreSettings, FirestoreStore};
 use lastwords::store::local::LocalStore;
+use lastwords::store::saved;
 use lastwords::store::{PhraseSource, StoreError};
 use lastwords::text::NormalizedWord;
 
@@ -126,17 +127,43 @@ fn init_tracing(environment: Environment) {
     }
 }
 
+fn firestore_settings(location: &FirestoreLocation) -> FirestoreSettings {
+    FirestoreSettings {
+        project: location.project.clone(),
+        database: location.database.clone(),
+        collection: location.collection.clone(),
+        retry_delay: Duration::from_secs(1),
+    }
+}
+
+/// Starts keeping `feed` current from the configured store. Firestore is followed in
+/// the background (the host serves the saved list, or an "unavailable" page, until it
+/// answers); the embedded store must load now.
+async fn feed_from_store(config: &Config, feed: &Feed) -> Result<(), String> {
+    match &config.firestore {
+        Some(location) => {
+            std::fs::create_dir_all(&config.data_dir).map_err(|e| {
+                format!(
+                    "cannot create the data folder {}: {e}",
+                    config.data_dir.display()
+                )
+            })?;
+            saved::restore_and_keep(&config.data_dir, feed);
+            firestore::follow(firestore_settings(location), feed.clone());
+            Ok(())
+        }
+        None => {
+            let store = LocalStore::open(&config.data_dir).map_err(|e| e.to_string())?;
+            store.start(feed.clone()).await.map_err(|e| e.to_string())
+        }
+    }
+}
+
 /// The configured store: Firestore when a project is set, else the embedded JSON store.
 async fn open_store(config: &Config) -> Result<Arc<dyn PhraseSource>, String> {
     match &config.firestore {
         Some(location) => {
-            let settings = FirestoreSettings {
-                project: location.project.clone(),
-                database: location.database.clone(),
-                collection: location.collection.clone(),
-                retry_delay: Duration::from_secs(1),
-            };
-            let store = FirestoreStore::connect(settings)
+            let store = FirestoreStore::connect(firestore_settings(location))
                 .await
                 .map_err(|e| e.to_string())?;
             Ok(Arc::new(store))
@@ -150,9 +177,17 @@ async fn open_store(config: &Config) -> Result<Arc<dyn PhraseSource>, String> {
 
 async fn serve(config: Arc<Config>) -> Result<(), String> {
     let ui = Ui::embedded()?;
+    let listener = tokio::net::TcpListener::bind(config.addr)
+        .await
+        .map_err(|e| format!("cannot listen on {} (set --host/--port): {e}", config.addr))?;
+    let bound = listener.local_addr().map_err(|e| e.to_string())?;
+    let config = {
+        let mut config = Config::clone(&config);
+        config.listening_on(bound);
+        Arc::new(config)
+    };
     let feed = Feed::new();
-    let store = open_store(&config).await?;
-    store.start(feed.clone()).await.map_err(|e| e.to_string())?;
+    feed_from_store(&config, &feed).await?;
     let state = {
         let config = config.clone();
         tokio::task::spawn_blocking(move || AppState::start(config, ui, feed))
@@ -160,11 +195,8 @@ async fn serve(config: Arc<Config>) -> Result<(), String> {
             .map_err(|e| e.to_string())?
             .map_err(|e| e.to_string())?
     };
-    let listener = tokio::net::TcpListener::bind(config.addr)
-        .await
-        .map_err(|e| format!("cannot listen on {} (set --host/--port): {e}", config.addr))?;
     tracing::info!(
-        url = %format!("http://{}", listener.local_addr().map_err(|e| e.to_string())?),
+        url = %format!("http://{bound}"),
         public_url = %config.public_url,
         "serving"
     );

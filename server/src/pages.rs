@@ -2,6 +2,7 @@
 //! a render is cached and wrapped in the document shell.
 
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
 use serde::Serialize;
 use serde_json::json;
@@ -36,6 +37,8 @@ pub enum CheckStatus {
     Available,
     Taken,
     TooLong,
+    /// The list has not loaded yet, so nobody can tell.
+    Unavailable,
 }
 
 impl Check {
@@ -45,6 +48,8 @@ impl Check {
             CheckStatus::Empty
         } else if length > MAX_GRAPHEMES {
             CheckStatus::TooLong
+        } else if !snapshot.loaded {
+            CheckStatus::Unavailable
         } else if snapshot.is_taken(&word) {
             CheckStatus::Taken
         } else {
@@ -96,6 +101,7 @@ pub async fn words(state: &AppState, check: Option<&str>) -> Result<Arc<Page>, A
             "site": state.site_props(),
             "version": snapshot.version,
             "phrases": snapshot.phrases,
+            "loaded": snapshot.loaded,
             "check": Check::new(check.unwrap_or_default(), &snapshot),
         });
         (head, props)
@@ -179,7 +185,24 @@ async fn render(
     props: &serde_json::Value,
 ) -> Result<Page, AppError> {
     let request = json!({ "route": route, "props": props }).to_string();
-    let body = state.renderer.render(request).await.map_err(|error| match error {
+    let started = std::time::Instant::now();
+    let rendered = state.renderer.render(request).await;
+    match &rendered {
+        Ok(_) => state.metrics.observe_render(started.elapsed()),
+        Err(RenderError::Busy) => {
+            state
+                .metrics
+                .render_overflows
+                .fetch_add(1, Ordering::Relaxed);
+        }
+        Err(_) => {
+            state
+                .metrics
+                .render_failures
+                .fetch_add(1, Ordering::Relaxed);
+        }
+    }
+    let body = rendered.map_err(|error| match error {
         RenderError::Busy => AppError::Busy,
         RenderError::Js { message, stack } => {
             tracing::error!(route, %message, stack = stack.as_deref().unwrap_or(""), "render threw");

@@ -5,6 +5,7 @@
 //! cache, the JSON API, every WebSocket) compare one number to know what changed.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use serde::{Deserialize, Serialize};
 use tokio::sync::watch;
@@ -54,6 +55,67 @@ pub fn into_document_order(mut phrases: Vec<Phrase>) -> Vec<Phrase> {
 #[derive(Debug, Clone)]
 pub struct Feed {
     sender: Arc<watch::Sender<Arc<Snapshot>>>,
+    health: Arc<FeedHealth>,
+}
+
+/// How the source behind the feed is doing, for `/readyz` and `/metrics`.
+#[derive(Debug, Default)]
+pub struct FeedHealth {
+    /// Unix milliseconds when the source last confirmed the list is complete (0 = never).
+    synced_ms: AtomicU64,
+    /// Unix milliseconds since which the source has been unreachable (0 = reachable).
+    down_since_ms: AtomicU64,
+    /// The list on screen came from the snapshot file, not yet from the source.
+    restored: AtomicBool,
+    /// Documents skipped because `word` or `name` was missing or not a string.
+    pub skipped: AtomicU64,
+    /// Times the source disagreed with our list and sent it again in full.
+    pub resyncs: AtomicU64,
+}
+
+impl FeedHealth {
+    /// The source delivered a complete, consistent list.
+    pub fn synced(&self) {
+        self.synced_ms.store(now_ms(), Ordering::Relaxed);
+        self.down_since_ms.store(0, Ordering::Relaxed);
+        self.restored.store(false, Ordering::Relaxed);
+    }
+
+    /// The source cannot be reached; keeps the earliest time it went down.
+    pub fn down(&self) {
+        let _ =
+            self.down_since_ms
+                .compare_exchange(0, now_ms(), Ordering::Relaxed, Ordering::Relaxed);
+    }
+
+    /// The source answers again (its next complete list will mark it synced).
+    pub fn up(&self) {
+        self.down_since_ms.store(0, Ordering::Relaxed);
+    }
+
+    /// Time since the last complete list, or `None` before the first.
+    pub fn since_sync(&self) -> Option<std::time::Duration> {
+        let synced = self.synced_ms.load(Ordering::Relaxed);
+        (synced > 0).then(|| std::time::Duration::from_millis(now_ms().saturating_sub(synced)))
+    }
+
+    /// How long the source has been unreachable, or `None` while it is reachable.
+    pub fn down_for(&self) -> Option<std::time::Duration> {
+        let down = self.down_since_ms.load(Ordering::Relaxed);
+        (down > 0).then(|| std::time::Duration::from_millis(now_ms().saturating_sub(down)))
+    }
+
+    /// Whether the list shown came from the snapshot file and the source has not spoken yet.
+    pub fn is_restored(&self) -> bool {
+        self.restored.load(Ordering::Relaxed)
+    }
+}
+
+/// Milliseconds since the Unix epoch.
+pub fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
 }
 
 impl Default for Feed {
@@ -73,6 +135,21 @@ impl Feed {
         }));
         Self {
             sender: Arc::new(sender),
+            health: Arc::default(),
+        }
+    }
+
+    /// How the source is doing.
+    pub fn health(&self) -> &FeedHealth {
+        &self.health
+    }
+
+    /// Shows a list saved by an earlier run while the source is not reachable yet;
+    /// readiness still waits for the source.
+    pub fn restore(&self, phrases: Vec<Phrase>) {
+        if !self.current().loaded {
+            self.publish(phrases);
+            self.health.restored.store(true, Ordering::Relaxed);
         }
     }
 

@@ -6,6 +6,7 @@
 
 pub mod firestore;
 pub mod local;
+pub mod saved;
 
 use futures_util::future::BoxFuture;
 

@@ -19,7 +19,7 @@ export interface Phrase {
   name: string;
 }
 
-export type CheckStatus = "empty" | "available" | "taken" | "too_long";
+export type CheckStatus = "empty" | "available" | "taken" | "too_long" | "unavailable";
 
 export interface Check {
   input: string;
@@ -36,6 +36,8 @@ export interface WordsProps {
   site: SiteProps;
   version: number;
   phrases: Phrase[];
+  /** False while the host has no list yet (its source has not answered). */
+  loaded?: boolean;
   check: Check;
 }
 

@@ -24,11 +24,18 @@ use futures_util::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 
 use super::{PhraseSource, StoreError};
-use crate::snapshot::{Feed, Phrase};
+use crate::snapshot::{Feed, Phrase, now_ms};
 use crate::store::local::new_document_id;
 
 /// The one target id this host listens with.
 const TARGET: u32 = 1;
+/// A listener silent this long gets its connection checked with a probe query.
+const PROBE_AFTER: Duration = Duration::from_secs(10);
+/// A probe not answered within this time counts as Firestore being unreachable.
+const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
+/// Reconnect delays grow from the first to the cap, each with up to 50% jitter.
+const BACKOFF_FIRST: Duration = Duration::from_millis(500);
+const BACKOFF_CAP: Duration = Duration::from_secs(30);
 
 /// Where the collection lives.
 #[derive(Debug, Clone)]
@@ -40,25 +47,13 @@ pub struct FirestoreSettings {
     pub retry_delay: Duration,
 }
 
-/// Counters an operator (and `/readyz`) reads.
-#[derive(Debug, Default)]
-pub struct FeedHealth {
-    /// Documents skipped because `word` or `name` was missing or not a string.
-    pub skipped: AtomicU64,
-    /// Unix milliseconds of the last consistent snapshot (0 = never).
-    pub last_sync_ms: AtomicU64,
-    /// Unix milliseconds of the last message from Firestore.
-    pub last_message_ms: AtomicU64,
-    /// Existence-filter mismatches that forced a resync.
-    pub resyncs: AtomicU64,
-}
-
 /// A Firestore collection as a phrase source.
 #[derive(Clone)]
 pub struct FirestoreStore {
     db: FirestoreDb,
     settings: FirestoreSettings,
-    pub health: Arc<FeedHealth>,
+    /// Unix milliseconds of the last message from the listener.
+    heard: Arc<AtomicU64>,
     /// Keeps the listener (and its loop) alive for the life of the store.
     listener: Arc<
         tokio::sync::Mutex<
@@ -89,9 +84,87 @@ impl FirestoreStore {
         Ok(Self {
             db,
             settings,
-            health: Arc::default(),
+            heard: Arc::new(AtomicU64::new(now_ms())),
             listener: Arc::default(),
         })
+    }
+
+    /// Starts the one listener on the collection, feeding `feed`. The crate's listener
+    /// reconnects by itself after `retry_delay`.
+    async fn listen(
+        &self,
+        feed: Feed,
+    ) -> Result<firestore::FirestoreListener<FirestoreDb, FirestoreMemListenStateStorage>, StoreError>
+    {
+        let mut listener = self
+            .db
+            .create_listener_with_params(
+                FirestoreMemListenStateStorage::new(),
+                FirestoreListenerParams::new().with_retry_delay(self.settings.retry_delay),
+            )
+            .await
+            .map_err(|e| self.backend("listener", e))?;
+        self.db
+            .fluent()
+            .select()
+            .from(self.settings.collection.as_str())
+            .listen()
+            .add_target(FirestoreListenerTarget::new(TARGET), &mut listener)
+            .map_err(|e| self.backend("listen target", e))?;
+        let control = listener.control_handle();
+        let state = Arc::new(Mutex::new(ListenState::new(TARGET)));
+        let heard = self.heard.clone();
+        listener
+            .start(move |event| {
+                let feed = feed.clone();
+                let state = state.clone();
+                let control = control.clone();
+                heard.store(now_ms(), Ordering::Relaxed);
+                async move {
+                    let health = feed.health();
+                    health.up();
+                    let outcome = match state.lock() {
+                        Ok(mut state) => state.apply(event),
+                        Err(_) => Outcome::default(),
+                    };
+                    if outcome.skipped > 0 {
+                        health.skipped.fetch_add(outcome.skipped, Ordering::Relaxed);
+                    }
+                    if outcome.resync {
+                        health.resyncs.fetch_add(1, Ordering::Relaxed);
+                        tracing::warn!(
+                            "Firestore existence filter disagrees with our list; resyncing"
+                        );
+                        control.resync_target(FirestoreListenerTarget::new(TARGET));
+                    }
+                    if let Some(phrases) = outcome.publish {
+                        let snapshot = feed.publish(phrases);
+                        health.synced();
+                        tracing::debug!(
+                            version = snapshot.version,
+                            count = snapshot.phrases.len(),
+                            "Firestore snapshot"
+                        );
+                    }
+                    Ok(())
+                }
+            })
+            .await
+            .map_err(|e| self.backend("listener start", e))?;
+        Ok(listener)
+    }
+
+    /// Whether Firestore answers a one-document query within a few seconds. Costs one
+    /// read; asked only when the listener has been silent for a while.
+    async fn answers(&self) -> bool {
+        let probe = self
+            .db
+            .fluent()
+            .select()
+            .from(self.settings.collection.as_str())
+            .limit(1)
+            .query();
+        matches!(tokio::time::timeout(PROBE_TIMEOUT, probe).await, Ok(Ok(_)))
     }
 
     fn backend(&self, what: &str, error: impl std::fmt::Display) -> StoreError {
@@ -115,60 +188,7 @@ impl FirestoreStore {
 impl PhraseSource for FirestoreStore {
     fn start(&self, feed: Feed) -> BoxFuture<'_, Result<(), StoreError>> {
         Box::pin(async move {
-            let mut listener = self
-                .db
-                .create_listener_with_params(
-                    FirestoreMemListenStateStorage::new(),
-                    FirestoreListenerParams::new().with_retry_delay(self.settings.retry_delay),
-                )
-                .await
-                .map_err(|e| self.backend("listener", e))?;
-            self.db
-                .fluent()
-                .select()
-                .from(self.settings.collection.as_str())
-                .listen()
-                .add_target(FirestoreListenerTarget::new(TARGET), &mut listener)
-                .map_err(|e| self.backend("listen target", e))?;
-            let control = listener.control_handle();
-            let state = Arc::new(Mutex::new(ListenState::new(TARGET)));
-            let health = self.health.clone();
-            listener
-                .start(move |event| {
-                    let feed = feed.clone();
-                    let state = state.clone();
-                    let health = health.clone();
-                    let control = control.clone();
-                    async move {
-                        health.last_message_ms.store(now_ms(), Ordering::Relaxed);
-                        let outcome = match state.lock() {
-                            Ok(mut state) => state.apply(event),
-                            Err(_) => Outcome::default(),
-                        };
-                        if outcome.skipped > 0 {
-                            health.skipped.fetch_add(outcome.skipped, Ordering::Relaxed);
-                        }
-                        if outcome.resync {
-                            health.resyncs.fetch_add(1, Ordering::Relaxed);
-                            tracing::warn!(
-                                "Firestore existence filter disagrees with our list; resyncing"
-                            );
-                            control.resync_target(FirestoreListenerTarget::new(TARGET));
-                        }
-                        if let Some(phrases) = outcome.publish {
-                            let snapshot = feed.publish(phrases);
-                            health.last_sync_ms.store(now_ms(), Ordering::Relaxed);
-                            tracing::debug!(
-                                version = snapshot.version,
-                                count = snapshot.phrases.len(),
-                                "Firestore snapshot"
-                            );
-                        }
-                        Ok(())
-                    }
-                })
-                .await
-                .map_err(|e| self.backend("listener start", e))?;
+            let listener = self.listen(feed).await?;
             *self.listener.lock().await = Some(listener);
             Ok(())
         })
@@ -408,11 +428,74 @@ fn phrase_of(document: &Document) -> Result<Phrase, &'static str> {
     })
 }
 
-fn now_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as u64)
-        .unwrap_or_default()
+/// The delay before reconnect attempt `attempt` (0-based): doubling, capped, jittered
+/// so replicas that lost Firestore together do not come back together.
+pub fn backoff(attempt: u32) -> Duration {
+    let base = BACKOFF_FIRST
+        .saturating_mul(1u32 << attempt.min(16))
+        .min(BACKOFF_CAP);
+    base.mul_f64(1.0 + rand::random::<f64>() * 0.5)
+}
+
+/// Keeps `feed` following the collection for the life of the process, whatever
+/// happens to the network: connects with backoff, listens, and when a silent listener's
+/// probe fails, marks the feed down, drops the listener and starts over with backoff.
+/// Returns at once; the list shown meanwhile is whatever `feed` holds.
+pub fn follow(settings: FirestoreSettings, feed: Feed) {
+    tokio::spawn(async move {
+        let mut attempt = 0;
+        loop {
+            match FirestoreStore::connect(settings.clone()).await {
+                Ok(store) => match store.listen(feed.clone()).await {
+                    Ok(mut listener) => {
+                        let connected = std::time::Instant::now();
+                        store.watch(&feed).await;
+                        let _ = listener.shutdown().await;
+                        // Back off afresh only once a connection delivered a whole list.
+                        if feed
+                            .health()
+                            .since_sync()
+                            .is_some_and(|since| since < connected.elapsed())
+                        {
+                            attempt = 0;
+                        }
+                    }
+                    Err(error) => tracing::warn!(%error, "cannot listen to Firestore"),
+                },
+                Err(error) => tracing::warn!(%error, "cannot connect to Firestore"),
+            }
+            feed.health().down();
+            let delay = backoff(attempt);
+            attempt = attempt.saturating_add(1);
+            tracing::info!(
+                delay_ms = delay.as_millis() as u64,
+                "reconnecting to Firestore"
+            );
+            tokio::time::sleep(delay).await;
+        }
+    });
+}
+
+impl FirestoreStore {
+    /// Returns when the connection looks lost: the listener was silent for
+    /// [`PROBE_AFTER`] and a probe query failed.
+    async fn watch(&self, feed: &Feed) {
+        loop {
+            tokio::time::sleep(PROBE_AFTER / 2).await;
+            let silent = now_ms().saturating_sub(self.heard.load(Ordering::Relaxed));
+            if silent < PROBE_AFTER.as_millis() as u64 {
+                continue;
+            }
+            if self.answers().await {
+                feed.health().up();
+                // Reachable but silent is normal for an idle collection.
+                self.heard.store(now_ms(), Ordering::Relaxed);
+            } else {
+                tracing::warn!(silent_ms = silent, "Firestore does not answer");
+                return;
+            }
+        }
+    }
 }
 
 #[cfg(test)]

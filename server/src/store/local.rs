@@ -140,6 +140,7 @@ impl LocalStore {
             match self.read() {
                 Ok(phrases) => {
                     let snapshot = feed.publish(phrases);
+                    feed.health().synced();
                     tracing::info!(
                         version = snapshot.version,
                         count = snapshot.phrases.len(),
@@ -158,6 +159,7 @@ impl PhraseSource for LocalStore {
     fn start(&self, feed: Feed) -> BoxFuture<'_, Result<(), StoreError>> {
         Box::pin(async move {
             feed.publish(self.read()?);
+            feed.health().synced();
             tokio::spawn(self.clone().watch(feed));
             Ok(())
         })
@@ -205,7 +207,7 @@ pub fn new_document_id() -> String {
         .collect()
 }
 
-fn write_atomically(path: &Path, phrases: &[Phrase]) -> Result<(), StoreError> {
+pub(crate) fn write_atomically(path: &Path, phrases: &[Phrase]) -> Result<(), StoreError> {
     let mut json =
         serde_json::to_string_pretty(phrases).map_err(|e| StoreError::Backend(e.to_string()))?;
     json.push('\n');

@@ -26,12 +26,22 @@ pub struct TestHost {
 impl TestHost {
     /// A host on the sample phrases, or on `phrases` when given.
     pub async fn start(phrases: Option<Vec<Phrase>>) -> TestHost {
+        Self::start_with(phrases, |_| {}).await
+    }
+
+    /// A host whose test configuration `adjust` changes first.
+    pub async fn start_with(
+        phrases: Option<Vec<Phrase>>,
+        adjust: impl FnOnce(&mut Config),
+    ) -> TestHost {
         let data = tempfile::tempdir().expect("a temporary folder");
         if let Some(phrases) = phrases {
             let json = serde_json::to_string(&phrases).expect("phrases serialise");
             std::fs::write(data.path().join("phrases.json"), json).expect("write phrases");
         }
-        let config = Arc::new(Config::for_tests(data.path()));
+        let mut config = Config::for_tests(data.path());
+        adjust(&mut config);
+        let config = Arc::new(config);
         let ui = Ui::embedded().expect("the UI is built (run scripts/build or scripts/test)");
         let feed = Feed::new();
         let store = LocalStore::open(data.path()).expect("the store opens");

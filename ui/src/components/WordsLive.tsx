@@ -13,7 +13,7 @@ export type Props = WordsProps;
  * The checker and the minted list in one island: whether a phrase is taken
  * depends on the list, which changes under the user's feet.
  */
-export function WordsLive({ site, version, phrases, check }: Props) {
+export function WordsLive({ site, version, phrases, loaded, check }: Props) {
   const live = useLivePhrases({ version, phrases });
   const [typed, setTyped] = useState<string | null>(null);
   const taken = useMemo(() => takenWords(live.phrases), [live.phrases]);
@@ -48,7 +48,13 @@ export function WordsLive({ site, version, phrases, check }: Props) {
       />
       <h2 className="sr-only">{`Minted Last ${site.productName}`}</h2>
       <div className="mt-12">
-        <PhraseGrid phrases={live.phrases} productName={site.productName} />
+        {loaded === false && live.version === version ? (
+          <p role="status" className="text-white/70">
+            {`The list of Last ${site.productName} is temporarily unavailable. It appears here by itself as soon as it loads.`}
+          </p>
+        ) : (
+          <PhraseGrid phrases={live.phrases} productName={site.productName} />
+        )}
       </div>
     </>
   );

@@ -1,0 +1,184 @@
+//! Hostile or malformed requests get a clear 4xx; operators get readiness and metrics.
+
+mod common;
+
+use axum::body::Body;
+use axum::http::{Request, StatusCode, header};
+use common::{TestHost, text};
+use lastwords::config::Environment;
+
+async fn get_with(host: &TestHost, uri: &str, headers: &[(&str, String)]) -> (StatusCode, String) {
+    let mut request = Request::get(uri);
+    for (name, value) in headers {
+        request = request.header(*name, value);
+    }
+    let (response, body) = text(host.send(request.body(Body::empty()).unwrap()).await).await;
+    (response.status(), body)
+}
+
+#[tokio::test]
+async fn malformed_percent_encoding_and_utf8_get_400_saying_what_was_wrong() {
+    let host = TestHost::start(None).await;
+    for (uri, says) in [
+        ("/words?check=%zz", "% not followed by two hex digits"),
+        ("/words?check=%", "% not followed by two hex digits"),
+        ("/words?check=%FF%FE", "not valid UTF-8"),
+        ("/api/phrases/check?word=%C3", "not valid UTF-8"),
+        ("/%ff", "not valid UTF-8"),
+        ("/words?check=a%00b", "NUL"),
+    ] {
+        let (status, body) = get_with(&host, uri, &[]).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{uri}");
+        assert!(body.contains(says), "{uri}: {body}");
+    }
+    let (status, _) = get_with(&host, "/words?check=%C3%A9t%C3%A9", &[]).await;
+    assert_eq!(
+        status,
+        StatusCode::OK,
+        "valid percent-encoded UTF-8 is fine"
+    );
+}
+
+#[tokio::test]
+async fn oversized_targets_and_headers_are_refused_before_any_work() {
+    let host = TestHost::start(None).await;
+    let long = format!("/words?check={}", "A".repeat(5000));
+    let (status, body) = get_with(&host, &long, &[]).await;
+    assert_eq!(status, StatusCode::URI_TOO_LONG);
+    assert!(body.contains("at most 4096"), "{body}");
+
+    let (status, body) = get_with(&host, "/", &[("x-junk", "j".repeat(20_000))]).await;
+    assert_eq!(status, StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE);
+    assert!(body.contains("headers"), "{body}");
+}
+
+#[tokio::test]
+async fn nothing_outside_the_embedded_assets_is_served() {
+    let host = TestHost::start(None).await;
+    for uri in [
+        "/assets/../Cargo.toml",
+        "/assets/%2e%2e/Cargo.toml",
+        "/assets/%2E%2E%2F%2E%2E%2Fetc%2Fpasswd",
+        "/assets/..%2f..%2fetc/passwd",
+        "/assets//etc/passwd",
+        "/assets/%252e%252e/server/Cargo.toml",
+        "/assets/",
+        "/../../etc/passwd",
+    ] {
+        let (status, body) = get_with(&host, uri, &[]).await;
+        assert!(status == StatusCode::NOT_FOUND, "{uri} answered {status}");
+        assert!(
+            !body.contains("[package]") && !body.contains("root:"),
+            "{uri}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn wrong_methods_get_405_even_with_a_body() {
+    let host = TestHost::start(None).await;
+    for uri in ["/", "/words", "/api/phrases"] {
+        let request = Request::post(uri)
+            .body(Body::from("x".repeat(100_000)))
+            .unwrap();
+        let status = host.send(request).await.status();
+        assert_eq!(status, StatusCode::METHOD_NOT_ALLOWED, "{uri}");
+    }
+}
+
+#[tokio::test]
+async fn readyz_answers_once_the_list_is_loaded() {
+    let host = TestHost::start(None).await;
+    let (status, body) = get_with(&host, "/readyz", &[]).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    let (status, _) = get_with(&host, "/healthz", &[]).await;
+    assert_eq!(status, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn metrics_count_requests_by_route_renders_and_the_feed() {
+    let host = TestHost::start(None).await;
+    get_with(&host, "/words", &[]).await;
+    get_with(&host, "/words", &[]).await;
+    get_with(&host, "/no/such/page", &[]).await;
+    let (status, metrics) = get_with(&host, "/metrics", &[]).await;
+    assert_eq!(status, StatusCode::OK);
+    for line in [
+        "lastwords_http_requests_total{route=\"/words\",status=\"200\"} 2",
+        "lastwords_http_requests_total{route=\"unmatched\",status=\"404\"} 1",
+        "lastwords_render_seconds_count 2",
+        "lastwords_render_cache_hits_total 1",
+        "lastwords_render_cache_misses_total 2",
+        "lastwords_websocket_connections 0",
+        "lastwords_feed_synced 1",
+        "lastwords_feed_up 1",
+        "lastwords_feed_documents_skipped_total 0",
+        "# TYPE lastwords_render_seconds histogram",
+    ] {
+        assert!(metrics.contains(line), "{line} missing from\n{metrics}");
+    }
+}
+
+#[tokio::test]
+async fn production_adds_hsts_and_staging_does_not() {
+    let staging = TestHost::start(None).await;
+    let response = staging
+        .send(Request::get("/").body(Body::empty()).unwrap())
+        .await;
+    assert!(
+        response
+            .headers()
+            .get(header::STRICT_TRANSPORT_SECURITY)
+            .is_none()
+    );
+
+    let production =
+        TestHost::start_with(None, |config| config.environment = Environment::Production).await;
+    for uri in ["/", "/assets/nope", "/api/phrases"] {
+        let response = production
+            .send(Request::get(uri).body(Body::empty()).unwrap())
+            .await;
+        assert_eq!(
+            response.headers()[header::STRICT_TRANSPORT_SECURITY],
+            "max-age=63072000; includeSubDomains",
+            "{uri}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn the_csp_forbids_inline_script_framing_plugins_and_base_tags() {
+    let host = TestHost::start(None).await;
+    let response = host
+        .send(Request::get("/").body(Body::empty()).unwrap())
+        .await;
+    let csp = response.headers()[header::CONTENT_SECURITY_POLICY]
+        .to_str()
+        .unwrap();
+    for directive in [
+        "default-src 'self'",
+        "script-src 'self'",
+        "connect-src 'self'",
+        "frame-ancestors 'none'",
+        "base-uri 'none'",
+        "form-action 'self'",
+        "object-src 'none'",
+    ] {
+        assert!(csp.contains(directive), "{directive} in {csp}");
+    }
+    assert!(!csp.contains("unsafe-inline") && !csp.contains("unsafe-eval"));
+    assert_eq!(
+        response.headers()["cross-origin-opener-policy"],
+        "same-origin"
+    );
+    assert_eq!(
+        response.headers()[header::REFERRER_POLICY],
+        "strict-origin-when-cross-origin"
+    );
+    assert!(
+        response.headers()["permissions-policy"]
+            .to_str()
+            .unwrap()
+            .contains("camera=()")
+    );
+}
