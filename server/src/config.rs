@@ -567,6 +567,17 @@ impl Settings {
     }
 }
 
+/// `raw` with any password replaced by `***`.
+fn masked(raw: &str) -> String {
+    match Url::parse(raw) {
+        Ok(mut url) if url.password().is_some() => {
+            let _ = url.set_password(Some("***"));
+            url.to_string()
+        }
+        _ => raw.to_owned(),
+    }
+}
+
 /// `scheme://host[:port]` as browsers send it in `Origin` (no trailing slash).
 fn origin_of(url: &Url) -> String {
     url.origin().ascii_serialization()
@@ -585,6 +596,66 @@ impl Config {
             self.allowed_origins.push(origin_of(&url));
             self.public_url = url;
         }
+    }
+
+    /// Every setting as `(key, value)`, named as in the TOML file, for `config check`.
+    /// A password in a URL is masked.
+    pub fn describe(&self) -> Vec<(&'static str, String)> {
+        let store = match &self.firestore {
+            Some(f) => format!(
+                "firestore (project {}, database {}, collection {})",
+                f.project, f.database, f.collection
+            ),
+            None => format!(
+                "embedded ({})",
+                self.data_dir.join("phrases.json").display()
+            ),
+        };
+        vec![
+            ("env", format!("{:?}", self.environment).to_lowercase()),
+            ("listen", self.addr.to_string()),
+            ("public_url", masked(self.public_url.as_str())),
+            ("allowed_origins", self.allowed_origins.join(", ")),
+            ("store", store),
+            ("data_dir", self.data_dir.display().to_string()),
+            ("product_name", self.product_name.clone()),
+            ("chat_url", masked(&self.links.chat)),
+            ("social_url", masked(&self.links.social)),
+            ("marketplace_url", masked(&self.links.marketplace)),
+            ("blog_url", masked(&self.links.blog)),
+            ("press_email", self.press_email.clone()),
+            ("render_threads", self.render_threads.to_string()),
+            (
+                "render_timeout_ms",
+                self.render_timeout.as_millis().to_string(),
+            ),
+            ("render_queue", self.render_queue.to_string()),
+            ("max_sockets", self.max_sockets.to_string()),
+            (
+                "max_sockets_per_ip",
+                match self.max_sockets_per_ip {
+                    0 => "no limit".into(),
+                    n => n.to_string(),
+                },
+            ),
+            (
+                "max_concurrent_requests",
+                self.max_concurrent_requests.to_string(),
+            ),
+            (
+                "request_timeout_s",
+                self.request_timeout.as_secs().to_string(),
+            ),
+            (
+                "shutdown_timeout_s",
+                self.shutdown_timeout.as_secs().to_string(),
+            ),
+            (
+                "ready_stale_after_s",
+                self.ready_stale_after.as_secs().to_string(),
+            ),
+            ("hsts", self.hsts().to_string()),
+        ]
     }
 
     /// Whether responses carry Strict-Transport-Security.

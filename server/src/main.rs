@@ -40,6 +40,26 @@ enum Command {
     /// List, add or remove minted phrases in the configured store
     #[command(subcommand)]
     Phrases(PhrasesCommand),
+    /// Inspect the configuration
+    #[command(subcommand)]
+    Config(ConfigCommand),
+    /// Exit 0 if the server on the configured port answers /healthz (for container
+    /// health checks: the image has no curl)
+    Healthcheck {
+        /// Ask /readyz instead: also fails until the phrase list is loaded
+        #[arg(long)]
+        ready: bool,
+        /// Give up after this many seconds
+        #[arg(long, default_value_t = 3, value_name = "SECONDS")]
+        timeout: u64,
+    },
+}
+
+#[derive(Subcommand)]
+enum ConfigCommand {
+    /// Print the effective configuration (flags, environment and file merged, defaults
+    /// filled in, secrets masked) and exit non-zero if something is wrong
+    Check,
 }
 
 #[derive(Subcommand)]
@@ -91,6 +111,10 @@ fn main() -> ExitCode {
         match cli.command {
             None | Some(Command::Serve) => serve(config).await,
             Some(Command::Phrases(command)) => phrases(config, command).await,
+            Some(Command::Config(ConfigCommand::Check)) => config_check(&config),
+            Some(Command::Healthcheck { ready, timeout }) => {
+                healthcheck(&config, ready, Duration::from_secs(timeout)).await
+            }
         }
     });
     match outcome {
@@ -205,6 +229,80 @@ async fn serve(config: Arc<Config>) -> Result<(), String> {
         .map_err(|e| e.to_string())?;
     tracing::info!("stopped");
     Ok(())
+}
+
+/// Prints every setting; fails on what would stop `serve` or break it later.
+fn config_check(config: &Config) -> Result<(), String> {
+    let rows = config.describe();
+    let width = rows.iter().map(|(key, _)| key.len()).max().unwrap_or(0);
+    for (key, value) in &rows {
+        println!("{key:width$}  {value}");
+    }
+    let mut problems = Vec::new();
+    if let Err(message) = Ui::embedded() {
+        problems.push(message);
+    }
+    let data_dir = &config.data_dir;
+    let parent = data_dir.parent().filter(|p| !p.as_os_str().is_empty());
+    if data_dir.exists() && !data_dir.is_dir() {
+        problems.push(format!("data_dir {} is not a folder", data_dir.display()));
+    } else if !data_dir.exists() && parent.is_some_and(|p| !p.is_dir()) {
+        problems.push(format!(
+            "data_dir {} cannot be created: its parent folder does not exist",
+            data_dir.display()
+        ));
+    }
+    if config.firestore.is_some()
+        && std::env::var_os("FIRESTORE_EMULATOR_HOST").is_none()
+        && let Some(path) = std::env::var_os("GOOGLE_APPLICATION_CREDENTIALS")
+        && !std::path::Path::new(&path).is_file()
+    {
+        problems.push(format!(
+            "GOOGLE_APPLICATION_CREDENTIALS names {}, which is not a file",
+            std::path::Path::new(&path).display()
+        ));
+    }
+    if problems.is_empty() {
+        eprintln!("configuration ok");
+        Ok(())
+    } else {
+        Err(problems.join("\n"))
+    }
+}
+
+/// GET /healthz (or /readyz) on this host's own port, over a plain TCP connection.
+async fn healthcheck(config: &Config, ready: bool, limit: Duration) -> Result<(), String> {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let mut addr = config.addr;
+    if addr.ip().is_unspecified() {
+        addr.set_ip(std::net::Ipv4Addr::LOCALHOST.into());
+    }
+    let path = if ready { "/readyz" } else { "/healthz" };
+    let exchange = async {
+        let mut stream = tokio::net::TcpStream::connect(addr).await?;
+        let request = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+        stream.write_all(request.as_bytes()).await?;
+        let mut response = Vec::new();
+        stream.read_to_end(&mut response).await?;
+        Ok::<_, std::io::Error>(response)
+    };
+    let response = tokio::time::timeout(limit, exchange)
+        .await
+        .map_err(|_| {
+            format!(
+                "http://{addr}{path} did not answer within {} s",
+                limit.as_secs()
+            )
+        })?
+        .map_err(|e| format!("cannot reach http://{addr}{path}: {e}"))?;
+    let text = String::from_utf8_lossy(&response);
+    let status = text.lines().next().unwrap_or_default();
+    if status.split_whitespace().nth(1) == Some("200") {
+        Ok(())
+    } else {
+        let body = text.split("\r\n\r\n").nth(1).unwrap_or_default().trim();
+        Err(format!("http://{addr}{path} answered {status:?}: {body}"))
+    }
 }
 
 async fn shutdown_signal() {

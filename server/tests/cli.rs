@@ -125,3 +125,116 @@ fn import_adds_new_phrases_and_says_what_it_skipped_and_why() {
     assert!(stdout.contains("at most 20 characters"), "{stdout}");
     assert!(stdout.contains("must be strings"), "{stdout}");
 }
+
+/// A port nothing listens on right now.
+fn free_port() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.local_addr().unwrap().port()
+}
+
+#[test]
+fn healthcheck_passes_against_a_serving_host_and_fails_once_it_stops() {
+    let data = tempfile::tempdir().unwrap();
+    let port = free_port().to_string();
+    let mut server = lastwords()
+        .args(["serve", "--port", &port, "--data-dir"])
+        .arg(data.path())
+        .env("RUST_LOG", "warn")
+        .spawn()
+        .expect("the server starts");
+    let healthcheck = |extra: &[&str]| {
+        lastwords()
+            .args(["healthcheck", "--port", &port])
+            .args(extra)
+            .output()
+            .expect("the binary runs")
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !healthcheck(&[]).status.success() {
+        assert!(std::time::Instant::now() < deadline, "never healthy");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert!(
+        healthcheck(&["--ready"]).status.success(),
+        "the embedded store loads at once"
+    );
+
+    // SIGTERM is a clean stop: exit code 0.
+    let status = Command::new("kill")
+        .args(["-TERM", &server.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert_eq!(server.wait().unwrap().code(), Some(0));
+
+    let output = healthcheck(&[]);
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains(&format!("127.0.0.1:{port}/healthz")),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn config_check_prints_the_effective_settings_masked_and_fails_on_problems() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = lastwords()
+        .args([
+            "config",
+            "check",
+            "--public-url",
+            "https://ops:hunter2@dinos.example",
+        ])
+        .arg("--data-dir")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        stdout.contains("https://ops:***@dinos.example/"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("hunter2"));
+    assert!(stdout.contains("allowed_origins") && stdout.contains("max_sockets"));
+
+    let file = dir.path().join("not-a-folder");
+    std::fs::write(&file, "x").unwrap();
+    let output = lastwords()
+        .args(["config", "check", "--data-dir"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("is not a folder"));
+}
+
+#[test]
+fn production_refuses_to_start_without_what_it_needs() {
+    let output = lastwords()
+        .args(["serve", "--env", "production"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("LASTWORDS_PUBLIC_URL"), "{stderr}");
+
+    let output = lastwords()
+        .args([
+            "config",
+            "check",
+            "--env",
+            "production",
+            "--public-url",
+            "https://dinos.example",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("--store embedded"));
+}
