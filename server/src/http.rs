@@ -8,6 +8,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
 
+use crate::escape::check_encoding;
 use crate::page_cache::Page;
 
 /// A content encoding we have a precompressed variant for.
@@ -191,42 +192,6 @@ fn refuse(status: StatusCode, message: String) -> Response {
         format!("{message}\n"),
     )
         .into_response()
-}
-
-/// Whether `part` percent-decodes (with `+` as a byte of its own) to valid UTF-8.
-pub fn check_encoding(what: &str, part: &str) -> Result<(), String> {
-    let bytes = part.as_bytes();
-    let mut decoded = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = bytes.get(i + 1..i + 3).and_then(|pair| {
-                std::str::from_utf8(pair)
-                    .ok()
-                    .and_then(|pair| u8::from_str_radix(pair, 16).ok())
-            });
-            let Some(byte) = hex else {
-                return Err(format!(
-                    "the {what} has a % not followed by two hex digits (at byte {i}); write a literal % as %25"
-                ));
-            };
-            decoded.push(byte);
-            i += 3;
-        } else {
-            decoded.push(bytes[i]);
-            i += 1;
-        }
-    }
-    if let Err(error) = std::str::from_utf8(&decoded) {
-        return Err(format!(
-            "the {what} is not valid UTF-8 once percent-decoded (at byte {})",
-            error.valid_up_to()
-        ));
-    }
-    if decoded.contains(&0) {
-        return Err(format!("the {what} contains a NUL byte"));
-    }
-    Ok(())
 }
 
 #[cfg(test)]

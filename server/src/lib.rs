@@ -7,7 +7,7 @@
 //! - [`store`]: where phrases come from (embedded JSON store, Firestore).
 //! - [`renderer`]: JS engines on their own threads, behind a bounded queue.
 //! - [`page_cache`]: rendered pages per route and data version.
-//! - [`shell`]: the HTML document around React's markup.
+//! - [`shell`]: the HTML document around React's markup; [`escape`]: inert JSON, URL checks.
 //! - [`pages`]: what each route renders.
 //! - [`hub`]: the phrase feed fanned out; [`live`]: the WebSocket per browser.
 //! - [`metrics`]: counters, the request span and `/metrics`.
@@ -18,6 +18,7 @@ pub mod app;
 pub mod assets;
 pub mod config;
 pub mod error;
+pub mod escape;
 pub mod http;
 pub mod hub;
 pub mod live;

@@ -4,6 +4,7 @@
 use askama::Template;
 
 use crate::assets::Manifest;
+pub use crate::escape::inert_json;
 
 /// What the `<head>` says about one page.
 #[derive(Debug, Clone)]
@@ -48,25 +49,6 @@ pub fn document(
         props_json: &props_json,
     }
     .render()
-}
-
-/// JSON that stays inert inside `<script type="application/json">` whatever its
-/// strings contain: no `</script>`, no `<!--`, and no line separators that older
-/// parsers treat as line ends.
-pub fn inert_json(value: &serde_json::Value) -> String {
-    let json = value.to_string();
-    let mut out = String::with_capacity(json.len() + 16);
-    for c in json.chars() {
-        match c {
-            '<' => out.push_str("\\u003c"),
-            '>' => out.push_str("\\u003e"),
-            '&' => out.push_str("\\u0026"),
-            '\u{2028}' => out.push_str("\\u2028"),
-            '\u{2029}' => out.push_str("\\u2029"),
-            other => out.push(other),
-        }
-    }
-    out
 }
 
 #[cfg(test)]
