@@ -4,10 +4,16 @@
 //!
 //! Usage: cargo run --release --example ws_bench -- <base-url> <data-dir> <server-pid> [clients] [rounds]
 //! (scripts/bench starts the server and passes these.)
+//!
+//! With `WS_BENCH_SOAK_SECS=N` it soaks instead: the clients stay connected for N
+//! seconds while the store changes twice a second and `wrk` loads `/words`; it reports
+//! delivery p50/p99 over every change, HTTP requests/s and errors, dropped sockets, and
+//! server RSS at the start and the end.
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use futures_util::StreamExt as _;
@@ -37,7 +43,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let rss_before = rss_kib(pid)?;
 
     // Each client reports the arrival time of every message after the first.
-    let (arrivals, mut arrived) = mpsc::unbounded_channel::<Instant>();
+    // With the newest bench round named in the message, for the soak.
+    let (arrivals, mut arrived) = mpsc::unbounded_channel::<(Instant, Option<usize>)>();
+    let dropped = Arc::new(AtomicUsize::new(0));
     let connected = Arc::new(Barrier::new(clients + 1));
     let started = Instant::now();
     let mut failures = 0usize;
@@ -65,14 +73,16 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         };
         let arrivals = arrivals.clone();
         let connected = connected.clone();
+        let dropped = dropped.clone();
         tasks.push(tokio::spawn(async move {
             let _snapshot = ws.next().await;
             connected.wait().await;
             while let Some(Ok(message)) = ws.next().await {
-                if matches!(message, Message::Text(_)) {
-                    let _ = arrivals.send(Instant::now());
+                if let Message::Text(text) = message {
+                    let _ = arrivals.send((Instant::now(), newest_round(&text)));
                 }
             }
+            dropped.fetch_add(1, Ordering::Relaxed);
         }));
     }
     if failures > 0 {
@@ -92,6 +102,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         (rss_idle.saturating_sub(rss_before)) as f64 * 1.024 / clients as f64
     );
 
+    if let Some(seconds) = std::env::var("WS_BENCH_SOAK_SECS").ok().and_then(|s| s.parse().ok()) {
+        let report = soak(base, Path::new(data_dir), pid, clients, seconds, &mut arrived).await?;
+        println!("{report}");
+        let lost = dropped.load(Ordering::Relaxed);
+        println!("sockets dropped during the soak: {lost} of {clients}");
+        return Ok(());
+    }
+
     let mut all = Vec::with_capacity(clients * rounds);
     for round in 0..rounds {
         let changed_at = Instant::now();
@@ -100,7 +118,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         let deadline = changed_at + Duration::from_secs(10);
         while latencies.len() < clients {
             match tokio::time::timeout_at(deadline.into(), arrived.recv()).await {
-                Ok(Some(at)) => latencies.push(at.duration_since(changed_at)),
+                Ok(Some((at, _))) => latencies.push(at.duration_since(changed_at)),
                 _ => break,
             }
         }
@@ -134,6 +152,100 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         task.abort();
     }
     Ok(())
+}
+
+/// The highest `BENCH ROUND n` a live message carries.
+fn newest_round(text: &str) -> Option<usize> {
+    text.split("BENCH ROUND ")
+        .skip(1)
+        .filter_map(|rest| {
+            let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+            digits.parse().ok()
+        })
+        .max()
+}
+
+/// Changes the store every 500 ms for `seconds` while wrk loads /words, and measures
+/// how long each change takes to reach every client.
+async fn soak(
+    base: &str,
+    data_dir: &Path,
+    pid: &str,
+    clients: usize,
+    seconds: u64,
+    arrived: &mut mpsc::UnboundedReceiver<(Instant, Option<usize>)>,
+) -> Result<String, Box<dyn std::error::Error>> {
+    let rss_start = rss_kib(pid)?;
+    let wrk = tokio::process::Command::new("wrk")
+        .args(["-t1", "-c32", &format!("-d{seconds}s"), "--timeout", "5s", "--latency"])
+        .arg(format!("{base}/words"))
+        .output();
+    let wrk = tokio::spawn(wrk);
+    let started = Instant::now();
+    let mut changed_at: Vec<Instant> = Vec::new();
+    // Per round, how many clients have it and the latencies seen.
+    let mut latencies: Vec<Duration> = Vec::new();
+    let mut seen: Vec<usize> = Vec::new();
+    let mut tick = tokio::time::interval(Duration::from_millis(500));
+    let first_round = 1000;
+    while started.elapsed() < Duration::from_secs(seconds) {
+        tokio::select! {
+            _ = tick.tick() => {
+                add_phrase(data_dir, first_round + changed_at.len())?;
+                changed_at.push(Instant::now());
+                seen.push(0);
+            }
+            Some((at, Some(round))) = arrived.recv() => {
+                // A message carrying round n delivers it; a snapshot after a lag also
+                // delivers the rounds before it, counted once per client by the total.
+                if let Some(index) = round.checked_sub(first_round)
+                    && index < changed_at.len()
+                {
+                    latencies.push(at.duration_since(changed_at[index]));
+                    seen[index] += 1;
+                }
+            }
+        }
+    }
+    // Let the last changes land.
+    let settle = Instant::now() + Duration::from_secs(5);
+    while let Ok(Some((at, Some(round)))) = tokio::time::timeout_at(settle.into(), arrived.recv()).await {
+        if let Some(index) = round.checked_sub(first_round)
+            && index < changed_at.len()
+        {
+            latencies.push(at.duration_since(changed_at[index]));
+            seen[index] += 1;
+        }
+    }
+    let rss_end = rss_kib(pid)?;
+    let wrk = wrk.await??;
+    let wrk_out = String::from_utf8_lossy(&wrk.stdout);
+    latencies.sort();
+    let missed: usize = seen.iter().map(|&got| clients.saturating_sub(got)).sum();
+    let pick = |q: usize| latencies.get(latencies.len() * q / 100).map_or(f64::NAN, |d| ms(*d));
+    let rps = wrk_out
+        .lines()
+        .find(|line| line.starts_with("Requests/sec:"))
+        .unwrap_or("Requests/sec: ?")
+        .to_owned();
+    let errors: Vec<&str> = wrk_out
+        .lines()
+        .filter(|line| line.contains("Non-2xx") || line.contains("Socket errors"))
+        .collect();
+    Ok(format!(
+        "soak {seconds} s: {clients} clients, {} changes (2/s)\n\
+         delivery over every change and client: p50 {:.0} ms, p99 {:.0} ms, max {:.0} ms; \
+         deliveries missing (a client never saw a change by itself; lagged clients get a snapshot): {missed}\n\
+         HTTP /words under wrk -t1 -c32: {rps}; errors: {}\n\
+         server RSS: {} MiB at the start, {} MiB at the end",
+        changed_at.len(),
+        pick(50),
+        pick(99),
+        latencies.last().map_or(f64::NAN, |d| ms(*d)),
+        if errors.is_empty() { "none".to_owned() } else { errors.join("; ") },
+        rss_start / 1024,
+        rss_end / 1024,
+    ))
 }
 
 /// Adds one phrase the way an operator's edit would: write a new file, then rename.
