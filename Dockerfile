@@ -11,17 +11,19 @@
 # (canonical URLs; the default names the listen address) or LASTWORDS_FIRESTORE_PROJECT.
 
 # --- the UI: ui/dist (server bundle, hashed client assets, manifest) --------------------
+# The same Node major as CI, and the same two steps: scripts/npm-install (which
+# scripts/setup runs) and `npm run --silent build` in ui/ (as scripts/build and
+# scripts/test run it). tests/ship/dockerfile.test.mjs holds them together.
 FROM node:20-bookworm-slim AS ui
 WORKDIR /src
-# The lock file alone first, so dependencies stay cached while sources change. This
-# image's npm 10 accepts the lock file; npm 11 refuses it (see scripts/setup), so keep
-# the Node 20 image's own npm here.
+# The lock file alone first, so dependencies stay cached while sources change.
+COPY scripts/npm-install scripts/
 COPY ui/package.json ui/package-lock.json ui/
-RUN cd ui && npm ci --no-audit --no-fund
+RUN scripts/npm-install ui
 # The whole context, because ui/build.mjs also copies the art in assets/ (which may be
 # absent, so it cannot be named in a COPY).
 COPY . .
-RUN cd ui && npm run build
+RUN cd ui && npm run --silent build
 
 # --- the host: target/release/lastwords with ui/dist embedded ---------------------------
 FROM rust:1.95-bookworm AS host
@@ -37,23 +39,18 @@ COPY .cargo/ .cargo/
 COPY scripts/offline.cmake scripts/
 COPY server/ server/
 COPY --from=ui /src/ui/dist/ ui/dist/
-# quickjs: the default features; v8: V8 instead, as in scripts/test's type check. Both
+# ENGINE is a cargo feature of the host: quickjs (the default) or v8, the type-checked
+# alternative of scripts/test (cargo names any other value it does not know). Both
 # engines share the cached target folder (cargo keeps each feature set apart), so the
 # binary is copied out of it right after its build.
 ARG ENGINE=quickjs
 RUN --mount=type=cache,target=/usr/local/cargo/registry \
     --mount=type=cache,target=/src/target \
-    set -eu; \
-    case "$ENGINE" in \
-      quickjs) engine_features="" ;; \
-      v8) engine_features="--no-default-features --features v8" ;; \
-      *) echo "ENGINE must be quickjs or v8, not '$ENGINE'" >&2; exit 2 ;; \
-    esac; \
-    cargo build --release --locked -p lastwords --bin lastwords $engine_features; \
-    cp target/release/lastwords /usr/local/bin/lastwords
+    cargo build --release --locked -p lastwords --bin lastwords --no-default-features --features "$ENGINE" \
+    && cp target/release/lastwords /usr/local/bin/lastwords
 
 # --- the runtime -------------------------------------------------------------------------
-FROM debian:bookworm-slim
+FROM debian:bookworm-slim AS runtime
 # libssl3 and the CA roots for Firestore over TLS.
 RUN apt-get update \
     && apt-get install -y --no-install-recommends ca-certificates libssl3 \
@@ -72,6 +69,9 @@ WORKDIR /data
 EXPOSE 8080
 # Numeric, so runtimes that require a non-root user can check it.
 USER 10001:10001
+# The binary asks its own /healthz on $PORT (no curl in the image); exit 0 or 1.
+HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
+    CMD ["/usr/local/bin/lastwords", "healthcheck"]
 # SIGTERM (docker stop) closes WebSockets with 1001 and finishes in-flight requests.
 ENTRYPOINT ["/usr/local/bin/lastwords"]
 CMD ["serve"]
