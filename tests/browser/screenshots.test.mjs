@@ -41,6 +41,7 @@ for (const { name, path } of pages) {
     test(`${path} at ${size}: no horizontal overflow; screenshot ${name}-${size}.png`, async () => {
       const { context, page } = await openHydrated(browser, `${host.url}${path}`, viewport);
       try {
+        await loadLazyImages(page);
         // Stopped animations put the meteorites where they start, so shots compare.
         await page.screenshot({ path: `${screenshotDir}${name}-${size}.png`, fullPage: true, animations: 'disabled' });
         const { scrollWidth, innerWidth } = await page.evaluate(() => ({
@@ -59,6 +60,25 @@ for (const { name, path } of pages) {
       }
     });
   }
+}
+
+// A full-page shot does not scroll, so `loading="lazy"` art below the first screen would
+// show as empty boxes: scroll the page through once, then wait for every shown image.
+async function loadLazyImages(page) {
+  await page.evaluate(async () => {
+    const frame = () => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 30)));
+    for (let y = 0; y < document.scrollingElement.scrollHeight; y += window.innerHeight / 2) {
+      window.scrollTo(0, y);
+      await frame();
+    }
+    window.scrollTo(0, 0);
+    await frame();
+  });
+  await page.waitForFunction(
+    () => [...document.images].every((image) => image.complete || image.getClientRects().length === 0),
+    null,
+    { timeout: 10_000 },
+  );
 }
 
 // Runs in the page: the innermost elements whose right edge passes the viewport's,
