@@ -37,7 +37,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         url.port().unwrap_or(80)
     )
     .parse()?;
-    let ws_url = format!("ws://{server}/api/phrases/live");
+    // Browsers connect with the version their page was rendered with, so an idle
+    // socket is sent nothing; without it each would first get the whole list.
+    let version = current_version(server).await?;
+    let ws_url = format!("ws://{server}/api/phrases/live?since={version}");
     // The host refuses pages of other origins; a browser on the site sends this one.
     let origin = url.origin().ascii_serialization();
     let rss_before = rss_kib(pid)?;
@@ -75,7 +78,6 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         let connected = connected.clone();
         let dropped = dropped.clone();
         tasks.push(tokio::spawn(async move {
-            let _snapshot = ws.next().await;
             connected.wait().await;
             while let Some(Ok(message)) = ws.next().await {
                 if let Message::Text(text) = message {
@@ -152,6 +154,19 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         task.abort();
     }
     Ok(())
+}
+
+/// The list's version, from `/api/phrases` over a plain HTTP/1.1 request.
+async fn current_version(server: SocketAddr) -> Result<u64, Box<dyn std::error::Error>> {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let mut stream = tokio::net::TcpStream::connect(server).await?;
+    let request = format!("GET /api/phrases HTTP/1.1\r\nHost: {server}\r\nConnection: close\r\n\r\n");
+    stream.write_all(request.as_bytes()).await?;
+    let mut response = String::new();
+    stream.read_to_string(&mut response).await?;
+    let body = response.split("\r\n\r\n").nth(1).ok_or("no body from /api/phrases")?;
+    let json: serde_json::Value = serde_json::from_str(body)?;
+    json["version"].as_u64().ok_or_else(|| "no version in /api/phrases".into())
 }
 
 /// The highest `BENCH ROUND n` a live message carries.
