@@ -27,6 +27,7 @@ use crate::metrics::{self, Metrics};
 use crate::page_cache::PageCache;
 use crate::pages;
 use crate::renderer::{PoolOptions, RenderError, RendererPool};
+use crate::shell;
 use crate::site_files::SiteFiles;
 use crate::snapshot::Feed;
 use crate::text::{MAX_GRAPHEMES, NormalizedWord, WordError};
@@ -140,9 +141,50 @@ pub fn router(state: AppState) -> Router {
     router.layer(limits).with_state(state)
 }
 
-async fn home(State(state): State<AppState>, headers: HeaderMap) -> Result<Response, AppError> {
-    let page = pages::home(&state).await?;
-    Ok(page_response(StatusCode::OK, &headers, &page))
+async fn home(State(state): State<AppState>, headers: HeaderMap) -> Response {
+    match pages::home(&state).await {
+        Ok(page) => page_response(StatusCode::OK, &headers, &page),
+        Err(error) => html_error(&state, error),
+    }
+}
+
+/// A failed page as an HTML page: visitors get words, not JSON. The cause is logged.
+fn html_error(state: &AppState, error: AppError) -> Response {
+    let (status, title, message) = match &error {
+        AppError::Busy => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            "Too busy right now",
+            "So many visitors at once that this page could not be prepared. Try again in a moment.",
+        ),
+        AppError::BadRequest { .. } | AppError::NotFound => return error.into_response(),
+        AppError::Internal(cause) => {
+            tracing::error!(error = %format!("{cause:#}"), "page failed");
+            (
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "Something went wrong",
+                "This page could not be prepared. It is our fault, not yours; try again in a minute.",
+            )
+        }
+    };
+    let html = shell::error_document(&state.ui.manifest, title, message);
+    let mut response = (
+        status,
+        [
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("text/html; charset=utf-8"),
+            ),
+            (header::CACHE_CONTROL, HeaderValue::from_static("no-store")),
+        ],
+        html,
+    )
+        .into_response();
+    if status == StatusCode::SERVICE_UNAVAILABLE {
+        response
+            .headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+    }
+    response
 }
 
 #[derive(Deserialize)]
@@ -156,16 +198,17 @@ async fn words_page(
     query: Result<Query<WordsQuery>, QueryRejection>,
 ) -> Result<Response, AppError> {
     let Query(query) = query.map_err(|e| AppError::bad_request(e.body_text()))?;
-    let page = pages::words(&state, query.check.as_deref()).await?;
-    Ok(page_response(StatusCode::OK, &headers, &page))
+    Ok(match pages::words(&state, query.check.as_deref()).await {
+        Ok(page) => page_response(StatusCode::OK, &headers, &page),
+        Err(error) => html_error(&state, error),
+    })
 }
 
-async fn not_found(
-    State(state): State<AppState>,
-    headers: HeaderMap,
-) -> Result<Response, AppError> {
-    let page = pages::not_found(&state).await?;
-    Ok(page_response(StatusCode::NOT_FOUND, &headers, &page))
+async fn not_found(State(state): State<AppState>, headers: HeaderMap) -> Response {
+    match pages::not_found(&state).await {
+        Ok(page) => page_response(StatusCode::NOT_FOUND, &headers, &page),
+        Err(error) => html_error(&state, error),
+    }
 }
 
 async fn healthz() -> &'static str {

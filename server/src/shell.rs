@@ -32,6 +32,26 @@ struct Shell<'a> {
     props_json: &'a str,
 }
 
+#[derive(Template)]
+#[template(path = "error.html")]
+struct ErrorPage<'a> {
+    title: &'a str,
+    message: &'a str,
+    css: &'a str,
+}
+
+/// A page for when rendering itself failed: plain HTML with the site's stylesheet, no
+/// React, so it works whatever broke.
+pub fn error_document(manifest: &Manifest, title: &str, message: &str) -> String {
+    ErrorPage {
+        title,
+        message,
+        css: &manifest.css,
+    }
+    .render()
+    .unwrap_or_else(|_| format!("<!doctype html><title>{title}</title><p>{message}</p>"))
+}
+
 /// Wraps `body` (React's markup) in the document, with `props` for hydration.
 pub fn document(
     manifest: &Manifest,

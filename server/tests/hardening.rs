@@ -182,3 +182,50 @@ async fn the_csp_forbids_inline_script_framing_plugins_and_base_tags() {
             .contains("camera=()")
     );
 }
+
+/// Renders `words` until the phrase NEW ONE appears; throws for everything else.
+const FLAKY_BUNDLE: &str = r#"globalThis.__lastwords = { render(request) {
+    const { route } = JSON.parse(request);
+    if (route === "words" && !request.includes("NEW ONE")) return "<main><p>FIRST WORDS RENDER</p></main>";
+    throw new Error("renderer broke for " + route);
+} };"#;
+
+#[tokio::test]
+async fn a_failing_renderer_serves_the_last_good_page_or_an_html_500_page() {
+    let host = TestHost::start_with_bundle(FLAKY_BUNDLE).await;
+    let (status, html) = get_with(&host, "/words", &[]).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(html.contains("FIRST WORDS RENDER"));
+
+    // A new version needs a new render, which throws: the last good page stands in.
+    host.state
+        .feed
+        .publish(vec![common::phrase("z", "NEW ONE", "Rex")]);
+    let (status, html) = get_with(&host, "/words", &[]).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(html.contains("FIRST WORDS RENDER"));
+
+    // No good page yet: an HTML page that says what happened, not JSON.
+    let request = Request::get("/").body(Body::empty()).unwrap();
+    let (response, html) = text(host.send(request).await).await;
+    assert_eq!(response.status(), StatusCode::INTERNAL_SERVER_ERROR);
+    assert_eq!(
+        response.headers()[header::CONTENT_TYPE],
+        "text/html; charset=utf-8"
+    );
+    assert!(html.contains("Something went wrong") && html.contains("href=\"/\""));
+    assert!(
+        !html.contains("renderer broke"),
+        "the cause stays in the log"
+    );
+
+    // Other requests are unaffected.
+    let (status, _) = get_with(&host, "/api/phrases", &[]).await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, metrics) = get_with(&host, "/metrics", &[]).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(
+        metrics.contains("lastwords_render_failures_total 2"),
+        "{metrics}"
+    );
+}

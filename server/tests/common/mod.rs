@@ -34,6 +34,19 @@ impl TestHost {
         phrases: Option<Vec<Phrase>>,
         adjust: impl FnOnce(&mut Config),
     ) -> TestHost {
+        Self::start_full(phrases, adjust, None).await
+    }
+
+    /// A host whose renderers run `bundle` instead of the UI's server bundle.
+    pub async fn start_with_bundle(bundle: &'static str) -> TestHost {
+        Self::start_full(None, |_| {}, Some(bundle)).await
+    }
+
+    async fn start_full(
+        phrases: Option<Vec<Phrase>>,
+        adjust: impl FnOnce(&mut Config),
+        bundle: Option<&'static str>,
+    ) -> TestHost {
         let data = tempfile::tempdir().expect("a temporary folder");
         if let Some(phrases) = phrases {
             let json = serde_json::to_string(&phrases).expect("phrases serialise");
@@ -42,7 +55,10 @@ impl TestHost {
         let mut config = Config::for_tests(data.path());
         adjust(&mut config);
         let config = Arc::new(config);
-        let ui = Ui::embedded().expect("the UI is built (run scripts/build or scripts/test)");
+        let mut ui = Ui::embedded().expect("the UI is built (run scripts/build or scripts/test)");
+        if let Some(bundle) = bundle {
+            ui.server_bundle = bundle;
+        }
         let feed = Feed::new();
         let store = LocalStore::open(data.path()).expect("the store opens");
         store.start(feed.clone()).await.expect("the store loads");
