@@ -12,7 +12,7 @@ use serde_json::json;
 
 use crate::app::AppState;
 use crate::assets::RasterImages;
-use crate::config::Config;
+use crate::config::{Config, Environment};
 use crate::http;
 
 /// Paths the pages link to; the shell and the manifest name them.
@@ -28,6 +28,8 @@ pub const WEB_MANIFEST: &str = "/manifest.webmanifest";
 #[derive(Debug)]
 pub struct SiteFiles {
     files: Vec<File>,
+    /// A day in production; a minute in staging, where the art and URLs change often.
+    cache_control: HeaderValue,
 }
 
 #[derive(Debug)]
@@ -81,11 +83,18 @@ impl SiteFiles {
             body,
         })
         .collect();
-        Self { files }
+        let cache_control = HeaderValue::from_static(match config.environment {
+            Environment::Production => "public, max-age=86400",
+            Environment::Staging => "public, max-age=60",
+        });
+        Self {
+            files,
+            cache_control,
+        }
     }
 
-    /// A route for each file, served with an ETag and a day of caching: the names
-    /// are fixed (link previews and launchers keep them), so they cannot be immutable.
+    /// A route for each file, served with an ETag and a bounded cache lifetime: the
+    /// names are fixed (link previews and launchers keep them), so they cannot be immutable.
     pub fn routes(&self) -> Router<AppState> {
         let mut router = Router::new();
         for (index, file) in self.files.iter().enumerate() {
@@ -93,7 +102,8 @@ impl SiteFiles {
                 file.path,
                 get(
                     move |State(state): State<AppState>, headers: HeaderMap| async move {
-                        state.site_files.files[index].response(&headers)
+                        let files = &state.site_files;
+                        files.files[index].response(&headers, &files.cache_control)
                     },
                 ),
             );
@@ -103,9 +113,9 @@ impl SiteFiles {
 }
 
 impl File {
-    fn response(&self, headers: &HeaderMap) -> Response {
+    fn response(&self, headers: &HeaderMap, cache: &HeaderValue) -> Response {
         let etag = HeaderValue::from_str(&self.etag).unwrap_or(HeaderValue::from_static("\"\""));
-        let cache = HeaderValue::from_static("public, max-age=86400");
+        let cache = cache.clone();
         if http::not_modified(headers, &self.etag) {
             return (
                 StatusCode::NOT_MODIFIED,

@@ -100,7 +100,8 @@ async fn fixed_name_files_revalidate_by_etag() {
     let (response, _) = fetch(&host, "/og.png").await;
     assert_eq!(
         response.headers()[header::CACHE_CONTROL],
-        "public, max-age=86400"
+        "public, max-age=60",
+        "staging keeps them a minute"
     );
     let etag = response.headers()[header::ETAG].clone();
     let request = Request::get("/og.png")
@@ -139,5 +140,18 @@ async fn pages_describe_themselves_to_link_previews_and_search_engines() {
     assert!(
         !words.contains("application/ld+json"),
         "the organisation is described once, on /"
+    );
+}
+
+#[tokio::test]
+async fn production_lets_caches_keep_fixed_name_files_for_a_day() {
+    let host = TestHost::start_with(None, |config| {
+        config.environment = lastwords::config::Environment::Production;
+    })
+    .await;
+    let (response, _) = fetch(&host, "/robots.txt").await;
+    assert_eq!(
+        response.headers()[header::CACHE_CONTROL],
+        "public, max-age=86400"
     );
 }
