@@ -1,0 +1,51 @@
+// docs/operations.md stays true to the binary: its configuration reference names every
+// setting `lastwords --help` lists, and its metrics table every series /metrics serves.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { bin, runCli, startHost } from '../support/host.mjs';
+
+const operations = readFileSync(new URL('../../docs/operations.md', import.meta.url), 'utf8');
+const section = (heading) => {
+  const start = operations.indexOf(`## ${heading}\n`);
+  assert.ok(start >= 0, `docs/operations.md has no "## ${heading}" section`);
+  const end = operations.indexOf('\n## ', start + 1);
+  return operations.slice(start, end < 0 ? undefined : end);
+};
+
+test('the configuration reference has a row for every flag and variable of --help', async () => {
+  const help = await runCli(['--help']);
+  assert.equal(help.code, 0, help.stderr);
+  const reference = section('Configuration reference');
+  const rows = reference.split('\n').filter((line) => line.startsWith('| `--'));
+  const flags = [...help.stdout.matchAll(/^\s+(--[a-z0-9-]+)/gm)]
+    .map((m) => m[1])
+    .filter((flag) => !['--help', '--version', '--config'].includes(flag));
+  assert.ok(flags.length > 10, `read ${flags.length} flags from ${bin} --help`);
+  for (const flag of flags) {
+    assert.ok(rows.some((row) => row.startsWith(`| \`${flag}\` |`)), `${flag} is missing from the table`);
+  }
+  for (const [, variable] of help.stdout.matchAll(/\[env: ([A-Z_]+)=/g)) {
+    if (variable === 'LASTWORDS_CONFIG') continue;
+    assert.ok(rows.some((row) => row.includes(`\`${variable}\``)), `${variable} is missing from the table`);
+  }
+  const documented = rows.map((row) => row.split('|')[1].trim().replaceAll('`', ''));
+  assert.deepEqual(documented.filter((flag) => !flags.includes(flag)), [], 'rows for flags the binary no longer has');
+});
+
+test('the metrics table lists every series /metrics serves', async (t) => {
+  const host = await startHost();
+  t.after(() => host.stop());
+  const response = await fetch(`${host.url}/metrics`);
+  assert.equal(response.status, 200);
+  const served = [...(await response.text()).matchAll(/^# TYPE (\S+) /gm)].map((m) => m[1]);
+  assert.ok(served.length > 5, 'the host serves metrics');
+  // The first column of the metrics table: `name{labels}` or `a`, `b`.
+  const documented = section('Metrics and alerts')
+    .split('\n')
+    .filter((line) => line.startsWith('| `lastwords_'))
+    .flatMap((row) => [...row.split('|')[1].matchAll(/`(lastwords_[a-z_]+)/g)].map((m) => m[1]));
+  for (const name of served) {
+    assert.ok(documented.includes(name), `${name} is not in the metrics table of docs/operations.md`);
+  }
+});
