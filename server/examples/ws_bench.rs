@@ -104,8 +104,19 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         (rss_idle.saturating_sub(rss_before)) as f64 * 1.024 / clients as f64
     );
 
-    if let Some(seconds) = std::env::var("WS_BENCH_SOAK_SECS").ok().and_then(|s| s.parse().ok()) {
-        let report = soak(base, Path::new(data_dir), pid, clients, seconds, &mut arrived).await?;
+    if let Some(seconds) = std::env::var("WS_BENCH_SOAK_SECS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+    {
+        let report = soak(
+            base,
+            Path::new(data_dir),
+            pid,
+            clients,
+            seconds,
+            &mut arrived,
+        )
+        .await?;
         println!("{report}");
         let lost = dropped.load(Ordering::Relaxed);
         println!("sockets dropped during the soak: {lost} of {clients}");
@@ -160,13 +171,19 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 async fn current_version(server: SocketAddr) -> Result<u64, Box<dyn std::error::Error>> {
     use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
     let mut stream = tokio::net::TcpStream::connect(server).await?;
-    let request = format!("GET /api/phrases HTTP/1.1\r\nHost: {server}\r\nConnection: close\r\n\r\n");
+    let request =
+        format!("GET /api/phrases HTTP/1.1\r\nHost: {server}\r\nConnection: close\r\n\r\n");
     stream.write_all(request.as_bytes()).await?;
     let mut response = String::new();
     stream.read_to_string(&mut response).await?;
-    let body = response.split("\r\n\r\n").nth(1).ok_or("no body from /api/phrases")?;
+    let body = response
+        .split("\r\n\r\n")
+        .nth(1)
+        .ok_or("no body from /api/phrases")?;
     let json: serde_json::Value = serde_json::from_str(body)?;
-    json["version"].as_u64().ok_or_else(|| "no version in /api/phrases".into())
+    json["version"]
+        .as_u64()
+        .ok_or_else(|| "no version in /api/phrases".into())
 }
 
 /// The highest `BENCH ROUND n` a live message carries.
@@ -192,7 +209,14 @@ async fn soak(
 ) -> Result<String, Box<dyn std::error::Error>> {
     let rss_start = rss_kib(pid)?;
     let wrk = tokio::process::Command::new("wrk")
-        .args(["-t1", "-c32", &format!("-d{seconds}s"), "--timeout", "5s", "--latency"])
+        .args([
+            "-t1",
+            "-c32",
+            &format!("-d{seconds}s"),
+            "--timeout",
+            "5s",
+            "--latency",
+        ])
         .arg(format!("{base}/words"))
         .output();
     let wrk = tokio::spawn(wrk);
@@ -224,7 +248,9 @@ async fn soak(
     }
     // Let the last changes land.
     let settle = Instant::now() + Duration::from_secs(5);
-    while let Ok(Some((at, Some(round)))) = tokio::time::timeout_at(settle.into(), arrived.recv()).await {
+    while let Ok(Some((at, Some(round)))) =
+        tokio::time::timeout_at(settle.into(), arrived.recv()).await
+    {
         if let Some(index) = round.checked_sub(first_round)
             && index < changed_at.len()
         {
@@ -237,7 +263,11 @@ async fn soak(
     let wrk_out = String::from_utf8_lossy(&wrk.stdout);
     latencies.sort();
     let missed: usize = seen.iter().map(|&got| clients.saturating_sub(got)).sum();
-    let pick = |q: usize| latencies.get(latencies.len() * q / 100).map_or(f64::NAN, |d| ms(*d));
+    let pick = |q: usize| {
+        latencies
+            .get(latencies.len() * q / 100)
+            .map_or(f64::NAN, |d| ms(*d))
+    };
     let rps = wrk_out
         .lines()
         .find(|line| line.starts_with("Requests/sec:"))
@@ -257,7 +287,11 @@ async fn soak(
         pick(50),
         pick(99),
         latencies.last().map_or(f64::NAN, |d| ms(*d)),
-        if errors.is_empty() { "none".to_owned() } else { errors.join("; ") },
+        if errors.is_empty() {
+            "none".to_owned()
+        } else {
+            errors.join("; ")
+        },
         rss_start / 1024,
         rss_end / 1024,
     ))
