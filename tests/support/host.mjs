@@ -8,17 +8,25 @@ import { join } from 'node:path';
 export const bin = process.env.LASTWORDS_BIN ?? new URL('../../target/debug/lastwords', import.meta.url).pathname;
 
 /**
- * @param {{ phrases?: {id: string, word: string, name: string}[], args?: string[], env?: Record<string,string> }} [options]
+ * @param {{ phrases?: {id: string, word: string, name: string}[], files?: Record<string, unknown>,
+ *   args?: string[], env?: Record<string,string> }} [options]
+ *   `files` are written into the data folder before start (a string as it is, anything
+ *   else as JSON), for state an earlier run would have left, such as a saved snapshot.
  */
 export async function startHost(options = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), 'lastwords-test-'));
   if (options.phrases) {
     writeFileSync(join(dataDir, 'phrases.json'), JSON.stringify(options.phrases, null, 2));
   }
+  for (const [name, content] of Object.entries(options.files ?? {})) {
+    writeFileSync(join(dataDir, name), typeof content === 'string' ? content : JSON.stringify(content));
+  }
   const child = spawn(bin, ['serve', '--port', '0', '--data-dir', dataDir, ...(options.args ?? [])], {
     env: { ...process.env, RUST_LOG: 'info', NO_COLOR: '1', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const running = () => child.exitCode === null && child.signalCode === null;
   let log = '';
   const url = await new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`lastwords did not start in 30 s:\n${log}`)), 30_000);
@@ -41,14 +49,18 @@ export async function startHost(options = {}) {
     url,
     dataDir,
     log: () => log,
+    /** Resolves to `{ code, signal }` once the process has ended. */
+    exited,
+    /** Sends `signal` to the process without waiting for it to end. */
+    signal: (signal = 'SIGTERM') => child.kill(signal),
     /** Runs the binary's CLI against the same data folder. */
     cli: (...args) => runCli(['--data-dir', dataDir, ...(options.args ?? []), ...args], options.env),
+    /** SIGTERM (SIGKILL if that has not ended it in 20 s), then removes the data folder. */
     async stop() {
-      if (child.exitCode === null) {
-        const exited = new Promise((resolve) => child.once('exit', resolve));
-        child.kill('SIGTERM');
-        await exited;
-      }
+      if (running()) child.kill('SIGTERM');
+      const killer = setTimeout(() => running() && child.kill('SIGKILL'), 20_000);
+      await exited;
+      clearTimeout(killer);
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
