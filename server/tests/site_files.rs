@@ -155,3 +155,12 @@ async fn production_lets_caches_keep_fixed_name_files_for_a_day() {
         "public, max-age=86400"
     );
 }
+
+#[tokio::test]
+async fn the_404_page_asks_not_to_be_indexed_and_claims_no_canonical_url() {
+    let host = TestHost::start(None).await;
+    let (_, html) = host.get("/no/such/page").await;
+    assert!(html.contains("<meta name=\"robots\" content=\"noindex\">"));
+    assert!(!html.contains("rel=\"canonical\"") && !html.contains("og:url"));
+    assert!(html.contains("Nothing lives here."));
+}

@@ -29,7 +29,7 @@ export function WordChecker({ action, placeholder, check, onInput, onSubmit }: P
       <label htmlFor={INPUT_ID} className="font-display text-sm font-bold uppercase tracking-widest text-accent">
         {"Type & Check"}
       </label>
-      <div className="mt-3 flex items-center gap-3 rounded-xl border border-white/30 bg-black px-4 focus-within:border-accent">
+      <div className="mt-3 flex items-center gap-3 rounded-xl border border-white/30 bg-black px-4 focus-within:border-accent focus-within:ring-2 focus-within:ring-accent">
         <input
           id={INPUT_ID}
           name="check"
