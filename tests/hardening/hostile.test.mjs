@@ -1,0 +1,179 @@
+// Hostile input from the public: every request in corpus.json gets a clean 4xx (or the
+// page it asked for), every phrase, name and typed check comes back as text, the props
+// JSON stays inert, and the host never panics.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import net from 'node:net';
+import { startHost } from '../support/host.mjs';
+import { rawRequest } from '../support/raw-http.mjs';
+import { connectLive } from '../support/live-client.mjs';
+import { assertNotRaw, assertOnlyOurMarkup, escapeHtml, propsOf } from './page.mjs';
+
+const corpus = JSON.parse(readFileSync(new URL('./corpus.json', import.meta.url), 'utf8'));
+/** A corpus value: text, or { repeat, times } for long text. */
+const expand = (value) => (typeof value === 'object' && value !== null && 'repeat' in value ? value.repeat.repeat(value.times) : value);
+const phrases = corpus.phrases.map(({ id, word, name }) => ({ id: expand(id), word: expand(word), name: expand(name) }));
+const byId = (a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+let host;
+
+before(async () => {
+  host = await startHost({ phrases });
+});
+
+after(async () => {
+  await host?.stop();
+});
+
+async function page(path) {
+  const response = await fetch(`${host.url}${path}`);
+  return { status: response.status, type: response.headers.get('content-type'), html: await response.text() };
+}
+
+test('every hostile request gets the status it should, and a refusal says why', async (t) => {
+  for (const request of corpus.requests) {
+    await t.test(request.name, async () => {
+      const target = request.target + (request.pad ? request.pad.with.repeat(request.pad.times) : '');
+      const headers = Array.isArray(request.headers)
+        ? request.headers.map((h) => (Array.isArray(h) ? [h[0], expand(h[1])] : h))
+        : request.headers
+          ? Array(request.headers.times).fill(request.headers.repeat)
+          : [];
+      const response = await rawRequest(host.url, target, { method: request.method, headers });
+      assert.equal(response.status, request.status, `status; body: ${response.text.slice(0, 200)}`);
+      if (request.body) {
+        assert.match(response.text, new RegExp(request.body), 'the body says what was wrong');
+        assert.match(response.headers['content-type'] ?? '', /^text\/plain/, 'a refusal is plain text');
+      }
+      if (request.never) assert.doesNotMatch(response.text, new RegExp(request.never));
+      if (request.method === 'HEAD') assert.equal(response.body.length, 0, 'HEAD has no body');
+    });
+  }
+});
+
+test('every typed check comes back escaped: in the page, in its props, from the API', async (t) => {
+  for (const input of corpus.checks) {
+    await t.test(JSON.stringify(input), async () => {
+      const { status, html } = await page(`/words?check=${encodeURIComponent(input)}`);
+      assert.equal(status, 200);
+      assertOnlyOurMarkup(html);
+      assertNotRaw(html, [input]);
+      const { value: props } = propsOf(html);
+      assert.equal(props.check.input, input, 'the props carry the input exactly');
+      assert.ok(html.includes(`value="${escapeHtml(input)}"`), 'the box shows what was typed, escaped');
+
+      const api = await fetch(`${host.url}/api/phrases/check?word=${encodeURIComponent(input)}`);
+      assert.ok([200, 400].includes(api.status), `API status ${api.status}`);
+      assert.match(api.headers.get('content-type'), /^application\/json/);
+      const answer = await api.json();
+      if (api.status === 200) assert.equal(typeof answer.available, 'boolean');
+      else assert.equal(typeof answer.error, 'string');
+    });
+  }
+});
+
+test('a store of hostile phrases renders as text, and its props, API and live feed round-trip', async () => {
+  const { status, html } = await page('/words');
+  assert.equal(status, 200);
+  assertOnlyOurMarkup(html);
+  const texts = phrases.flatMap((p) => [p.id, p.word, p.name]);
+  assertNotRaw(html, texts);
+  for (const phrase of phrases) {
+    assert.ok(html.includes(`<bdi>${escapeHtml(phrase.word)}</bdi>`), `the phrase ${phrase.id} shows as text`);
+    assert.ok(html.includes(`By ${escapeHtml(phrase.name)}`), `the name of ${phrase.id} shows as text`);
+  }
+  const expected = [...phrases].sort(byId);
+  assert.deepEqual(propsOf(html).value.phrases, expected, 'the props parse back to the store');
+
+  const api = await (await fetch(`${host.url}/api/phrases`)).json();
+  assert.deepEqual(api.phrases, expected, 'the API gives the store back');
+
+  const client = connectLive(host.url);
+  await client.until((c) => c.phrases.size === phrases.length, 5000, 'the snapshot');
+  assert.deepEqual([...client.phrases.values()].sort(byId), expected, 'the live feed gives the store back');
+  client.close();
+});
+
+test('the other pages stay ours with a hostile store', async () => {
+  for (const [path, wanted] of [['/', 200], ['/no/such/page', 404], ['/Words', 200]]) {
+    const { status, type, html } = await page(path);
+    assert.equal(status, wanted, path);
+    assert.match(type, /^text\/html/);
+    assertOnlyOurMarkup(html);
+    assertNotRaw(html, phrases.flatMap((p) => [p.word, p.name]));
+    propsOf(html);
+  }
+});
+
+test('a look-alike letter makes a different word: both show as text, and the check tells them apart', async () => {
+  const check = async (word) => (await (await fetch(`${host.url}/api/phrases/check?word=${encodeURIComponent(word)}`)).json()).available;
+  const { html } = await page('/words');
+  for (const { stored, lookalike, about } of corpus.homoglyphs) {
+    assert.notEqual(stored, lookalike);
+    assert.ok(html.includes(`<bdi>${stored}</bdi>`), `${stored} is listed as text`);
+    assert.equal(await check(stored.toLowerCase()), false, `${stored} is taken`);
+    assert.equal(await check(lookalike), true, `${lookalike} (${about}) is free`);
+    const typed = await page(`/words?check=${encodeURIComponent(lookalike)}`);
+    assert.equal(propsOf(typed.html).value.check.status, 'available', about);
+    assert.ok(typed.html.includes(`value="${lookalike}"`), 'the look-alike shows as typed');
+  }
+});
+
+test('slow requests: a page past the request timeout gets 408; headers that never end are cut off', async (t) => {
+  // Rendering 40,000 phrases takes several seconds here, well past the timeout.
+  const many = Array.from({ length: 40_000 }, (_, i) => ({ id: `p${String(i).padStart(5, '0')}`, word: `PHRASE ${i}`, name: `Minter ${i}` }));
+  const slow = await startHost({ phrases: many, args: ['--request-timeout-s', '1', '--render-timeout-ms', '30000'] });
+  try {
+    const started = Date.now();
+    const response = await fetch(`${slow.url}/words?check=slow`);
+    const took = Date.now() - started;
+    assert.equal(response.status, 408, `status after ${took} ms`);
+    assert.ok(took < 3000, `answered at the timeout (${took} ms)`);
+    assert.equal((await fetch(`${slow.url}/healthz`)).status, 200, 'the host goes on');
+
+    await t.test('a client that never finishes its request headers is disconnected', { todo: 'server bug: the request timeout starts only once the head is read; a connection with half-sent headers stays open indefinitely (slowloris)' }, async () => {
+      const socket = net.connect(Number(new URL(slow.url).port), '127.0.0.1');
+      socket.on('error', () => {});
+      socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n');
+      const closed = await new Promise((resolve) => {
+        const timer = setTimeout(() => resolve(false), 5000);
+        socket.once('close', () => {
+          clearTimeout(timer);
+          resolve(true);
+        });
+      });
+      socket.destroy();
+      assert.ok(closed, 'still open 5 s after the last byte, with a 1 s request timeout');
+    });
+    assert.doesNotMatch(slow.log(), /panicked/);
+  } finally {
+    await slow.stop();
+  }
+});
+
+test('no answer comes later than the request timeout, however big the page', { todo: 'server bug: the document shell, SHA-256, gzip-9 and brotli of a rendered page run synchronously inside the request future, so the 408 cannot fire while they run and the page arrives late with 200' }, async (t) => {
+  // 500 names of 10,000 letters that do not repeat: a 10 MB page React renders quickly
+  // and the host then spends seconds compressing.
+  const letters = (seed) => {
+    let x = seed;
+    return Array.from({ length: 10_000 }, () => String.fromCharCode(97 + ((x = (x * 1103515245 + 12345) & 0x7fffffff) % 26))).join('');
+  };
+  const phrases = Array.from({ length: 500 }, (_, i) => ({ id: `p${String(i).padStart(3, '0')}`, word: `PHRASE ${i}`, name: letters(i + 1) }));
+  const big = await startHost({ phrases, args: ['--request-timeout-s', '1', '--render-timeout-ms', '30000'] });
+  try {
+    const started = Date.now();
+    const response = await fetch(`${big.url}/words?check=late`);
+    await response.arrayBuffer();
+    const took = Date.now() - started;
+    t.diagnostic(`${response.status} after ${took} ms`);
+    assert.ok(took < 1500, `${response.status} after ${took} ms with a 1 s request timeout`);
+  } finally {
+    await big.stop();
+  }
+});
+
+test('the host never panicked and still answers', async () => {
+  assert.equal((await fetch(`${host.url}/healthz`)).status, 200);
+  assert.doesNotMatch(host.log(), /panicked/);
+});
