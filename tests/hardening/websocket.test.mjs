@@ -1,0 +1,244 @@
+// Abuse of the live feed: foreign pages, huge frames, floods, peers that stop reading,
+// too many sockets. Whatever one client does, every other one keeps getting updates.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startHost } from '../support/host.mjs';
+import { connectLive, rawLive, tryUpgrade } from '../support/live-client.mjs';
+import { metric, waitFor } from './metrics.mjs';
+import { poll, sleep } from './poll.mjs';
+
+let host;
+// Opened first and checked last, so the minute they need overlaps the other tests: one
+// peer that never answers a ping, and one that answers pings and says nothing else.
+let silent;
+let quiet;
+
+before(async () => {
+  host = await startHost({ phrases: [{ id: 'a1', word: 'HELLO', name: 'Rex' }] });
+  silent = await rawLive(host.url);
+  silent.openedAt = Date.now();
+  quiet = connectLive(host.url);
+  await quiet.opened;
+});
+
+after(async () => {
+  await host?.stop();
+});
+
+async function currentVersion(url) {
+  return (await (await fetch(`${url}/api/phrases`)).json()).version;
+}
+
+/** Adds `word` through the CLI (a real write to the store's file). */
+async function add(target, word) {
+  const added = await target.cli('phrases', 'add', word, '--name', 'Tess');
+  assert.equal(added.code, 0, added.stderr);
+}
+
+test('a page of another origin, or no Origin at all, is refused with 403 before the upgrade', async () => {
+  const { port } = new URL(host.url);
+  const foreign = [
+    'http://evil.example',
+    'null',
+    `http://127.0.0.1:${Number(port) + 1}`,
+    `https://127.0.0.1:${port}`,
+    `http://localhost:${port}`,
+    `${host.url}/`,
+    `${host.url}.evil.example`,
+    null,
+  ];
+  for (const origin of foreign) {
+    const answer = await tryUpgrade(host.url, { origin });
+    assert.equal(answer.status, 403, `Origin ${origin}`);
+    assert.match(answer.body, /origin may not open the live feed/);
+  }
+  assert.equal((await tryUpgrade(host.url)).status, 101, 'the page\'s own origin gets in');
+});
+
+test('a frame over 4 KiB closes the socket with 1009; a 4 KiB one does not', async () => {
+  const fine = connectLive(host.url);
+  await fine.opened;
+  fine.socket.send(Buffer.alloc(4096, 'a'));
+  await sleep(300);
+  assert.equal(fine.closed, null, 'a 4 KiB frame is allowed');
+  fine.close();
+
+  const big = connectLive(host.url);
+  await big.opened;
+  big.socket.send(Buffer.alloc(64 * 1024, 'a'));
+  await big.until((c) => c.closed !== null, 3000, 'the close');
+  assert.equal(big.closed, 1009);
+
+  const pieces = connectLive(host.url);
+  await pieces.opened;
+  for (let i = 0; i < 3; i++) pieces.socket.send(Buffer.alloc(2048, 'a'), { fin: i === 2 });
+  await pieces.until((c) => c.closed !== null, 3000, 'the close');
+  assert.equal(pieces.closed, 1009, 'a 6 KiB message in 2 KiB fragments is too big as well');
+  assert.equal((await fetch(`${host.url}/healthz`)).status, 200);
+});
+
+test('a flood of 10,000 frames from one client holds up neither the others nor the host', async () => {
+  const other = connectLive(host.url);
+  await other.until((c) => c.phrases.size > 0, 3000, 'the snapshot');
+  const flooder = connectLive(host.url);
+  await flooder.opened;
+  const frame = Buffer.alloc(100, 'x');
+  for (let i = 0; i < 10_000; i++) flooder.socket.send(frame);
+
+  const started = Date.now();
+  const health = await fetch(`${host.url}/healthz`);
+  assert.equal(health.status, 200);
+  assert.ok(Date.now() - started < 2000, `/healthz answered in ${Date.now() - started} ms during the flood`);
+  await add(host, 'flood survivor');
+  await other.until((c) => c.words().includes('FLOOD SURVIVOR'), 3000, 'the update during the flood');
+  flooder.close();
+  other.close();
+});
+
+test('a client that never reads is cut off after the send timeout, while 1,000 others get every update at once', async (t) => {
+  // Twenty phrases with 10,000-character names: every rewrite below makes a change
+  // message of about 200 KB. A peer that comes back from before thirty of them is owed
+  // about 6 MB, more than the sockets' buffers hold, so the server's write to it really
+  // blocks once it stops reading. Only that peer is sent those messages.
+  const bigNames = (letter) => Array.from({ length: 20 }, (_, i) => ({ id: `p${String(i).padStart(2, '0')}`, word: `PHRASE ${i}`, name: letter.repeat(10_000) }));
+  const crowded = await startHost({ phrases: bigNames('A'), args: ['--max-sockets-per-ip', '0'] });
+  try {
+    const before = await currentVersion(crowded.url);
+    const file = join(crowded.dataDir, 'phrases.json');
+    const firstName = async () => (await (await fetch(`${crowded.url}/api/phrases`)).json()).phrases[0].name;
+    for (const letter of 'BCDEFGHIJKLMNOPQRSTUVWXYZbcdef') {
+      // Written aside, then renamed over the store, as the CLI does: never half a file.
+      writeFileSync(`${file}.tmp`, JSON.stringify(bigNames(letter)));
+      renameSync(`${file}.tmp`, file);
+      await poll(firstName, (name) => name[0] === letter, 5000, `the rewrite to ${letter}`);
+    }
+    const owed = connectLive(crowded.url, before);
+    const latest = await currentVersion(crowded.url);
+    await owed.until((c) => c.version === latest, 10_000, 'the catch-up');
+    assert.ok(owed.messages.every((m) => m.type === 'changes'), 'the catch-up is the changes missed');
+    const owedBytes = owed.messages.reduce((sum, m) => sum + JSON.stringify(m).length, 0);
+    assert.ok(owedBytes > 5_000_000, `a peer from before the rewrites is owed ${owedBytes} bytes`);
+    owed.close();
+
+    const version = await currentVersion(crowded.url);
+    const clients = [];
+    for (let batch = 0; batch < 10; batch++) {
+      const opening = Array.from({ length: 100 }, () => connectLive(crowded.url, version));
+      await Promise.all(opening.map((c) => c.opened));
+      clients.push(...opening);
+    }
+    const hung = await rawLive(crowded.url, { since: before });
+    hung.socket.pause();
+    const hungAt = Date.now();
+    await waitFor(crowded.url, 'lastwords_websocket_connections', (n) => n === 1001, 5000);
+
+    for (const word of ['FIRST', 'SECOND', 'THIRD']) {
+      const sent = Date.now();
+      await add(crowded, word);
+      await Promise.all(clients.map((c) => c.until((me) => me.words().includes(word), 5000, `${word} at every client`)));
+      const took = Date.now() - sent;
+      t.diagnostic(`${word} reached all 1,000 clients in ${took} ms`);
+      assert.ok(took < 5000, `${word} reached all 1,000 clients in ${took} ms`);
+      if (word === 'FIRST') {
+        assert.equal(await metric(crowded.url, 'lastwords_websocket_connections'), 1001, 'while the hung peer was still connected');
+      }
+    }
+    // They joined current, so what they hold is exactly the three changes since.
+    assert.ok(clients.every((c) => c.closed === null && c.words().join() === 'FIRST,SECOND,THIRD'), 'every reading client has every update');
+
+    // The hung peer goes when a write has waited 10 s, without what it was owed.
+    await waitFor(crowded.url, 'lastwords_websocket_connections', (n) => n === 1000, 25_000);
+    const cutAfter = Date.now() - hungAt;
+    t.diagnostic(`the hung peer was cut ${cutAfter} ms after it stopped reading`);
+    assert.ok(cutAfter >= 9500, `cut after ${cutAfter} ms, not before the send timeout`);
+    hung.socket.resume();
+    await hung.closed;
+    assert.ok(hung.bytes < owedBytes, `the hung peer got ${hung.bytes} of ${owedBytes} bytes`);
+    for (const c of clients) c.close();
+  } finally {
+    await crowded.stop();
+  }
+});
+
+test('past the per-address cap the upgrade gets 503 with Retry-After; past the global cap too; a closed socket frees its place', async () => {
+  const origin = 'https://dinos.example';
+  const capped = await startHost({
+    phrases: [{ id: 'a1', word: 'HELLO', name: 'Rex' }],
+    args: ['--max-sockets', '5', '--max-sockets-per-ip', '3', '--allowed-origins', `${origin},https://www.dinos.example`],
+  });
+  try {
+    const open = (localAddress) => tryUpgrade(capped.url, { origin, localAddress, keep: true });
+    assert.equal((await tryUpgrade(capped.url, { origin: 'http://evil.example' })).status, 403, 'only the allowed origins');
+    assert.equal((await tryUpgrade(capped.url, { origin: 'https://www.dinos.example' })).status, 101, 'every allowed origin');
+    await waitFor(capped.url, 'lastwords_websocket_connections', (n) => n === 0, 3000);
+
+    const first = [];
+    for (let i = 0; i < 3; i++) {
+      const answer = await open('127.0.0.1');
+      assert.equal(answer.status, 101, `socket ${i + 1} from 127.0.0.1`);
+      first.push(answer.socket);
+    }
+    const fourth = await open('127.0.0.1');
+    assert.equal(fourth.status, 503, 'the 4th socket from one address');
+    assert.ok(Number(fourth.headers['retry-after']) > 0, 'with Retry-After');
+    assert.match(fourth.body, /too many live connections/);
+
+    const second = [];
+    for (let i = 0; i < 2; i++) {
+      const answer = await open('127.0.0.2');
+      assert.equal(answer.status, 101, `socket ${i + 1} from 127.0.0.2: another address has its own allowance`);
+      second.push(answer.socket);
+    }
+    const sixth = await open('127.0.0.3');
+    assert.equal(sixth.status, 503, 'the 6th socket in all, from a fresh address');
+    assert.ok(Number(sixth.headers['retry-after']) > 0);
+    assert.equal(await metric(capped.url, 'lastwords_websocket_refused_total'), 2);
+
+    first.shift().close();
+    await waitFor(capped.url, 'lastwords_websocket_connections', (n) => n === 4, 3000);
+    assert.equal((await open('127.0.0.3')).status, 101, 'the freed place is taken by another address');
+    first.shift().close();
+    await waitFor(capped.url, 'lastwords_websocket_connections', (n) => n === 4, 3000);
+    assert.equal((await open('127.0.0.1')).status, 101, 'and the address that closed one may open one again');
+    for (const socket of [...first, ...second]) socket.close();
+  } finally {
+    await capped.stop();
+  }
+});
+
+test('a list whose snapshot is over 256 KiB still reaches a new client', { todo: 'server bug: live.rs caps the write buffer at 256 KiB, so a larger snapshot (or change) fails with WriteBufferFull and the socket is dropped (1006) before any message' }, async () => {
+  // 4,000 phrases of ordinary size: about 330 KB as a snapshot.
+  const phrases = Array.from({ length: 4000 }, (_, i) => ({ id: `id${String(i).padStart(18, '0')}`, word: `LAST WORDS NO ${i}`, name: `Dino collector ${i}` }));
+  const big = await startHost({ phrases });
+  try {
+    const client = connectLive(big.url);
+    await client.until((c) => c.phrases.size === phrases.length || c.closed !== null, 5000, 'the snapshot or a close');
+    assert.equal(client.closed, null, `closed with ${client.closed} after ${client.messages.length} messages`);
+    assert.equal(client.phrases.size, phrases.length);
+    client.close();
+  } finally {
+    await big.stop();
+  }
+});
+
+test('the server pings every 20 s and closes a peer silent for 45 s; a peer that answers pings stays', async (t) => {
+  let timer;
+  await Promise.race([silent.closed, new Promise((resolve) => (timer = setTimeout(resolve, 75_000 - (Date.now() - silent.openedAt))))]);
+  clearTimeout(timer);
+  const pings = silent.frames.filter((f) => f.kind === 'ping').map((f) => f.at - silent.openedAt);
+  const close = silent.frames.find((f) => f.kind === 'close');
+  t.diagnostic(`pings at ${pings.join(', ')} ms; closed with ${close?.code} at ${close ? close.at - silent.openedAt : '-'} ms`);
+  assert.ok(pings.length >= 2, `pinged twice before giving up (${pings.length})`);
+  assert.ok(Math.abs(pings[0] - 20_000) < 3000, `the first ping ${pings[0]} ms after opening`);
+  assert.equal(close?.code, 1008, 'closed for silence with a policy close');
+  const closedAt = close.at - silent.openedAt;
+  assert.ok(closedAt > 45_000 && closedAt < 70_000, `closed ${closedAt} ms after opening`);
+  assert.equal(quiet.closed, null, 'the peer that answered pings is still open');
+  quiet.close();
+});
+
+test('the host never panicked', () => {
+  assert.doesNotMatch(host.log(), /panicked/);
+});
