@@ -73,6 +73,7 @@ pub struct Settings {
 
     /// Deployment profile: staging or production [default: staging]
     #[arg(long = "env", global = true, env = "LASTWORDS_ENV", value_name = "ENV")]
+    #[serde(rename = "env")]
     pub environment: Option<Environment>,
 
     /// Threads that render React, each with its own JS engine [default: number of cores]
@@ -801,6 +802,12 @@ mod tests {
         assert_eq!(config.addr.to_string(), "127.0.0.1:8080");
         assert_eq!(config.words_path(), "/words");
         assert_eq!(config.absolute_url("/words"), "http://127.0.0.1:8080/words");
+    }
+
+    #[test]
+    fn the_file_names_the_profile_env_like_the_flag() {
+        let file: Settings = toml::from_str("env = \"production\"").unwrap();
+        assert_eq!(file.environment, Some(Environment::Production));
     }
 
     #[test]

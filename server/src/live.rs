@@ -53,6 +53,8 @@ pub struct SocketLimits {
     pub refused: AtomicU64,
     /// Messages written to sockets, for `/metrics`.
     pub sent: AtomicU64,
+    /// Sockets that fell behind the broadcast and were sent the whole list instead.
+    pub resnapshots: AtomicU64,
 }
 
 /// One socket's place under the caps, given back when the socket ends.
@@ -70,6 +72,7 @@ impl SocketLimits {
             per_ip: Mutex::default(),
             refused: AtomicU64::new(0),
             sent: AtomicU64::new(0),
+            resnapshots: AtomicU64::new(0),
         })
     }
 
@@ -211,6 +214,7 @@ async fn session(
                     }
                     // A gap (coalesced or lagged updates): the whole list is cheaper to get right.
                     Ok(_) | Err(RecvError::Lagged(_)) => {
+                        limits.resnapshots.fetch_add(1, Ordering::Relaxed);
                         let (version, text) = hub.snapshot();
                         have = version;
                         text

@@ -152,7 +152,7 @@ pub async fn scrape(State(state): State<AppState>) -> Response {
     let sockets = &state.sockets;
     let health = state.feed.health();
     let snapshot = state.feed.current();
-    let simple: [(&str, &str, &str, f64); 12] = [
+    let simple: [(&str, &str, &str, f64); 13] = [
         (
             "lastwords_render_cache_hits_total",
             "counter",
@@ -194,6 +194,12 @@ pub async fn scrape(State(state): State<AppState>) -> Response {
             "counter",
             "WebSocket upgrades refused by a connection cap.",
             sockets.refused.load(Ordering::Relaxed) as f64,
+        ),
+        (
+            "lastwords_websocket_resnapshots_total",
+            "counter",
+            "Sockets that fell behind and were sent the whole list.",
+            sockets.resnapshots.load(Ordering::Relaxed) as f64,
         ),
         (
             "lastwords_feed_up",
