@@ -1,7 +1,7 @@
 // Reads the host's /metrics the way an operator's scraper does.
 import { poll } from './poll.mjs';
 
-/** Every unlabelled sample of the Prometheus text at `url`/metrics, by name. */
+/** Every sample of the Prometheus text at `url`/metrics, by its name and labels as written. */
 export async function scrape(url) {
   const response = await fetch(`${url}/metrics`);
   const text = await response.text();
