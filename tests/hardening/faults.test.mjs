@@ -1,0 +1,168 @@
+// Firestore going away and coming back, against the emulator: readiness follows it, the
+// last list keeps serving (and is saved for the next start), and after recovery every
+// connected client holds exactly what Firestore holds.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import net from 'node:net';
+import { join } from 'node:path';
+import { startHost } from '../support/host.mjs';
+import { startEmulator } from '../support/emulator.mjs';
+import { connectLive } from '../support/live-client.mjs';
+import { propsOf } from './page.mjs';
+import { metric } from './metrics.mjs';
+import { eventually, sleep } from './poll.mjs';
+
+const FIRESTORE = ['--firestore-project', 'test', '--ready-stale-after-s', '2'];
+
+let emulator;
+let host;
+
+before(async () => {
+  emulator = await startEmulator();
+  await emulator.set('a1', { word: 'SEE YOU LATER', name: 'Rex' });
+  await emulator.set('b2', { word: 'TOO BIG TO FAIL', name: 'Bronto' });
+  host = await startHost({ args: FIRESTORE, env: { FIRESTORE_EMULATOR_HOST: emulator.host } });
+});
+
+after(async () => {
+  await host?.stop();
+  await emulator?.stop();
+});
+
+const readyz = async (target) => (await fetch(`${target.url}/readyz`)).status;
+const apiWords = async (target) => (await (await fetch(`${target.url}/api/phrases`)).json()).phrases.map((p) => p.word).sort();
+const savedWords = (target) => {
+  try {
+    return JSON.parse(readFileSync(join(target.dataDir, 'firestore-snapshot.json'), 'utf8')).map((p) => p.word).sort();
+  } catch {
+    return null;
+  }
+};
+
+/** A loopback port nothing listens on (bound, then released). */
+async function deadPort() {
+  const server = net.createServer();
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+test('ready once Firestore delivered the list, which is saved for the next start', async () => {
+  await eventually(() => readyz(host), 200, 15_000, '/readyz 200');
+  assert.deepEqual(await apiWords(host), ['SEE YOU LATER', 'TOO BIG TO FAIL']);
+  assert.equal(await metric(host.url, 'lastwords_feed_up'), 1);
+  assert.equal(await metric(host.url, 'lastwords_feed_synced'), 1);
+  await eventually(() => savedWords(host), ['SEE YOU LATER', 'TOO BIG TO FAIL'], 3000, 'the saved list');
+});
+
+test('Firestore killed mid-stream: not ready within about 20 s but still serving; back with other data: ready, and every client holds its list', async (t) => {
+  const clients = Array.from({ length: 5 }, () => connectLive(host.url));
+  await Promise.all(clients.map((c) => c.until((me) => me.phrases.size === 2, 5000, 'the snapshot')));
+  const port = emulator.port;
+
+  await emulator.stop();
+  // Found within 10 s of silence (checked every 5 s), a probe of up to 5 s, then the
+  // 2 s threshold: at most about 22 s; measured 10 to 20 s.
+  const notReady = await eventually(() => readyz(host), 503, 30_000, '/readyz 503 after the kill');
+  t.diagnostic(`/readyz went 503 ${notReady} ms after the kill`);
+  assert.equal(await metric(host.url, 'lastwords_feed_up'), 0, 'the feed shows as down');
+  assert.match(await (await fetch(`${host.url}/readyz`)).text(), /unreachable/);
+  assert.deepEqual(await apiWords(host), ['SEE YOU LATER', 'TOO BIG TO FAIL'], 'the last list keeps serving');
+  const page = await fetch(`${host.url}/words`);
+  assert.equal(page.status, 200);
+  assert.match(await page.text(), /<bdi>SEE YOU LATER<\/bdi>/);
+
+  emulator = await startEmulator(port);
+  await emulator.set('z9', { word: 'AFTER THE METEOR', name: 'Phoenix' });
+  await emulator.set('y8', { word: 'STILL HERE', name: 'Rex' });
+  const expected = ['AFTER THE METEOR', 'STILL HERE'];
+  const ready = await eventually(() => readyz(host), 200, 30_000, '/readyz 200 after the restart');
+  t.diagnostic(`/readyz back to 200 ${ready} ms after the restart`);
+  await Promise.all(clients.map((c) => c.until((me) => me.words().join() === expected.join(), 5000, 'convergence')));
+  assert.deepEqual(await apiWords(host), expected);
+  assert.ok(clients.every((c) => c.closed === null), 'no client had to reconnect');
+  await eventually(() => savedWords(host), expected, 3000, 'the saved list follows');
+  assert.equal(await metric(host.url, 'lastwords_feed_up'), 1);
+  for (const c of clients) c.close();
+});
+
+test('started while Firestore is unreachable, with a saved list: serves it, not ready, until Firestore answers', async (t) => {
+  const port = await deadPort();
+  const saved = [
+    { id: 's1', word: 'SAVED BEFORE', name: 'Rex' },
+    { id: 's2', word: 'THE OUTAGE', name: 'Trixie' },
+  ];
+  const cold = await startHost({
+    args: FIRESTORE,
+    env: { FIRESTORE_EMULATOR_HOST: `127.0.0.1:${port}` },
+    files: { 'firestore-snapshot.json': saved },
+  });
+  let late;
+  try {
+    const page = await fetch(`${cold.url}/words`);
+    assert.equal(page.status, 200);
+    const html = await page.text();
+    assert.match(html, /<bdi>SAVED BEFORE<\/bdi>/);
+    assert.match(html, /<bdi>THE OUTAGE<\/bdi>/);
+    assert.doesNotMatch(html, /temporarily unavailable/);
+    assert.deepEqual(await apiWords(cold), ['SAVED BEFORE', 'THE OUTAGE']);
+    const checked = await (await fetch(`${cold.url}/words?check=saved%20before`)).text();
+    assert.equal(propsOf(checked).value.check.status, 'taken', 'the saved list answers the checker');
+    const notReady = await fetch(`${cold.url}/readyz`);
+    assert.equal(notReady.status, 503);
+    assert.match(await notReady.text(), /not loaded yet/);
+    assert.equal(await metric(cold.url, 'lastwords_feed_synced'), 0);
+
+    late = await startEmulator(port);
+    await late.set('n1', { word: 'FRESH FROM FIRESTORE', name: 'Stego' });
+    await eventually(() => readyz(cold), 200, 30_000, '/readyz 200 once Firestore answers');
+    await eventually(() => apiWords(cold), ['FRESH FROM FIRESTORE'], 3000, 'Firestore\'s list replacing the saved one');
+
+    await t.test('and Firestore\'s list is saved in place of the old one', { todo: 'server bug: after a start from the saved list, the first list Firestore delivers is not saved (saved.rs skips it while the feed still counts as restored)' }, async () => {
+      await eventually(() => savedWords(cold), ['FRESH FROM FIRESTORE'], 3000, 'the saved list replaced');
+    });
+  } finally {
+    await cold.stop();
+    await late?.stop();
+  }
+});
+
+test('started while Firestore is unreachable, with nothing saved: the words page says the list is temporarily unavailable', async (t) => {
+  const cold = await startHost({ args: FIRESTORE, env: { FIRESTORE_EMULATOR_HOST: `127.0.0.1:${await deadPort()}` } });
+  try {
+    const page = await fetch(`${cold.url}/words`);
+    assert.equal(page.status, 200, 'not an error page');
+    const html = await page.text();
+    assert.match(html, /The list of Last Words is temporarily unavailable/);
+    assert.equal(propsOf(html).value.loaded, false);
+
+    const checked = await (await fetch(`${cold.url}/words?check=hello`)).text();
+    assert.match(checked, /Cannot check right now: the list is still loading/);
+    assert.equal(propsOf(checked).value.check.status, 'unavailable');
+    assert.equal(await readyz(cold), 503);
+    assert.equal((await fetch(`${cold.url}/healthz`)).status, 200, 'alive all the same');
+
+    await t.test('the check API does not call a phrase free before the list has loaded', { todo: 'server bug: /api/phrases/check answers {"available": true} while the list has not loaded' }, async () => {
+      const response = await fetch(`${cold.url}/api/phrases/check?word=hello`);
+      const body = await response.json();
+      assert.ok(response.status === 503 || body.available !== true, `answered ${response.status} ${JSON.stringify(body)}`);
+    });
+
+    await t.test('a live client is not told the list is empty before it has loaded', { todo: 'server bug: the live feed sends {"type":"snapshot","phrases":[]} while the list has not loaded' }, async () => {
+      const client = connectLive(cold.url);
+      await client.opened;
+      await sleep(1000);
+      client.close();
+      const empty = client.messages.find((m) => m.type === 'snapshot' && m.phrases.length === 0);
+      assert.equal(empty, undefined, `sent ${JSON.stringify(client.messages)}`);
+    });
+  } finally {
+    await cold.stop();
+  }
+});
+
+test('no host panicked', () => {
+  assert.doesNotMatch(host.log(), /panicked/);
+});
