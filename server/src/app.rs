@@ -151,7 +151,7 @@ async fn home(State(state): State<AppState>, headers: HeaderMap) -> Response {
 /// A failed page as an HTML page: visitors get words, not JSON. The cause is logged.
 fn html_error(state: &AppState, error: AppError) -> Response {
     let (status, title, message) = match &error {
-        AppError::Busy => (
+        AppError::Busy | AppError::Unavailable(_) => (
             StatusCode::SERVICE_UNAVAILABLE,
             "Too busy right now",
             "So many visitors at once that this page could not be prepared. Try again in a moment.",
@@ -257,6 +257,12 @@ async fn asset(Path(path): Path<String>, headers: HeaderMap) -> Response {
 
 async fn api_phrases(State(state): State<AppState>, headers: HeaderMap) -> Response {
     let snapshot = state.feed.current();
+    if !snapshot.loaded {
+        return AppError::Unavailable(
+            "the list of minted phrases has not loaded yet; try again shortly",
+        )
+        .into_response();
+    }
     let etag = format!("\"v{}\"", snapshot.version);
     let etag_value = HeaderValue::from_str(&etag).unwrap_or(HeaderValue::from_static("\"\""));
     if http::not_modified(&headers, &etag) {
@@ -293,6 +299,11 @@ async fn api_check(
         )),
     })?;
     let snapshot = state.feed.current();
+    if !snapshot.loaded {
+        return Err(AppError::Unavailable(
+            "the list of minted phrases has not loaded yet; try again shortly",
+        ));
+    }
     Ok(axum::Json(json!({
         "word": normalized.word,
         "length": normalized.length,

@@ -12,6 +12,9 @@ pub enum AppError {
     NotFound,
     #[error("busy, try again shortly")]
     Busy,
+    /// Something the answer depends on is not there yet.
+    #[error("{0}")]
+    Unavailable(&'static str),
     #[error("internal error")]
     Internal(#[from] anyhow::Error),
 }
@@ -29,7 +32,9 @@ impl IntoResponse for AppError {
         let (status, message) = match &self {
             AppError::BadRequest { reason } => (StatusCode::BAD_REQUEST, reason.clone()),
             AppError::NotFound => (StatusCode::NOT_FOUND, "not found".into()),
-            AppError::Busy => (StatusCode::SERVICE_UNAVAILABLE, self.to_string()),
+            AppError::Busy | AppError::Unavailable(_) => {
+                (StatusCode::SERVICE_UNAVAILABLE, self.to_string())
+            }
             AppError::Internal(cause) => {
                 tracing::error!(error = %format!("{cause:#}"), "request failed");
                 (StatusCode::INTERNAL_SERVER_ERROR, "internal error".into())
@@ -37,7 +42,7 @@ impl IntoResponse for AppError {
         };
         let body = serde_json::json!({ "error": message });
         let mut response = (status, axum::Json(body)).into_response();
-        if matches!(self, AppError::Busy) {
+        if matches!(self, AppError::Busy | AppError::Unavailable(_)) {
             response
                 .headers_mut()
                 .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));

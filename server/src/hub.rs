@@ -106,7 +106,9 @@ impl Hub {
     /// What a browser that has `since` needs to be current.
     pub fn catch_up(&self, since: Option<u64>) -> Catchup {
         let current = self.feed.current();
-        if since == Some(current.version) {
+        // Before the first list an empty snapshot would tell browsers nothing is minted;
+        // they get the list when it loads, as an update.
+        if since == Some(current.version) || !current.loaded {
             return Catchup::Nothing;
         }
         if let Some(since) = since

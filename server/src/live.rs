@@ -159,7 +159,9 @@ pub async fn upgrade(
     let shutdown = state.shutdown.clone();
     ws.read_buffer_size(MAX_FRAME)
         .write_buffer_size(0)
-        .max_write_buffer_size(256 * 1024)
+        // A cap, not an allocation: the whole list must fit (it can pass 256 KiB with a
+        // few thousand phrases); a peer that stops reading is cut by SEND_TIMEOUT.
+        .max_write_buffer_size(16 * 1024 * 1024)
         .max_frame_size(MAX_FRAME)
         .max_message_size(MAX_FRAME)
         .on_upgrade(move |socket| async move {

@@ -210,7 +210,15 @@ async fn render(
         }
         other => AppError::Internal(anyhow::anyhow!("render of {route} failed: {other}")),
     })?;
-    let html = shell::document(&state.ui.manifest, head, &body, props)
-        .map_err(|e| AppError::Internal(e.into()))?;
-    Ok(Page::new(html))
+    // The shell, hash and compression take milliseconds of CPU: off the async threads,
+    // so sockets and timeouts keep being served meanwhile.
+    let ui = state.ui.clone();
+    let (head, props) = (head.clone(), props.clone());
+    tokio::task::spawn_blocking(move || {
+        let html = shell::document(&ui.manifest, &head, &body, &props)
+            .map_err(|e| AppError::Internal(e.into()))?;
+        Ok(Page::new(html))
+    })
+    .await
+    .map_err(|e| AppError::Internal(e.into()))?
 }

@@ -138,8 +138,10 @@ impl FirestoreStore {
                         control.resync_target(FirestoreListenerTarget::new(TARGET));
                     }
                     if let Some(phrases) = outcome.publish {
-                        let snapshot = feed.publish(phrases);
+                        // Synced first: whoever wakes on the new list (the saved-list
+                        // writer) must see it as Firestore's, not the restored one.
                         health.synced();
+                        let snapshot = feed.publish(phrases);
                         tracing::debug!(
                             version = snapshot.version,
                             count = snapshot.phrases.len(),
