@@ -132,7 +132,7 @@ test('slow requests: a page past the request timeout gets 408; headers that neve
     assert.ok(took < 3000, `answered at the timeout (${took} ms)`);
     assert.equal((await fetch(`${slow.url}/healthz`)).status, 200, 'the host goes on');
 
-    await t.test('a client that never finishes its request headers is disconnected', { todo: 'server bug: the request timeout starts only once the head is read; a connection with half-sent headers stays open indefinitely (slowloris)' }, async () => {
+    await t.test('a client that never finishes its request headers is disconnected', async () => {
       const socket = net.connect(Number(new URL(slow.url).port), '127.0.0.1');
       socket.on('error', () => {});
       socket.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n');
