@@ -2,7 +2,8 @@
 import "./polyfills";
 import { createElement } from "react";
 import { renderToString } from "react-dom/server.browser";
-import { App } from "../components/App";
+import { App, PageContent } from "../components/App";
+import { framedRenderer } from "./frames";
 import { parseRequest } from "./request";
 
 export interface Renderer {
@@ -10,9 +11,14 @@ export interface Renderer {
   render(requestJson: string): string;
 }
 
+const renderPage = framedRenderer({
+  whole: (page, slot) => renderToString(createElement(App, { page, content: slot })),
+  content: (page) => renderToString(createElement(PageContent, { page })),
+});
+
 const renderer: Renderer = {
   render(requestJson) {
-    return renderToString(createElement(App, { page: parseRequest(requestJson) }));
+    return renderPage(parseRequest(requestJson));
   },
 };
 
