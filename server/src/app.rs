@@ -143,7 +143,7 @@ pub fn router(state: AppState) -> Router {
 
 async fn home(State(state): State<AppState>, headers: HeaderMap) -> Response {
     match pages::home(&state).await {
-        Ok(page) => page_response(StatusCode::OK, &headers, &page),
+        Ok(page) => page_response(StatusCode::OK, &headers, page).await,
         Err(error) => html_error(&state, error),
     }
 }
@@ -199,14 +199,14 @@ async fn words_page(
 ) -> Result<Response, AppError> {
     let Query(query) = query.map_err(|e| AppError::bad_request(e.body_text()))?;
     Ok(match pages::words(&state, query.check.as_deref()).await {
-        Ok(page) => page_response(StatusCode::OK, &headers, &page),
+        Ok(page) => page_response(StatusCode::OK, &headers, page).await,
         Err(error) => html_error(&state, error),
     })
 }
 
 async fn not_found(State(state): State<AppState>, headers: HeaderMap) -> Response {
     match pages::not_found(&state).await {
-        Ok(page) => page_response(StatusCode::NOT_FOUND, &headers, &page),
+        Ok(page) => page_response(StatusCode::NOT_FOUND, &headers, page).await,
         Err(error) => html_error(&state, error),
     }
 }

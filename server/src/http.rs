@@ -1,6 +1,8 @@
 //! Small pieces of HTTP shared by the handlers: content negotiation, conditional
 //! requests and the headers every response carries.
 
+use std::sync::Arc;
+
 use axum::body::Body;
 use axum::extract::Request;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
@@ -89,17 +91,30 @@ pub fn encoded(
 }
 
 /// An HTML page with its validator, or 304 when the client has it.
-pub fn page_response(status: StatusCode, headers: &HeaderMap, page: &Page) -> Response {
+pub async fn page_response(status: StatusCode, headers: &HeaderMap, page: Arc<Page>) -> Response {
     let etag = HeaderValue::from_str(&page.etag).unwrap_or(HeaderValue::from_static("\"\""));
     if status == StatusCode::OK && not_modified(headers, &page.etag) {
         return (StatusCode::NOT_MODIFIED, [(header::ETAG, etag)]).into_response();
     }
-    let (mut out, body) = encoded(
-        headers,
-        page.html.clone(),
-        Some(page.gzip.clone()),
-        Some(page.br.clone()),
-    );
+    let wanted = preferred_encoding(headers);
+    let (encoding, body) = match page.ready(wanted) {
+        Some(body) => (wanted, body),
+        // The first client of an encoding has the page compressed, off the async threads.
+        None => {
+            let compressing = page.clone();
+            match tokio::task::spawn_blocking(move || compressing.encode(wanted)).await {
+                Ok(body) => (wanted, body),
+                Err(_) => (Encoding::Identity, page.html.clone()),
+            }
+        }
+    };
+    let mut out = HeaderMap::new();
+    out.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
+    match encoding {
+        Encoding::Brotli => out.insert(header::CONTENT_ENCODING, HeaderValue::from_static("br")),
+        Encoding::Gzip => out.insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip")),
+        Encoding::Identity => None,
+    };
     out.insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("text/html; charset=utf-8"),

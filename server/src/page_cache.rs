@@ -1,16 +1,19 @@
 //! Rendered pages, kept per route and data version.
 //!
 //! `/` renders once for the life of the process; `/words` renders again only when the
-//! phrase list changes. Each page is stored with its compressed variants and a strong
-//! ETag, so a cached hit costs no rendering and no compression. Concurrent misses for
-//! the same route wait for one render instead of starting their own.
+//! phrase list changes. Each page is stored with a strong ETag and its compressed
+//! variants, each made once when first asked for, so a cached hit costs no rendering
+//! and no compression. Concurrent misses for the same route wait for one render
+//! instead of starting their own.
 
 use std::collections::HashMap;
 use std::io::Write as _;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, OnceLock, RwLock};
 
 use bytes::Bytes;
+
+use crate::http::Encoding;
 
 /// Which page, at which data version.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -30,42 +33,62 @@ impl PageKey {
     }
 }
 
-/// A finished HTML document in every encoding we serve.
+/// A finished HTML document with its validator. Each compressed variant is made the
+/// first time a client asks for it: a miss then costs one compression, not two.
 #[derive(Debug)]
 pub struct Page {
     pub html: Bytes,
-    pub gzip: Bytes,
-    pub br: Bytes,
     /// A strong validator: the quoted start of the SHA-256 of `html`.
     pub etag: String,
+    gzip: OnceLock<Bytes>,
+    br: OnceLock<Bytes>,
 }
 
 impl Page {
     pub fn new(html: String) -> Self {
-        let etag = crate::http::strong_etag(html.as_bytes());
-        let gzip = {
-            let mut encoder =
-                flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(9));
-            let _ = encoder.write_all(html.as_bytes());
-            encoder.finish().unwrap_or_default()
-        };
-        let br = {
-            let mut out = Vec::new();
-            let params = brotli::enc::BrotliEncoderParams {
-                // Quality 9 cost 15 ms per miss of the words page (scripts/bench); 5 is far cheaper.
-                quality: 5,
-                ..Default::default()
-            };
-            let _ = brotli::BrotliCompress(&mut html.as_bytes(), &mut out, &params);
-            out
-        };
         Self {
+            etag: crate::http::strong_etag(html.as_bytes()),
             html: Bytes::from(html),
-            gzip: Bytes::from(gzip),
-            br: Bytes::from(br),
-            etag,
+            gzip: OnceLock::new(),
+            br: OnceLock::new(),
         }
     }
+
+    /// The body in `encoding` if it is already made (identity always is).
+    pub fn ready(&self, encoding: Encoding) -> Option<Bytes> {
+        match encoding {
+            Encoding::Identity => Some(self.html.clone()),
+            Encoding::Gzip => self.gzip.get().cloned(),
+            Encoding::Brotli => self.br.get().cloned(),
+        }
+    }
+
+    /// The body in `encoding`, compressing it now if no one asked before. Takes about
+    /// a millisecond of CPU for the words page: call it off the async threads.
+    pub fn encode(&self, encoding: Encoding) -> Bytes {
+        match encoding {
+            Encoding::Identity => self.html.clone(),
+            Encoding::Gzip => self.gzip.get_or_init(|| gzip(&self.html)).clone(),
+            Encoding::Brotli => self.br.get_or_init(|| brotli(&self.html)).clone(),
+        }
+    }
+}
+
+fn gzip(html: &[u8]) -> Bytes {
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(9));
+    let _ = encoder.write_all(html);
+    Bytes::from(encoder.finish().unwrap_or_default())
+}
+
+fn brotli(mut html: &[u8]) -> Bytes {
+    let mut out = Vec::new();
+    let params = brotli::enc::BrotliEncoderParams {
+        // Quality 9 cost 15 ms per miss of the words page (scripts/bench); 5 is far cheaper.
+        quality: 5,
+        ..Default::default()
+    };
+    let _ = brotli::BrotliCompress(&mut html, &mut out, &params);
+    Bytes::from(out)
 }
 
 /// The newest page of each route, and counters for the metrics.
@@ -153,5 +176,24 @@ mod tests {
     fn the_etag_follows_the_content() {
         assert_eq!(Page::new("a".into()).etag, Page::new("a".into()).etag);
         assert_ne!(Page::new("a".into()).etag, Page::new("b".into()).etag);
+    }
+
+    #[test]
+    fn compresses_each_encoding_once_when_first_asked() {
+        let page = Page::new("<p>words</p>".repeat(100));
+        assert_eq!(page.ready(Encoding::Identity), Some(page.html.clone()));
+        assert_eq!(page.ready(Encoding::Brotli), None);
+        let br = page.encode(Encoding::Brotli);
+        assert!(br.len() < page.html.len());
+        assert_eq!(page.ready(Encoding::Brotli), Some(br.clone()));
+        assert_eq!(page.encode(Encoding::Brotli).as_ptr(), br.as_ptr());
+        assert_eq!(page.ready(Encoding::Gzip), None);
+        let mut html = String::new();
+        std::io::Read::read_to_string(
+            &mut flate2::read::GzDecoder::new(&page.encode(Encoding::Gzip)[..]),
+            &mut html,
+        )
+        .unwrap();
+        assert_eq!(html.as_bytes(), &page.html[..]);
     }
 }
