@@ -205,6 +205,9 @@ async fn session(
     ping.set_missed_tick_behavior(MissedTickBehavior::Delay);
     ping.reset();
     let mut last_heard = Instant::now();
+    // Made once: a fresh one per turn would register with the token every message.
+    let shutting_down = shutdown.cancelled();
+    tokio::pin!(shutting_down);
     let close = loop {
         tokio::select! {
             update = updates.recv() => {
@@ -246,7 +249,7 @@ async fn session(
                     return;
                 }
             }
-            () = shutdown.cancelled() => break Some((close_code::AWAY, "server restarting")),
+            () = &mut shutting_down => break Some((close_code::AWAY, "server restarting")),
         }
     };
     if let Some((code, reason)) = close {

@@ -134,10 +134,16 @@ impl LocalStore {
             return;
         }
         while changed.recv().await.is_some() {
-            // Editors write in several steps; read once they have settled.
-            tokio::time::sleep(Duration::from_millis(5)).await;
             while changed.try_recv().is_ok() {}
-            match self.read() {
+            let mut read = self.read();
+            if read.is_err() {
+                // An editor writing in place may be half-way through: a JSON array is
+                // only valid once complete, so read again when the writes have settled.
+                tokio::time::sleep(Duration::from_millis(5)).await;
+                while changed.try_recv().is_ok() {}
+                read = self.read();
+            }
+            match read {
                 Ok(phrases) => {
                     let snapshot = feed.publish(phrases);
                     feed.health().synced();
