@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { startHost } from '../support/host.mjs';
 import { connectLive, rawLive, tryUpgrade } from '../support/live-client.mjs';
 import { metric, waitFor } from './metrics.mjs';
-import { poll, sleep } from './poll.mjs';
+import { sleep } from './poll.mjs';
 
 let host;
 // Opened first and checked last, so the minute they need overlaps the other tests: one
@@ -107,13 +107,17 @@ test('a client that never reads is cut off after the send timeout, while 1,000 o
   try {
     const before = await currentVersion(crowded.url);
     const file = join(crowded.dataDir, 'phrases.json');
-    const firstName = async () => (await (await fetch(`${crowded.url}/api/phrases`)).json()).phrases[0].name;
+    // Each rewrite waits until a live client has it, so each is a change message of
+    // its own (the feed sends one message for changes that come faster than it).
+    const pacer = connectLive(crowded.url, before);
+    await pacer.opened;
     for (const letter of 'BCDEFGHIJKLMNOPQRSTUVWXYZbcdef') {
       // Written aside, then renamed over the store, as the CLI does: never half a file.
       writeFileSync(`${file}.tmp`, JSON.stringify(bigNames(letter)));
       renameSync(`${file}.tmp`, file);
-      await poll(firstName, (name) => name[0] === letter, 5000, `the rewrite to ${letter}`);
+      await pacer.until((c) => c.phrases.get('p00')?.name[0] === letter, 5000, `the rewrite to ${letter}`);
     }
+    pacer.close();
     const owed = connectLive(crowded.url, before);
     const latest = await currentVersion(crowded.url);
     await owed.until((c) => c.version === latest, 10_000, 'the catch-up');
