@@ -4,7 +4,7 @@ mod common;
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
-use common::{TestHost, phrase, text};
+use common::{TestHost, bytes, phrase, text};
 
 #[tokio::test]
 async fn home_is_server_rendered_inside_the_document_shell() {
@@ -124,6 +124,42 @@ async fn pages_render_once_per_data_version() {
         .misses
         .load(std::sync::atomic::Ordering::SeqCst);
     assert_eq!(misses, 2, "one render for / and one for /words");
+}
+
+#[tokio::test]
+async fn a_page_is_the_same_in_every_encoding_whichever_is_asked_for_first() {
+    let host = TestHost::start(None).await;
+    let fetch = |encoding: &'static str| {
+        let request = Request::get("/words")
+            .header(header::ACCEPT_ENCODING, encoding)
+            .body(Body::empty())
+            .unwrap();
+        async { bytes(host.send(request).await).await }
+    };
+    // Each encoding is made when first asked for: gzip first here, then brotli.
+    let (gzip, gzipped) = fetch("gzip").await;
+    let (br, brotlied) = fetch("br").await;
+    let (identity, html) = fetch("identity").await;
+    assert_eq!(gzip.headers()[header::CONTENT_ENCODING], "gzip");
+    assert_eq!(br.headers()[header::CONTENT_ENCODING], "br");
+    assert!(identity.headers().get(header::CONTENT_ENCODING).is_none());
+    assert!(String::from_utf8_lossy(&html).contains("Already-minted Last Words"));
+
+    let mut from_gzip = Vec::new();
+    std::io::Read::read_to_end(
+        &mut flate2::read::GzDecoder::new(&gzipped[..]),
+        &mut from_gzip,
+    )
+    .unwrap();
+    let mut from_br = Vec::new();
+    brotli::BrotliDecompress(&mut &brotlied[..], &mut from_br).unwrap();
+    assert_eq!(from_gzip, html);
+    assert_eq!(from_br, html);
+    assert_eq!(
+        fetch("br").await.1,
+        brotlied,
+        "made once, then served as made"
+    );
 }
 
 #[tokio::test]
