@@ -11,6 +11,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use serde::Deserialize;
 use serde_json::json;
+use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 use tower::ServiceBuilder;
 use tower::limit::GlobalConcurrencyLimitLayer;
@@ -57,6 +58,10 @@ pub struct AppState {
     pub sockets: Arc<SocketLimits>,
     /// Request, render and feed counters for `/metrics`.
     pub metrics: Arc<Metrics>,
+    /// Turns for the renders of `/words?check=` (each is a render of its own): one fewer
+    /// than the renderers, at least one, so a flood of them always leaves the pages'
+    /// own renders a renderer.
+    pub check_renders: Arc<Semaphore>,
 }
 
 impl AppState {
@@ -80,6 +85,7 @@ impl AppState {
         let site_files = Arc::new(SiteFiles::new(&config, ui.icon_svg, ui.images));
         Ok(Self {
             metrics: Arc::default(),
+            check_renders: Arc::new(Semaphore::new(config.render_threads.max(2) - 1)),
             sockets: SocketLimits::new(config.max_sockets, config.max_sockets_per_ip),
             site_files,
             config,

@@ -106,7 +106,8 @@ pub async fn words(state: &AppState, check: Option<&str>) -> Result<Arc<Page>, A
         });
         (head, props)
     };
-    match check {
+    // An empty check is the page everyone gets.
+    match check.filter(|word| !word.is_empty()) {
         None => {
             let key = PageKey::Words {
                 version: snapshot.version,
@@ -114,6 +115,11 @@ pub async fn words(state: &AppState, check: Option<&str>) -> Result<Arc<Page>, A
             cached(state, key, "words", page).await
         }
         Some(_) => {
+            let _turn = state
+                .check_renders
+                .acquire()
+                .await
+                .map_err(|_| AppError::Busy)?;
             let (head, props) = page();
             render(state, "words", &head, &props).await.map(Arc::new)
         }

@@ -2,6 +2,8 @@
 
 mod common;
 
+use std::sync::Arc;
+
 use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
 use common::{TestHost, text};
@@ -228,4 +230,55 @@ async fn a_failing_renderer_serves_the_last_good_page_or_an_html_500_page() {
         metrics.contains("lastwords_render_failures_total 2"),
         "{metrics}"
     );
+}
+
+/// Renders the checker's answer slowly (300 ms of busy engine) and the plain page at once.
+const SLOW_CHECK_BUNDLE: &str = r#"globalThis.__lastwords = { render(request) {
+    const { props } = JSON.parse(request);
+    if (props.check && props.check.input !== "") {
+        const until = Date.now() + 300;
+        while (Date.now() < until) {}
+        return "<main><p>CHECKED</p></main>";
+    }
+    return "<main><p>LIST OF " + props.phrases.length + "</p></main>";
+} };"#;
+
+#[tokio::test]
+async fn a_flood_of_no_script_checks_does_not_hold_up_the_list_after_a_change() {
+    let host = Arc::new(TestHost::start_with_bundle(SLOW_CHECK_BUNDLE).await);
+    let (status, html) = get_with(&host, "/words?check=", &[]).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(html.contains("LIST OF"), "an empty check is the plain page");
+
+    // Four visitors without JavaScript check words; each answer is a render of its own.
+    let (done, mut finished) = tokio::sync::mpsc::unbounded_channel();
+    for word in ["RAWR", "ROAR", "GRR", "BYE"] {
+        let (host, done) = (host.clone(), done.clone());
+        tokio::spawn(async move {
+            let (status, html) = get_with(&host, &format!("/words?check={word}"), &[]).await;
+            assert_eq!(status, StatusCode::OK);
+            assert!(html.contains("CHECKED"));
+            let _ = done.send(word);
+        });
+    }
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+
+    // The list changes: the next visitor's page is a miss that must not wait for all four.
+    host.state
+        .feed
+        .publish(vec![common::phrase("z", "NEW ONE", "Rex")]);
+    let (status, html) = get_with(&host, "/words", &[]).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(html.contains("LIST OF 1"));
+    let mut checked_before = 0;
+    while finished.try_recv().is_ok() {
+        checked_before += 1;
+    }
+    assert!(
+        checked_before <= 1,
+        "the list waited for {checked_before} check renders"
+    );
+    for _ in checked_before..4 {
+        finished.recv().await.expect("every check is answered");
+    }
 }
