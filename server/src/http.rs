@@ -74,20 +74,25 @@ pub fn encoded(
     gzip: Option<Bytes>,
     br: Option<Bytes>,
 ) -> (HeaderMap, Bytes) {
+    let (encoding, body) = match (preferred_encoding(headers), br, gzip) {
+        (Encoding::Brotli, Some(br), _) => (Encoding::Brotli, br),
+        (Encoding::Brotli | Encoding::Gzip, _, Some(gzip)) => (Encoding::Gzip, gzip),
+        _ => (Encoding::Identity, identity),
+    };
+    (coding_headers(encoding), body)
+}
+
+/// `Vary` and the `Content-Encoding` of a body sent in `encoding`.
+fn coding_headers(encoding: Encoding) -> HeaderMap {
     let mut out = HeaderMap::new();
     out.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
-    let body = match (preferred_encoding(headers), br, gzip) {
-        (Encoding::Brotli, Some(br), _) => {
-            out.insert(header::CONTENT_ENCODING, HeaderValue::from_static("br"));
-            br
-        }
-        (Encoding::Brotli | Encoding::Gzip, _, Some(gzip)) => {
-            out.insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
-            gzip
-        }
-        _ => identity,
+    let coding = match encoding {
+        Encoding::Brotli => "br",
+        Encoding::Gzip => "gzip",
+        Encoding::Identity => return out,
     };
-    (out, body)
+    out.insert(header::CONTENT_ENCODING, HeaderValue::from_static(coding));
+    out
 }
 
 /// An HTML page with its validator, or 304 when the client has it.
@@ -108,13 +113,7 @@ pub async fn page_response(status: StatusCode, headers: &HeaderMap, page: Arc<Pa
             }
         }
     };
-    let mut out = HeaderMap::new();
-    out.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
-    match encoding {
-        Encoding::Brotli => out.insert(header::CONTENT_ENCODING, HeaderValue::from_static("br")),
-        Encoding::Gzip => out.insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip")),
-        Encoding::Identity => None,
-    };
+    let mut out = coding_headers(encoding);
     out.insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("text/html; charset=utf-8"),
