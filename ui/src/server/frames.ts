@@ -16,8 +16,7 @@ export interface PageRenders {
 /**
  * Renders pages with their layout (header, footer) rendered once per route and
  * site settings, all that the layout reads: in the server's engine the layout
- * costs as much as a list of a hundred phrases. The output is exactly a whole
- * render's.
+ * costs as much as some 75 phrase cards. The output is exactly a whole render's.
  *
  * React hoists resource hints (image preloads) to the start of its output, so
  * a page whose content has some must render whole for them to lead the page.
