@@ -31,7 +31,7 @@ use crate::renderer::{PoolOptions, RenderError, RendererPool};
 use crate::shell;
 use crate::site_files::SiteFiles;
 use crate::snapshot::Feed;
-use crate::text::{MAX_GRAPHEMES, NormalizedWord, WordError};
+use crate::text::NormalizedWord;
 
 /// Everything the handlers share.
 #[derive(Clone)]
@@ -298,12 +298,8 @@ async fn api_check(
     let word = query
         .word
         .ok_or_else(|| AppError::bad_request("give the word to check as ?word=..."))?;
-    let normalized = NormalizedWord::validated(&word).map_err(|error| match error {
-        WordError::Empty => AppError::bad_request("the word is empty"),
-        WordError::TooLong { length } => AppError::bad_request(format!(
-            "a phrase can be at most {MAX_GRAPHEMES} characters; this one has {length}"
-        )),
-    })?;
+    let normalized = NormalizedWord::validated(&word)
+        .map_err(|error| AppError::bad_request(error.to_string()))?;
     let snapshot = state.feed.current();
     if !snapshot.loaded {
         return Err(AppError::Unavailable(

@@ -22,7 +22,8 @@ pub struct Settings {
     #[arg(long, global = true, env = "PORT")]
     pub port: Option<u16>,
 
-    /// Folder for the embedded store's phrases.json [default: ./data]
+    /// Folder of the embedded store's database (phrases.sqlite3) and of the list saved
+    /// from Firestore [default: ./data]
     #[arg(long, global = true, env = "LASTWORDS_DATA_DIR", value_name = "DIR")]
     pub data_dir: Option<PathBuf>,
 
@@ -230,7 +231,7 @@ pub struct SiteLinks {
 pub struct Config {
     /// Where the HTTP server listens.
     pub addr: SocketAddr,
-    /// Where the embedded store keeps `phrases.json`.
+    /// Where the embedded store keeps its database, and the list saved from Firestore.
     pub data_dir: PathBuf,
     /// Names the phrases route and the page copy.
     pub product_name: String,
@@ -609,7 +610,9 @@ impl Config {
             ),
             None => format!(
                 "embedded ({})",
-                self.data_dir.join("phrases.json").display()
+                self.data_dir
+                    .join(crate::store::embedded::FILE_NAME)
+                    .display()
             ),
         };
         vec![

@@ -8,11 +8,11 @@ use lastwords::app::AppState;
 use lastwords::assets::Ui;
 use lastwords::config::{Config, Environment, FirestoreLocation, Settings};
 use lastwords::snapshot::Feed;
+use lastwords::store::embedded::{EmbeddedStore, Seed};
 use lastwords::store::firestore::{self, FirestoreSettings, FirestoreStore};
-use lastwords::store::local::LocalStore;
 use lastwords::store::saved;
-use lastwords::store::{PhraseSource, StoreError};
-use lastwords::text::NormalizedWord;
+use lastwords::store::{AddOutcome, NewPhrase, PhraseStore};
+use lastwords::text::terminal_safe;
 
 /// The Dinos site: server-rendered React, live Last Words, one binary.
 ///
@@ -64,7 +64,10 @@ enum ConfigCommand {
 
 #[derive(Subcommand)]
 enum PhrasesCommand {
-    /// Print every phrase in document order
+    /// Create the embedded store in the data folder: empty, or with the phrases of a
+    /// phrases.json left by an earlier version (which is then renamed, never deleted)
+    Init,
+    /// Print every phrase, oldest first
     List {
         /// Print JSON instead of a table
         #[arg(long)]
@@ -83,10 +86,17 @@ enum PhrasesCommand {
         /// The document id, as `phrases list` shows it
         id: String,
     },
-    /// Add every phrase of a JSON file: an array of {"word": ..., "name": ...}
+    /// Add every valid phrase of a JSON file (an array of {"word": ..., "name": ...};
+    /// other fields are ignored); each rejected entry is reported with its reason.
+    /// Nothing is ever removed
     Import {
         /// The JSON file
         file: PathBuf,
+    },
+    /// Write every phrase as JSON that `phrases import` takes back (oldest first)
+    Export {
+        /// Where to write it [default: standard output]
+        file: Option<PathBuf>,
     },
 }
 
@@ -162,7 +172,7 @@ fn firestore_settings(location: &FirestoreLocation) -> FirestoreSettings {
 
 /// Starts keeping `feed` current from the configured store. Firestore is followed in
 /// the background (the host serves the saved list, or an "unavailable" page, until it
-/// answers); the embedded store must load now.
+/// answers); the embedded store is created when missing and must load now.
 async fn feed_from_store(config: &Config, feed: &Feed) -> Result<(), String> {
     match &config.firestore {
         Some(location) => {
@@ -177,14 +187,16 @@ async fn feed_from_store(config: &Config, feed: &Feed) -> Result<(), String> {
             Ok(())
         }
         None => {
-            let store = LocalStore::open(&config.data_dir).map_err(|e| e.to_string())?;
-            store.start(feed.clone()).await.map_err(|e| e.to_string())
+            let (store, _) = EmbeddedStore::open_or_create(&config.data_dir, Seed::Samples)
+                .map_err(|e| e.to_string())?;
+            store.start(feed.clone()).map_err(|e| e.to_string())
         }
     }
 }
 
-/// The configured store: Firestore when a project is set, else the embedded JSON store.
-async fn open_store(config: &Config) -> Result<Arc<dyn PhraseSource>, String> {
+/// The configured store for the CLI: Firestore when a project is set, else the embedded
+/// store, which must exist (the CLI never makes one up, except `phrases init`).
+async fn open_store(config: &Config) -> Result<Arc<dyn PhraseStore>, String> {
     match &config.firestore {
         Some(location) => {
             let store = FirestoreStore::connect(firestore_settings(location))
@@ -193,7 +205,7 @@ async fn open_store(config: &Config) -> Result<Arc<dyn PhraseSource>, String> {
             Ok(Arc::new(store))
         }
         None => {
-            let store = LocalStore::open(&config.data_dir).map_err(|e| e.to_string())?;
+            let store = EmbeddedStore::open(&config.data_dir).map_err(|e| e.to_string())?;
             Ok(Arc::new(store))
         }
     }
@@ -326,112 +338,143 @@ async fn shutdown_signal() {
 }
 
 async fn phrases(config: Arc<Config>, command: PhrasesCommand) -> Result<(), String> {
+    if let PhrasesCommand::Init = command {
+        return init(&config);
+    }
     let store = open_store(&config).await?;
     match command {
+        PhrasesCommand::Init => unreachable!("handled above"),
         PhrasesCommand::List { json } => {
             let phrases = store.list().await.map_err(|e| e.to_string())?;
             if json {
+                // JSON escapes every control character itself.
                 let text = serde_json::to_string_pretty(&phrases).map_err(|e| e.to_string())?;
                 println!("{text}");
             } else {
                 for phrase in &phrases {
-                    println!("{}\t{}\t{}", phrase.id, phrase.word, phrase.name);
+                    println!(
+                        "{}\t{}\t{}",
+                        terminal_safe(&phrase.id),
+                        terminal_safe(&phrase.word),
+                        terminal_safe(&phrase.name)
+                    );
                 }
                 eprintln!("{} phrases", phrases.len());
             }
         }
         PhrasesCommand::Add { word, name } => {
-            let word = NormalizedWord::validated(&word).map_err(|e| e.to_string())?;
-            let name = name.trim().to_owned();
-            if name.is_empty() {
-                return Err("give the author with --name".into());
-            }
-            let phrase = store
-                .add(word.word, name)
-                .await
-                .map_err(|e| e.to_string())?;
-            println!("added {} {:?} by {}", phrase.id, phrase.word, phrase.name);
+            let phrase = NewPhrase::validated(&word, &name).map_err(|e| e.to_string())?;
+            let phrase = store.add(phrase).await.map_err(|e| e.to_string())?;
+            println!("added {} {:?} by {:?}", phrase.id, phrase.word, phrase.name);
         }
         PhrasesCommand::Remove { id } => {
             let phrase = store.remove(id).await.map_err(|e| e.to_string())?;
-            println!("removed {} {:?} by {}", phrase.id, phrase.word, phrase.name);
+            println!(
+                "removed {} {:?} by {:?}",
+                terminal_safe(&phrase.id),
+                phrase.word,
+                phrase.name
+            );
         }
         PhrasesCommand::Import { file } => import(store.as_ref(), &file).await?,
+        PhrasesCommand::Export { file } => {
+            let phrases = store.list().await.map_err(|e| e.to_string())?;
+            let mut text = serde_json::to_string_pretty(&phrases).map_err(|e| e.to_string())?;
+            text.push('\n');
+            match file {
+                Some(path) => {
+                    std::fs::write(&path, text)
+                        .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+                    eprintln!("exported {} phrases to {}", phrases.len(), path.display());
+                }
+                None => print!("{text}"),
+            }
+        }
     }
     Ok(())
 }
 
-#[derive(serde::Deserialize)]
-struct ImportEntry {
-    word: serde_json::Value,
-    name: serde_json::Value,
+/// Creates the embedded store; says what is there when it already exists.
+fn init(config: &Config) -> Result<(), String> {
+    if let Some(location) = &config.firestore {
+        return Err(format!(
+            "the configured store is Firestore (project {:?}), which needs no init; `phrases init` creates the embedded store (--store embedded)",
+            location.project
+        ));
+    }
+    let (store, created) =
+        EmbeddedStore::open_or_create(&config.data_dir, Seed::Empty).map_err(|e| e.to_string())?;
+    let path = store.path().display();
+    match created {
+        None => println!("{path} already exists; nothing to do"),
+        Some(created) => match created.imported {
+            None => println!("created {path}"),
+            Some(import) => {
+                println!(
+                    "created {path} with {} phrases from {}, renamed to {}",
+                    import.added,
+                    lastwords::store::embedded::LEGACY_FILE_NAME,
+                    lastwords::store::embedded::LEGACY_IMPORTED_NAME
+                );
+                for reason in &import.rejected {
+                    println!("  not imported {reason}");
+                }
+            }
+        },
+    }
+    Ok(())
 }
 
-async fn import(store: &dyn PhraseSource, file: &std::path::Path) -> Result<(), String> {
+/// Adds every valid entry of `file` in as few writes as the store allows, then says what
+/// became of each: added, already taken, or rejected with its reason.
+async fn import(store: &dyn PhraseStore, file: &std::path::Path) -> Result<(), String> {
     let text = std::fs::read_to_string(file)
         .map_err(|e| format!("cannot read {}: {e}", file.display()))?;
-    let entries: Vec<ImportEntry> = serde_json::from_str(&text).map_err(|e| {
+    let entries: Vec<serde_json::Value> = serde_json::from_str(&text).map_err(|e| {
         format!(
             "{} is not a JSON array of {{\"word\": ..., \"name\": ...}}: {e}",
             file.display()
         )
     })?;
-    let mut taken: std::collections::HashSet<String> = store
-        .list()
-        .await
-        .map_err(|e| e.to_string())?
-        .into_iter()
-        .map(|p| p.word)
-        .collect();
-    let progress = indicatif::ProgressBar::new(entries.len() as u64);
-    progress.set_style(
-        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}")
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-    );
-    let (mut added, mut duplicates, mut rejected) = (0usize, 0usize, Vec::new());
-    for (index, entry) in entries.into_iter().enumerate() {
-        progress.inc(1);
-        let (serde_json::Value::String(word), serde_json::Value::String(name)) =
-            (entry.word, entry.name)
-        else {
-            rejected.push(format!("#{}: word and name must be strings", index + 1));
+    let total = entries.len();
+    let mut valid = Vec::with_capacity(total);
+    let mut rejected = Vec::new();
+    for (index, entry) in entries.iter().enumerate() {
+        let number = index + 1;
+        let (Some(word), Some(name)) = (
+            entry.get("word").and_then(|v| v.as_str()),
+            entry.get("name").and_then(|v| v.as_str()),
+        ) else {
+            rejected.push(format!("#{number}: needs string fields word and name"));
             continue;
         };
-        let word = match NormalizedWord::validated(&word) {
-            Ok(word) => word.word,
-            Err(error) => {
-                rejected.push(format!("#{} {word:?}: {error}", index + 1));
-                continue;
-            }
-        };
-        let name = name.trim().to_owned();
-        if name.is_empty() {
-            rejected.push(format!("#{} {word:?}: the name is empty", index + 1));
-            continue;
-        }
-        if !taken.insert(word.clone()) {
-            duplicates += 1;
-            continue;
-        }
-        match store.add(word.clone(), name).await {
-            Ok(_) => added += 1,
-            Err(StoreError::Taken { .. }) => duplicates += 1,
-            Err(error) => {
-                progress.abandon();
-                return Err(format!(
-                    "stopped at #{} {word:?} after adding {added}: {error}",
-                    index + 1
-                ));
-            }
+        match NewPhrase::validated(word, name) {
+            Ok(phrase) => valid.push(phrase),
+            Err(error) => rejected.push(format!("#{number} {:?}: {error}", terminal_safe(word))),
         }
     }
-    progress.finish_and_clear();
+    let outcomes = store
+        .add_many(valid)
+        .await
+        .map_err(|e| format!("nothing imported: {e}"))?;
+    let added = outcomes
+        .iter()
+        .filter(|outcome| matches!(outcome, AddOutcome::Added(_)))
+        .count();
+    let taken = outcomes.len() - added;
+    for reason in &rejected {
+        println!("rejected {reason}");
+    }
     println!(
-        "added {added}, skipped {duplicates} as already taken, rejected {}",
+        "{total} entries: added {added}, skipped {taken} as already taken, rejected {}",
         rejected.len()
     );
-    for reason in &rejected {
-        println!("  rejected {reason}");
+    if rejected.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} of {total} entries were rejected (listed above); every valid one was imported",
+            rejected.len()
+        ))
     }
-    Ok(())
 }

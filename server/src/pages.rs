@@ -15,7 +15,7 @@ use crate::renderer::RenderError;
 use crate::shell::{self, Head};
 use crate::site_files;
 use crate::snapshot::Snapshot;
-use crate::text::{MAX_GRAPHEMES, NormalizedWord};
+use crate::text::{ContentError, NormalizedWord};
 
 /// The outcome of checking a word, shown by the checker.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -37,6 +37,8 @@ pub enum CheckStatus {
     Available,
     Taken,
     TooLong,
+    /// Holds something no phrase may (an invisible, control or unassigned character).
+    Invalid,
     /// The list has not loaded yet, so nobody can tell.
     Unavailable,
 }
@@ -44,16 +46,13 @@ pub enum CheckStatus {
 impl Check {
     pub fn new(input: &str, snapshot: &Snapshot) -> Self {
         let NormalizedWord { word, length } = NormalizedWord::new(input);
-        let status = if length == 0 {
-            CheckStatus::Empty
-        } else if length > MAX_GRAPHEMES {
-            CheckStatus::TooLong
-        } else if !snapshot.loaded {
-            CheckStatus::Unavailable
-        } else if snapshot.is_taken(&word) {
-            CheckStatus::Taken
-        } else {
-            CheckStatus::Available
+        let status = match NormalizedWord::validated(input) {
+            Err(ContentError::Empty { .. }) => CheckStatus::Empty,
+            Err(ContentError::TooLong { .. }) => CheckStatus::TooLong,
+            Err(_) => CheckStatus::Invalid,
+            Ok(_) if !snapshot.loaded => CheckStatus::Unavailable,
+            Ok(_) if snapshot.is_taken(&word) => CheckStatus::Taken,
+            Ok(_) => CheckStatus::Available,
         };
         Self {
             input: input.into(),

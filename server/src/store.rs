@@ -1,40 +1,99 @@
-//! Where phrases come from.
+//! Where phrases come from and where the operator CLI writes them.
 //!
-//! A [`PhraseSource`] keeps the shared [`Feed`] up to date and can write phrases for the
-//! operator CLI. With no Firestore configured the host uses [`LocalStore`], a JSON file
-//! in the data folder, so a fresh clone runs with no cloud account.
+//! With no Firestore configured the host uses [`embedded::EmbeddedStore`], an SQLite
+//! database in the data folder, so a fresh clone runs with no cloud account; with a
+//! project it follows [`firestore`]. Both take only a [`NewPhrase`], which exists only
+//! once the content rules (`crate::text`) have passed, so no way in can skip them.
 
+pub mod embedded;
 pub mod firestore;
-pub mod local;
 pub mod saved;
 
 use futures_util::future::BoxFuture;
+use rand::Rng as _;
 
-use crate::snapshot::{Feed, Phrase};
+use crate::snapshot::Phrase;
+use crate::text::{ContentError, NormalizedWord, validated_name};
 
 /// Why a store operation failed, in words an operator can act on.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     #[error("{path}: {reason}")]
     File { path: String, reason: String },
-    #[error("the phrase {word:?} is already taken (by {name})")]
+    #[error("{path}: {reason}")]
+    Database { path: String, reason: String },
+    #[error("there is no phrase store at {path}: {hint}")]
+    Missing { path: String, hint: String },
+    #[error("the phrase {word:?} is already taken (by {name:?})")]
     Taken { word: String, name: String },
     #[error("no phrase has the id {0:?}")]
     NoSuchId(String),
     #[error(transparent)]
-    Word(#[from] crate::text::WordError),
+    Content(#[from] ContentError),
     #[error("{0}")]
     Backend(String),
 }
 
-/// A store of phrases that keeps a [`Feed`] current.
-pub trait PhraseSource: Send + Sync {
-    /// Loads the phrases once and then keeps `feed` current until the process ends.
-    fn start(&self, feed: Feed) -> BoxFuture<'_, Result<(), StoreError>>;
-    /// Every phrase, in document order.
+/// A phrase that follows the content rules, ready to be stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewPhrase {
+    /// Normalised: NFC, spaces folded, upper case.
+    pub word: String,
+    /// NFC, spaces folded, trimmed.
+    pub name: String,
+}
+
+impl NewPhrase {
+    /// Applies every content rule to a phrase and its author as typed.
+    pub fn validated(word: &str, name: &str) -> Result<Self, ContentError> {
+        Ok(Self {
+            word: NormalizedWord::validated(word)?.word,
+            name: validated_name(name)?,
+        })
+    }
+}
+
+/// What became of one phrase of an import.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AddOutcome {
+    Added(Phrase),
+    /// The word was minted already, by `name`.
+    Taken {
+        word: String,
+        name: String,
+    },
+}
+
+/// A store the operator CLI reads and writes.
+pub trait PhraseStore: Send + Sync {
+    /// Every phrase that follows the content rules.
     fn list(&self) -> BoxFuture<'_, Result<Vec<Phrase>, StoreError>>;
-    /// Adds a phrase (already validated); refuses a word already taken.
-    fn add(&self, word: String, name: String) -> BoxFuture<'_, Result<Phrase, StoreError>>;
+    /// Adds a phrase; refuses a word already taken, atomically, whoever else is adding.
+    fn add(&self, phrase: NewPhrase) -> BoxFuture<'_, Result<Phrase, StoreError>>;
+    /// Adds many phrases, each as [`PhraseStore::add`] would, in as few round trips as
+    /// the store allows; one outcome per phrase, in order.
+    fn add_many(
+        &self,
+        phrases: Vec<NewPhrase>,
+    ) -> BoxFuture<'_, Result<Vec<AddOutcome>, StoreError>>;
     /// Removes the phrase with `id`.
     fn remove(&self, id: String) -> BoxFuture<'_, Result<Phrase, StoreError>>;
+}
+
+/// A 20-character id like the ones Firestore generates.
+pub fn new_document_id() -> String {
+    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    let mut rng = rand::rng();
+    (0..20)
+        .map(|_| char::from(ALPHABET[rng.random_range(0..ALPHABET.len())]))
+        .collect()
+}
+
+/// Whether `id` can name a document: 1 to 128 letters, digits, `-` or `_` (a subset of
+/// what Firestore accepts, and nothing that needs escaping anywhere).
+pub fn is_document_id(id: &str) -> bool {
+    (1..=128).contains(&id.len())
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
 }

@@ -55,6 +55,7 @@ fn a_bad_config_file_is_named_with_the_offending_key() {
 fn phrases_add_upper_cases_and_refuses_what_is_taken() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().to_str().unwrap();
+    init(data);
     let add = |word: &str| {
         lastwords()
             .args(["phrases", "add", word, "--name", "Tess", "--data-dir", data])
@@ -93,6 +94,20 @@ fn phrases_add_upper_cases_and_refuses_what_is_taken() {
 fn import_adds_new_phrases_and_says_what_it_skipped_and_why() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().to_str().unwrap();
+    init(data);
+    let add = lastwords()
+        .args([
+            "phrases",
+            "add",
+            "good luck!",
+            "--name",
+            "Anky",
+            "--data-dir",
+            data,
+        ])
+        .output()
+        .expect("the binary runs");
+    assert!(add.status.success());
     let file = dir.path().join("import.json");
     let long = "y".repeat(21);
     std::fs::write(
@@ -113,8 +128,10 @@ fn import_adds_new_phrases_and_says_what_it_skipped_and_why() {
         .output()
         .expect("the binary runs");
     let stdout = String::from_utf8_lossy(&output.stdout);
+    // Rejected entries make the exit status say so, after every valid one was added.
+    assert_eq!(output.status.code(), Some(1));
     assert!(
-        output.status.success(),
+        String::from_utf8_lossy(&output.stderr).contains("2 of 5 entries were rejected"),
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
@@ -122,8 +139,24 @@ fn import_adds_new_phrases_and_says_what_it_skipped_and_why() {
         stdout.contains("added 1, skipped 2 as already taken, rejected 2"),
         "{stdout}"
     );
-    assert!(stdout.contains("at most 20 characters"), "{stdout}");
-    assert!(stdout.contains("must be strings"), "{stdout}");
+    assert!(
+        stdout.contains("#4 ") && stdout.contains("at most 20 characters"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("#5: needs string fields"), "{stdout}");
+}
+
+/// Creates an empty embedded store in `data`.
+fn init(data: &str) {
+    let output = lastwords()
+        .args(["phrases", "init", "--data-dir", data])
+        .output()
+        .expect("the binary runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
 }
 
 /// A port nothing listens on right now.

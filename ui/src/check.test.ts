@@ -22,6 +22,13 @@ describe("evaluateCheck", () => {
     expect(evaluateCheck("rawr!", taken).status).toBe("available");
   });
 
+  it("refuses what the host refuses, so an invisible twin never reads as free", () => {
+    expect(evaluateCheck("ra\u200Bwr", taken).status).toBe("invalid");
+    expect(evaluateCheck("  rawr ", taken).status).toBe("taken");
+    expect(evaluateCheck("raw\u00A0\u00A0r", taken).normalized).toBe("RAW R");
+    expect(evaluateCheck("\u{1F996}".repeat(100).split("").join(""), taken).status).toBe("too_long");
+  });
+
   it("reports length over the limit before anything else", () => {
     const check = evaluateCheck("ß".repeat(11), taken);
     expect(check.status).toBe("too_long");

@@ -1,5 +1,5 @@
 import type { Check, CheckStatus, Phrase } from "./types";
-import { MAX_GRAPHEMES, graphemeCount, normalizeWord } from "./text";
+import { contentError, graphemeCount, normalizeWord } from "./text";
 
 /** The words already minted, in the form inputs are compared in. */
 export function takenWords(phrases: readonly Phrase[]): ReadonlySet<string> {
@@ -10,12 +10,12 @@ export function takenWords(phrases: readonly Phrase[]): ReadonlySet<string> {
 export function evaluateCheck(input: string, taken: ReadonlySet<string>): Check {
   const normalized = normalizeWord(input);
   const length = graphemeCount(normalized);
-  return { input, normalized, length, status: statusOf(normalized, length, taken) };
+  return { input, normalized, length, status: statusOf(normalized, taken) };
 }
 
-function statusOf(normalized: string, length: number, taken: ReadonlySet<string>): CheckStatus {
-  if (length === 0) return "empty";
-  if (length > MAX_GRAPHEMES) return "too_long";
+function statusOf(normalized: string, taken: ReadonlySet<string>): CheckStatus {
+  const error = contentError(normalized);
+  if (error !== null) return error;
   if (taken.has(normalized)) return "taken";
   return "available";
 }

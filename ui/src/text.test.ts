@@ -1,11 +1,12 @@
 import { describe, expect, it } from "vitest";
 import vectors from "../../tests/vectors/text.json";
-import { MAX_GRAPHEMES, graphemeCount, graphemes, normalizeWord, truncateToLimit } from "./text";
+import { MAX_GRAPHEMES, contentError, graphemeCount, graphemes, normalizeWord, truncateToLimit } from "./text";
 
 interface Vector {
   input: string;
   upper: string;
   graphemes: number;
+  error: string | null;
   note: string;
 }
 
@@ -17,6 +18,7 @@ describe("shared text vectors", () => {
     const upper = normalizeWord(vector.input);
     expect(upper).toBe(vector.upper);
     expect(graphemeCount(upper)).toBe(vector.graphemes);
+    expect(contentError(upper)).toBe(vector.error);
 
     const kept = truncateToLimit(vector.input, MAX_GRAPHEMES);
     expect(vector.input.startsWith(kept)).toBe(true);

@@ -9,10 +9,78 @@
  */
 
 export const MAX_GRAPHEMES = 20;
+/** Bytes of UTF-8 a phrase may take: emoji joined without end are one grapheme. */
+export const MAX_WORD_BYTES = 400;
+/** Combining marks one character may carry. */
+export const MAX_MARKS = 4;
 
-/** What a phrase is stored and compared as. */
+/**
+ * What a phrase is stored and compared as: NFC, runs of spaces folded to one
+ * and trimmed (a page shows them alike), upper-cased, NFC again.
+ */
 export function normalizeWord(input: string): string {
-  return input.toUpperCase();
+  return foldSpaces(input.normalize("NFC")).toUpperCase().normalize("NFC");
+}
+
+/** Why a normalized phrase cannot be minted, in the host's words, or null. */
+export type ContentError = "empty" | "too_long" | "invalid";
+
+/**
+ * The host's content rules (server/src/text.rs), in the same order: nothing
+ * invisible, control, private or unassigned; a joiner only inside an emoji
+ * sequence, tag characters only in a tag flag; at most four marks in a row.
+ */
+export function contentError(normalized: string): ContentError | null {
+  const clusters = graphemes(normalized);
+  for (const cluster of clusters) {
+    if (!clusterAllowed(cluster)) return "invalid";
+  }
+  if (clusters.length === 0) return "empty";
+  if (clusters.length > MAX_GRAPHEMES) return "too_long";
+  if (utf8Length(normalized) > MAX_WORD_BYTES) return "invalid";
+  return null;
+}
+
+const SPACES_RE = /\p{Zs}+/gu;
+const EDGE_SPACE_RE = /^ | $/g;
+const FORBIDDEN_RE = /^[\p{Cc}\p{Co}\p{Cs}\p{Cn}\p{Zl}\p{Zp}]$/u;
+const FORMAT_RE = /^\p{Cf}$/u;
+const MARK_RE = /^[\p{Mn}\p{Me}]$/u;
+const ZERO_WIDTH_JOINER = "\u200d";
+const BLACK_FLAG = "\u{1F3F4}";
+
+function foldSpaces(text: string): string {
+  return text.replace(SPACES_RE, " ").replace(EDGE_SPACE_RE, "");
+}
+
+function clusterAllowed(cluster: string): boolean {
+  const chars = Array.from(cluster);
+  let marks = 0;
+  for (let i = 0; i < chars.length; i++) {
+    const char = chars[i]!;
+    marks = MARK_RE.test(char) ? marks + 1 : 0;
+    if (marks > MAX_MARKS || FORBIDDEN_RE.test(char)) return false;
+    if (!FORMAT_RE.test(char)) continue;
+    const cp = char.codePointAt(0) ?? 0;
+    if (char === ZERO_WIDTH_JOINER) {
+      // A joiner that joined nothing ends its cluster (or is all of it).
+      if (i === 0 || chars[chars.length - 1] === ZERO_WIDTH_JOINER) return false;
+    } else if (cp >= 0xe0020 && cp <= 0xe007f) {
+      if (chars[0] !== BLACK_FLAG) return false;
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
+function utf8Length(text: string): number {
+  let bytes = 0;
+  for (const char of text) {
+    const cp = char.codePointAt(0) ?? 0;
+    bytes += cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+  }
+  return bytes;
 }
 
 export function graphemeCount(text: string): number {

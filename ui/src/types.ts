@@ -19,7 +19,7 @@ export interface Phrase {
   name: string;
 }
 
-export type CheckStatus = "empty" | "available" | "taken" | "too_long" | "unavailable";
+export type CheckStatus = "empty" | "available" | "taken" | "too_long" | "invalid" | "unavailable";
 
 export interface Check {
   input: string;

@@ -7,7 +7,7 @@
 //! existence filter whose count disagrees asks for a resync. The feed is published
 //! only at consistent points (CURRENT, or a global NO_CHANGE), never half-way through.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -16,6 +16,7 @@ use firestore::gcloud_sdk::google::firestore::v1::listen_response::ResponseType;
 use firestore::gcloud_sdk::google::firestore::v1::target_change::TargetChangeType;
 use firestore::gcloud_sdk::google::firestore::v1::value::ValueType;
 use firestore::gcloud_sdk::google::firestore::v1::{Document, TargetChange};
+use firestore::gcloud_sdk::prost_types::Timestamp;
 use firestore::{
     FirestoreDb, FirestoreDbOptions, FirestoreListenerParams, FirestoreListenerTarget,
     FirestoreMemListenStateStorage, FirestoreWritePrecondition,
@@ -23,9 +24,8 @@ use firestore::{
 use futures_util::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 
-use super::{PhraseSource, StoreError};
+use super::{AddOutcome, NewPhrase, PhraseStore, StoreError, new_document_id};
 use crate::snapshot::{Feed, Phrase, now_ms};
-use crate::store::local::new_document_id;
 
 /// The one target id this host listens with.
 const TARGET: u32 = 1;
@@ -54,12 +54,6 @@ pub struct FirestoreStore {
     settings: FirestoreSettings,
     /// Unix milliseconds of the last message from the listener.
     heard: Arc<AtomicU64>,
-    /// Keeps the listener (and its loop) alive for the life of the store.
-    listener: Arc<
-        tokio::sync::Mutex<
-            Option<firestore::FirestoreListener<FirestoreDb, FirestoreMemListenStateStorage>>,
-        >,
-    >,
 }
 
 /// The fields of a phrase document.
@@ -85,7 +79,6 @@ impl FirestoreStore {
             db,
             settings,
             heard: Arc::new(AtomicU64::new(now_ms())),
-            listener: Arc::default(),
         })
     }
 
@@ -187,52 +180,66 @@ impl FirestoreStore {
     }
 }
 
-impl PhraseSource for FirestoreStore {
-    fn start(&self, feed: Feed) -> BoxFuture<'_, Result<(), StoreError>> {
-        Box::pin(async move {
-            let listener = self.listen(feed).await?;
-            *self.listener.lock().await = Some(listener);
-            Ok(())
-        })
+/// How many phrases an import writes per commit: a phrase and its guard are two writes,
+/// and a commit takes at most 500.
+const IMPORT_CHUNK: usize = 200;
+
+impl FirestoreStore {
+    /// The collection of guard documents beside the phrases: one per minted word, its id
+    /// a hash of the word, created in the same commit as the phrase with a must-not-exist
+    /// precondition, so two adds of one word cannot both commit.
+    fn guards(&self) -> String {
+        guard_collection(&self.settings.collection)
     }
 
-    fn list(&self) -> BoxFuture<'_, Result<Vec<Phrase>, StoreError>> {
-        Box::pin(async move {
-            let documents = self.documents().await?;
-            Ok(documents.iter().filter_map(|d| phrase_of(d).ok()).collect())
-        })
+    /// The phrase holding `word`, guarded or not (documents written by other tools have
+    /// no guard and still count).
+    async fn holder_of(&self, word: &str) -> Result<Option<Phrase>, StoreError> {
+        let found: Vec<Document> = self
+            .db
+            .fluent()
+            .select()
+            .from(self.settings.collection.as_str())
+            .filter(|q| q.for_all([q.field("word").eq(word)]))
+            .limit(1)
+            .query()
+            .await
+            .map_err(|e| self.backend("query", e))?;
+        Ok(found.first().map(|document| Phrase {
+            id: document_id(&document.name).to_owned(),
+            word: word.to_owned(),
+            name: text_field(document, "name").unwrap_or_default(),
+        }))
     }
 
-    fn add(&self, word: String, name: String) -> BoxFuture<'_, Result<Phrase, StoreError>> {
-        Box::pin(async move {
-            let taken: Vec<Document> = self
-                .db
-                .fluent()
-                .select()
-                .from(self.settings.collection.as_str())
-                .filter(|q| q.for_all([q.field("word").eq(word.as_str())]))
-                .query()
-                .await
-                .map_err(|e| self.backend("query", e))?;
-            if let Some(existing) = taken.first() {
-                let name = phrase_of(existing).map(|p| p.name).unwrap_or_default();
-                return Err(StoreError::Taken { word, name });
-            }
-            let phrase = Phrase {
-                id: new_document_id(),
-                word,
-                name,
+    /// Commits every phrase with its guard, all or nothing. `Ok(false)` when a guard (or
+    /// an id) already existed.
+    async fn commit_guarded(&self, phrases: &[Phrase]) -> Result<bool, StoreError> {
+        let guards = self.guards();
+        // The emulator implements Commit but not CreateDocument: write through a transaction.
+        let mut transaction = self
+            .db
+            .begin_transaction()
+            .await
+            .map_err(|e| self.backend("transaction", e))?;
+        for phrase in phrases {
+            let guard = Guard {
+                word: phrase.word.clone(),
+                phrase: phrase.id.clone(),
             };
+            self.db
+                .fluent()
+                .update()
+                .in_col(guards.as_str())
+                .precondition(FirestoreWritePrecondition::Exists(false))
+                .document_id(guard_id(&phrase.word))
+                .object(&guard)
+                .add_to_transaction(&mut transaction)
+                .map_err(|e| self.backend("write", e))?;
             let stored = StoredPhrase {
                 word: phrase.word.clone(),
                 name: phrase.name.clone(),
             };
-            // The emulator implements Commit but not CreateDocument: write through a transaction.
-            let mut transaction = self
-                .db
-                .begin_transaction()
-                .await
-                .map_err(|e| self.backend("transaction", e))?;
             self.db
                 .fluent()
                 .update()
@@ -242,28 +249,170 @@ impl PhraseSource for FirestoreStore {
                 .object(&stored)
                 .add_to_transaction(&mut transaction)
                 .map_err(|e| self.backend("write", e))?;
-            transaction
-                .commit()
-                .await
-                .map_err(|e| self.backend("commit", e))?;
-            Ok(phrase)
+        }
+        match transaction.commit().await {
+            Ok(_) => Ok(true),
+            Err(firestore::errors::FirestoreError::DataConflictError(_)) => Ok(false),
+            Err(error) => Err(self.backend("commit", error)),
+        }
+    }
+
+    /// Deletes the guard of `word`, whatever it points at.
+    async fn drop_guard(&self, word: &str) -> Result<(), StoreError> {
+        let mut transaction = self
+            .db
+            .begin_transaction()
+            .await
+            .map_err(|e| self.backend("transaction", e))?;
+        self.db
+            .fluent()
+            .delete()
+            .from(self.guards().as_str())
+            .document_id(guard_id(word))
+            .add_to_transaction(&mut transaction)
+            .map_err(|e| self.backend("delete", e))?;
+        transaction
+            .commit()
+            .await
+            .map_err(|e| self.backend("commit", e))?;
+        Ok(())
+    }
+
+    async fn add_one(&self, new: NewPhrase) -> Result<Phrase, StoreError> {
+        let phrase = Phrase {
+            id: new_document_id(),
+            word: new.word,
+            name: new.name,
+        };
+        // Two rounds at most: the second after clearing a guard whose phrase is gone
+        // (deleted by another tool), so a word can be minted again.
+        for _ in 0..2 {
+            if let Some(holder) = self.holder_of(&phrase.word).await? {
+                return Err(StoreError::Taken {
+                    word: holder.word,
+                    name: holder.name,
+                });
+            }
+            if self.commit_guarded(std::slice::from_ref(&phrase)).await? {
+                return Ok(phrase);
+            }
+            if let Some(holder) = self.holder_of(&phrase.word).await? {
+                return Err(StoreError::Taken {
+                    word: holder.word,
+                    name: holder.name,
+                });
+            }
+            tracing::info!(word = %crate::text::terminal_safe(&phrase.word), "clearing the guard of a phrase that no longer exists");
+            self.drop_guard(&phrase.word).await?;
+        }
+        Err(StoreError::Backend(format!(
+            "the guard of {:?} keeps coming back; try again",
+            phrase.word
+        )))
+    }
+
+    /// The document with `id`, read with BatchGet (a query for one id would read them all).
+    async fn document(&self, id: &str) -> Result<Option<Document>, StoreError> {
+        use futures_util::StreamExt as _;
+        let mut found = self
+            .db
+            .fluent()
+            .select()
+            .by_id_in(self.settings.collection.as_str())
+            .batch([id])
+            .await
+            .map_err(|e| self.backend("read", e))?;
+        Ok(found.next().await.and_then(|(_, document)| document))
+    }
+}
+
+impl PhraseStore for FirestoreStore {
+    fn list(&self) -> BoxFuture<'_, Result<Vec<Phrase>, StoreError>> {
+        Box::pin(async move {
+            let documents = self.documents().await?;
+            let mut phrases = Vec::with_capacity(documents.len());
+            for document in &documents {
+                match phrase_of(document) {
+                    Ok(phrase) => phrases.push(phrase),
+                    Err(reason) => {
+                        tracing::warn!(document = %crate::text::terminal_safe(&document.name), %reason, "skipped a Firestore document")
+                    }
+                }
+            }
+            Ok(phrases)
+        })
+    }
+
+    fn add(&self, phrase: NewPhrase) -> BoxFuture<'_, Result<Phrase, StoreError>> {
+        Box::pin(self.add_one(phrase))
+    }
+
+    fn add_many(
+        &self,
+        phrases: Vec<NewPhrase>,
+    ) -> BoxFuture<'_, Result<Vec<AddOutcome>, StoreError>> {
+        Box::pin(async move {
+            // One read of the collection instead of a query per phrase; the guards still
+            // decide, so a phrase added meanwhile by someone else is caught at commit.
+            let mut taken: HashMap<String, String> = self
+                .list()
+                .await?
+                .into_iter()
+                .map(|phrase| (phrase.word, phrase.name))
+                .collect();
+            let mut outcomes = Vec::with_capacity(phrases.len());
+            let mut pending = Vec::new();
+            for new in phrases {
+                if let Some(name) = taken.get(&new.word) {
+                    outcomes.push(AddOutcome::Taken {
+                        word: new.word,
+                        name: name.clone(),
+                    });
+                    continue;
+                }
+                taken.insert(new.word.clone(), new.name.clone());
+                outcomes.push(AddOutcome::Added(Phrase {
+                    id: new_document_id(),
+                    word: new.word,
+                    name: new.name,
+                }));
+                pending.push(outcomes.len() - 1);
+            }
+            for chunk in pending.chunks(IMPORT_CHUNK) {
+                let batch: Vec<Phrase> = chunk
+                    .iter()
+                    .filter_map(|&index| match &outcomes[index] {
+                        AddOutcome::Added(phrase) => Some(phrase.clone()),
+                        AddOutcome::Taken { .. } => None,
+                    })
+                    .collect();
+                if self.commit_guarded(&batch).await? {
+                    continue;
+                }
+                // Someone minted one of these meanwhile: settle each on its own.
+                for (&index, phrase) in chunk.iter().zip(batch) {
+                    let new = NewPhrase {
+                        word: phrase.word,
+                        name: phrase.name,
+                    };
+                    outcomes[index] = match self.add_one(new).await {
+                        Ok(phrase) => AddOutcome::Added(phrase),
+                        Err(StoreError::Taken { word, name }) => AddOutcome::Taken { word, name },
+                        Err(error) => return Err(error),
+                    };
+                }
+            }
+            Ok(outcomes)
         })
     }
 
     fn remove(&self, id: String) -> BoxFuture<'_, Result<Phrase, StoreError>> {
         Box::pin(async move {
-            let documents = self.documents().await?;
-            let phrase = documents
-                .iter()
-                .find(|d| document_id(&d.name) == id)
-                .map(|d| {
-                    phrase_of(d).unwrap_or_else(|_| Phrase {
-                        id: id.clone(),
-                        word: String::new(),
-                        name: String::new(),
-                    })
-                })
+            let document = self
+                .document(&id)
+                .await?
                 .ok_or_else(|| StoreError::NoSuchId(id.clone()))?;
+            let word = text_field(&document, "word");
             let mut transaction = self
                 .db
                 .begin_transaction()
@@ -277,13 +426,49 @@ impl PhraseSource for FirestoreStore {
                 .document_id(id.as_str())
                 .add_to_transaction(&mut transaction)
                 .map_err(|e| self.backend("delete", e))?;
-            transaction
-                .commit()
-                .await
-                .map_err(|e| self.backend("commit", e))?;
-            Ok(phrase)
+            if let Some(word) = &word {
+                self.db
+                    .fluent()
+                    .delete()
+                    .from(self.guards().as_str())
+                    .document_id(guard_id(word))
+                    .add_to_transaction(&mut transaction)
+                    .map_err(|e| self.backend("delete", e))?;
+            }
+            match transaction.commit().await {
+                Ok(_) => {}
+                Err(firestore::errors::FirestoreError::DataNotFoundError(_)) => {
+                    return Err(StoreError::NoSuchId(id));
+                }
+                Err(error) => return Err(self.backend("commit", error)),
+            }
+            Ok(Phrase {
+                id,
+                word: word.unwrap_or_default(),
+                name: text_field(&document, "name").unwrap_or_default(),
+            })
         })
     }
+}
+
+/// The collection that holds the guards of `collection`.
+pub fn guard_collection(collection: &str) -> String {
+    format!("{collection}-taken")
+}
+
+/// A guard's document id: the SHA-256 of the normalised word, in hex (a word may hold
+/// characters a document id cannot).
+pub fn guard_id(word: &str) -> String {
+    use sha2::Digest as _;
+    hex::encode(sha2::Sha256::digest(word.as_bytes()))
+}
+
+/// The fields of a guard document.
+#[derive(Serialize, Deserialize)]
+struct Guard {
+    word: String,
+    /// The id of the phrase document that holds the word.
+    phrase: String,
 }
 
 /// What one Listen response asks of the host.
@@ -308,7 +493,12 @@ pub struct ListenState {
     /// Whether Firestore gave us a resume token, so that the next ADD resumes instead of
     /// re-sending everything.
     resumable: bool,
+    /// Broken document versions already reported (name, update time).
+    reported: HashSet<(String, Option<Timestamp>)>,
 }
+
+/// Broken document versions remembered before the memory is cleared.
+const MAX_REPORTED: usize = 10_000;
 
 impl ListenState {
     pub fn new(target: u32) -> Self {
@@ -317,6 +507,7 @@ impl ListenState {
             documents: BTreeMap::new(),
             full_snapshot: None,
             resumable: false,
+            reported: HashSet::new(),
         }
     }
 
@@ -343,8 +534,16 @@ impl ListenState {
                             self.documents.insert(id, phrase);
                         }
                         Err(reason) => {
-                            tracing::warn!(document = %document.name, reason, "skipped a malformed Firestore document");
-                            outcome.skipped += 1;
+                            // The emulator re-sends every document on every write: say
+                            // each broken version once, not once per write.
+                            let version = (document.name.clone(), document.update_time);
+                            if self.reported.len() >= MAX_REPORTED {
+                                self.reported.clear();
+                            }
+                            if self.reported.insert(version) {
+                                tracing::warn!(document = %crate::text::terminal_safe(&document.name), reason, "skipped a Firestore document that breaks the content rules");
+                                outcome.skipped += 1;
+                            }
                             self.documents.remove(&id);
                         }
                     }
@@ -412,21 +611,27 @@ pub fn document_id(name: &str) -> &str {
     name.rsplit('/').next().unwrap_or(name)
 }
 
-fn phrase_of(document: &Document) -> Result<Phrase, &'static str> {
-    let text = |field: &str| match document
+fn text_field(document: &Document, field: &str) -> Option<String> {
+    match document
         .fields
         .get(field)
         .and_then(|v| v.value_type.as_ref())
     {
         Some(ValueType::StringValue(text)) => Some(text.clone()),
         _ => None,
-    };
-    let word = text("word").ok_or("no string field `word`")?;
-    let name = text("name").ok_or("no string field `name`")?;
+    }
+}
+
+/// A document as a phrase, following the content rules: the word normalised (other tools
+/// may store it as typed), anything invisible, unassigned or oversized refused.
+fn phrase_of(document: &Document) -> Result<Phrase, String> {
+    let word = text_field(document, "word").ok_or("no string field `word`")?;
+    let name = text_field(document, "name").ok_or("no string field `name`")?;
+    let valid = NewPhrase::validated(&word, &name).map_err(|e| e.to_string())?;
     Ok(Phrase {
         id: document_id(&document.name).to_owned(),
-        word,
-        name,
+        word: valid.word,
+        name: valid.name,
     })
 }
 

@@ -4,9 +4,9 @@
 use std::path::{Path, PathBuf};
 
 use crate::snapshot::{Feed, Phrase};
-use crate::store::local::write_atomically;
+use crate::store::StoreError;
 
-/// The file next to the embedded store's `phrases.json`.
+/// The file next to the embedded store's database.
 pub fn path(data_dir: &Path) -> PathBuf {
     data_dir.join("firestore-snapshot.json")
 }
@@ -45,4 +45,19 @@ pub fn restore_and_keep(data_dir: &Path, feed: &Feed) {
             }
         }
     });
+}
+
+/// Writes `phrases` as JSON to a temporary file, then renames it over `path`, so a
+/// reader (or a crash) never sees half a file.
+fn write_atomically(path: &Path, phrases: &[Phrase]) -> Result<(), StoreError> {
+    let file_error = |path: &Path, error: std::io::Error| StoreError::File {
+        path: path.display().to_string(),
+        reason: error.to_string(),
+    };
+    let mut json =
+        serde_json::to_string_pretty(phrases).map_err(|e| StoreError::Backend(e.to_string()))?;
+    json.push('\n');
+    let temporary = path.with_extension(format!("json.{}.tmp", std::process::id()));
+    std::fs::write(&temporary, json).map_err(|e| file_error(&temporary, e))?;
+    std::fs::rename(&temporary, path).map_err(|e| file_error(path, e))
 }

@@ -12,14 +12,13 @@ use lastwords::app::{self, AppState};
 use lastwords::assets::Ui;
 use lastwords::config::Config;
 use lastwords::snapshot::{Feed, Phrase};
-use lastwords::store::PhraseSource;
-use lastwords::store::local::LocalStore;
+use lastwords::store::embedded::{EmbeddedStore, LEGACY_FILE_NAME, Seed};
 use tower::ServiceExt as _;
 
 pub struct TestHost {
     pub state: AppState,
     pub router: Router,
-    pub store: LocalStore,
+    pub store: EmbeddedStore,
     _data: tempfile::TempDir,
 }
 
@@ -50,7 +49,8 @@ impl TestHost {
         let data = tempfile::tempdir().expect("a temporary folder");
         if let Some(phrases) = phrases {
             let json = serde_json::to_string(&phrases).expect("phrases serialise");
-            std::fs::write(data.path().join("phrases.json"), json).expect("write phrases");
+            // The legacy file is imported, ids and all, when the store is created.
+            std::fs::write(data.path().join(LEGACY_FILE_NAME), json).expect("write phrases");
         }
         let mut config = Config::for_tests(data.path());
         adjust(&mut config);
@@ -60,8 +60,9 @@ impl TestHost {
             ui.server_bundle = bundle;
         }
         let feed = Feed::new();
-        let store = LocalStore::open(data.path()).expect("the store opens");
-        store.start(feed.clone()).await.expect("the store loads");
+        let (store, _) =
+            EmbeddedStore::open_or_create(data.path(), Seed::Samples).expect("the store opens");
+        store.clone().start(feed.clone()).expect("the store loads");
         let state = tokio::task::spawn_blocking(move || AppState::start(config, ui, feed))
             .await
             .expect("start joins")

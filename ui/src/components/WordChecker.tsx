@@ -70,5 +70,9 @@ const STATUS: Record<CheckStatus, { text: (length: number) => string; className:
     text: (length) => `At most ${MAX_GRAPHEMES} characters — yours has ${length}.`,
     className: "text-danger",
   },
+  invalid: {
+    text: () => "It has a character a phrase cannot use (invisible, control or unassigned)",
+    className: "text-danger",
+  },
   unavailable: { text: () => "Cannot check right now: the list is still loading", className: "text-white/70" },
 };

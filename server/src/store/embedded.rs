@@ -1,0 +1,839 @@
+//! The embedded store: phrases in an SQLite database in the data folder, so a fresh clone
+//! runs with no cloud account.
+//!
+//! The database does the hard parts. A UNIQUE index on the normalised word makes a taken
+//! phrase impossible to add twice, whichever process asks; every write is one
+//! transaction in WAL mode with a busy timeout, so CLI processes and the host never lose
+//! each other's writes. Triggers number every change (insert, update, delete, also made
+//! by hand with the `sqlite3` shell) from one sequence, and record deletions, so the host
+//! reads only what changed since its last read: a change costs O(change), not O(list).
+//!
+//! The host learns of other processes' commits from file events on the database and its
+//! write-ahead log, filtered to writes; its own reads write nothing, so it cannot wake
+//! itself, and an event that brings no new sequence number costs one small query.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures_util::future::BoxFuture;
+use notify::Watcher as _;
+use rusqlite::{Connection, ErrorCode, OpenFlags, OptionalExtension as _, params};
+use serde::Deserialize;
+
+use super::{AddOutcome, NewPhrase, PhraseStore, StoreError, new_document_id};
+use crate::snapshot::{Feed, Phrase};
+use crate::text::ContentError;
+
+/// The database file inside the data folder.
+pub const FILE_NAME: &str = "phrases.sqlite3";
+/// The JSON file earlier versions kept; imported once, then renamed.
+pub const LEGACY_FILE_NAME: &str = "phrases.json";
+/// What the legacy file is renamed to once imported (never deleted).
+pub const LEGACY_IMPORTED_NAME: &str = "phrases.json.imported";
+
+/// The schema this code reads and writes, kept in `PRAGMA user_version`.
+const SCHEMA_VERSION: i64 = 1;
+/// How long a write waits for another process's transaction before it fails.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+/// Without file events (no inotify, say), how often the host asks for new changes.
+const POLL_WITHOUT_EVENTS: Duration = Duration::from_secs(2);
+/// After a write event, when to look again. A commit becomes visible only once its
+/// writer has synced the log and updated the log's index, after the write we were told
+/// of; these few small queries catch it, and then the host is quiet again.
+const SETTLE: [Duration; 5] = [
+    Duration::from_millis(10),
+    Duration::from_millis(50),
+    Duration::from_millis(250),
+    Duration::from_secs(1),
+    Duration::from_secs(3),
+];
+
+const SCHEMA: &str = "
+CREATE TABLE phrases (
+    id      TEXT PRIMARY KEY NOT NULL,
+    word    TEXT NOT NULL,
+    name    TEXT NOT NULL,
+    created INTEGER NOT NULL DEFAULT 0,
+    changed INTEGER NOT NULL DEFAULT 0
+);
+CREATE UNIQUE INDEX phrases_word ON phrases (word);
+CREATE INDEX phrases_changed ON phrases (changed);
+CREATE INDEX phrases_created ON phrases (created);
+CREATE TABLE removals (
+    id      TEXT PRIMARY KEY NOT NULL,
+    changed INTEGER NOT NULL
+);
+CREATE INDEX removals_changed ON removals (changed);
+CREATE TABLE sequence (
+    only INTEGER PRIMARY KEY CHECK (only = 1),
+    last INTEGER NOT NULL
+);
+INSERT INTO sequence (only, last) VALUES (1, 0);
+CREATE TRIGGER phrase_added AFTER INSERT ON phrases BEGIN
+    UPDATE sequence SET last = last + 1;
+    UPDATE phrases SET created = (SELECT last FROM sequence), changed = (SELECT last FROM sequence)
+        WHERE id = NEW.id;
+    DELETE FROM removals WHERE id = NEW.id;
+END;
+CREATE TRIGGER phrase_changed AFTER UPDATE OF id, word, name ON phrases BEGIN
+    UPDATE sequence SET last = last + 1;
+    UPDATE phrases SET changed = (SELECT last FROM sequence) WHERE id = NEW.id;
+    INSERT OR REPLACE INTO removals (id, changed)
+        SELECT OLD.id, (SELECT last FROM sequence) WHERE OLD.id <> NEW.id;
+END;
+CREATE TRIGGER phrase_removed AFTER DELETE ON phrases BEGIN
+    UPDATE sequence SET last = last + 1;
+    INSERT OR REPLACE INTO removals (id, changed) VALUES (OLD.id, (SELECT last FROM sequence));
+END;
+";
+
+/// A handful of phrases so a fresh clone has something to show.
+const SAMPLES: &[(&str, &str, &str)] = &[
+    ("0Fq8dkZ2sVt1mYw3Lr7a", "SEE YOU LATER", "Rex"),
+    ("3bXn9QeP4hUc2JkT6wYd", "WAS THAT A COMET?", "Trixie"),
+    ("7mRz1VaK8sLq5DfG2nHe", "I SHOULD HAVE FLOWN", "Ptera"),
+    ("AcW4tY7uJ2pN9xE5kB3f", "TOO BIG TO FAIL", "Bronto"),
+    ("Kp2sD6gH1jL8zX4cV9bg", "MORE TREES PLEASE", "Stego"),
+    ("Qe5rT9yU3iO7pA1sD4fh", "GOOD LUCK!", "Anky"),
+];
+
+/// What a brand-new store starts with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Seed {
+    /// The sample phrases (what `serve` does for a fresh clone).
+    Samples,
+    /// Nothing (what `phrases init` does).
+    Empty,
+}
+
+/// The phrases in an SQLite database.
+#[derive(Clone)]
+pub struct EmbeddedStore {
+    /// The database file, for messages and for noticing it was replaced.
+    path: PathBuf,
+    /// One connection per process; SQLite serialises with other processes by itself.
+    connection: Arc<Mutex<Connection>>,
+}
+
+/// Everything in the store at one sequence number.
+#[derive(Debug)]
+pub struct FullRead {
+    pub sequence: i64,
+    /// Oldest first.
+    pub phrases: Vec<Phrase>,
+    /// Rows that break the content rules (written by hand): their ids and why.
+    pub broken: Vec<(String, ContentError)>,
+}
+
+/// What changed after a sequence number.
+#[derive(Debug, Default)]
+struct Delta {
+    sequence: i64,
+    upserts: Vec<Phrase>,
+    removals: Vec<String>,
+    broken: Vec<(String, ContentError)>,
+}
+
+impl EmbeddedStore {
+    /// The store in `data_dir`. A missing store is an error that says how to make one.
+    pub fn open(data_dir: &Path) -> Result<Self, StoreError> {
+        let path = data_dir.join(FILE_NAME);
+        if !path.exists() {
+            return Err(StoreError::Missing {
+                path: path.display().to_string(),
+                hint: if data_dir.join(LEGACY_FILE_NAME).exists() {
+                    format!(
+                        "`lastwords phrases init` creates it and imports the {LEGACY_FILE_NAME} found there"
+                    )
+                } else {
+                    "`lastwords phrases init` creates an empty one; `lastwords serve` creates one with sample phrases".into()
+                },
+            });
+        }
+        let connection = connect(&path, OpenFlags::SQLITE_OPEN_READ_WRITE)?;
+        let version: i64 = connection
+            .pragma_query_value(None, "user_version", |row| row.get(0))
+            .map_err(|e| database_error(&path, e))?;
+        if version != SCHEMA_VERSION {
+            return Err(StoreError::Database {
+                path: path.display().to_string(),
+                reason: format!(
+                    "not a phrase store of this version (schema {version}, expected {SCHEMA_VERSION}); move it aside and run `lastwords phrases init`"
+                ),
+            });
+        }
+        let store = Self {
+            path,
+            connection: Arc::new(Mutex::new(connection)),
+        };
+        Ok(store)
+    }
+
+    /// The store in `data_dir`, created (with `seed`, or with the phrases of a legacy
+    /// `phrases.json`, which is then renamed) when there is none. Safe to race: of two
+    /// processes creating one store, one creates it and the other opens it.
+    pub fn open_or_create(
+        data_dir: &Path,
+        seed: Seed,
+    ) -> Result<(Self, Option<Created>), StoreError> {
+        std::fs::create_dir_all(data_dir).map_err(|e| file_error(data_dir, e))?;
+        let path = data_dir.join(FILE_NAME);
+        let mut connection = connect(
+            &path,
+            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE,
+        )?;
+        let legacy = data_dir.join(LEGACY_FILE_NAME);
+        let created =
+            create_schema(&mut connection, &legacy, seed).map_err(|e| database_error(&path, e))?;
+        if let Some(report) = &created {
+            if report.imported.is_some() {
+                rename_legacy(&legacy, &data_dir.join(LEGACY_IMPORTED_NAME));
+            }
+            report.log(&path);
+        }
+        let store = Self {
+            path,
+            connection: Arc::new(Mutex::new(connection)),
+        };
+        Ok((store, created))
+    }
+
+    /// Where the database lives.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn with<T>(
+        &self,
+        work: impl FnOnce(&mut Connection) -> rusqlite::Result<T>,
+    ) -> Result<T, StoreError> {
+        let mut connection = self
+            .connection
+            .lock()
+            .map_err(|_| StoreError::Backend("the store's connection was poisoned".into()))?;
+        work(&mut connection).map_err(|e| database_error(&self.path, e))
+    }
+
+    /// Runs `work` on a blocking thread: SQLite calls may wait for another process.
+    fn blocking<T: Send + 'static>(
+        &self,
+        work: impl FnOnce(&EmbeddedStore) -> Result<T, StoreError> + Send + 'static,
+    ) -> BoxFuture<'static, Result<T, StoreError>> {
+        let store = self.clone();
+        Box::pin(async move {
+            tokio::task::spawn_blocking(move || work(&store))
+                .await
+                .map_err(|e| StoreError::Backend(e.to_string()))?
+        })
+    }
+
+    /// Every phrase, oldest first, in one read transaction.
+    pub fn read_all(&self) -> Result<FullRead, StoreError> {
+        self.with(|connection| {
+            let transaction = connection.transaction()?;
+            let sequence = current_sequence(&transaction)?;
+            let mut statement =
+                transaction.prepare("SELECT id, word, name FROM phrases ORDER BY created, id")?;
+            let mut read = FullRead {
+                sequence,
+                phrases: Vec::new(),
+                broken: Vec::new(),
+            };
+            let rows = statement.query_map([], row_phrase)?;
+            for row in rows {
+                match checked(row?) {
+                    Ok(phrase) => read.phrases.push(phrase),
+                    Err(broken) => read.broken.push(broken),
+                }
+            }
+            drop(statement);
+            transaction.commit()?;
+            Ok(read)
+        })
+    }
+
+    /// What changed after `since`, in one read transaction.
+    fn read_since(&self, since: i64) -> Result<Delta, StoreError> {
+        self.with(|connection| {
+            let transaction = connection.transaction()?;
+            let sequence = current_sequence(&transaction)?;
+            let mut delta = Delta {
+                sequence,
+                ..Delta::default()
+            };
+            if sequence != since {
+                let mut changed =
+                    transaction.prepare("SELECT id, word, name FROM phrases WHERE changed > ?1")?;
+                for row in changed.query_map([since], row_phrase)? {
+                    match checked(row?) {
+                        Ok(phrase) => delta.upserts.push(phrase),
+                        Err((id, error)) => {
+                            delta.removals.push(id.clone());
+                            delta.broken.push((id, error));
+                        }
+                    }
+                }
+                let mut removed =
+                    transaction.prepare("SELECT id FROM removals WHERE changed > ?1")?;
+                for id in removed.query_map([since], |row| row.get::<_, String>(0))? {
+                    delta.removals.push(id?);
+                }
+            }
+            transaction.commit()?;
+            Ok(delta)
+        })
+    }
+
+    fn add_now(&self, phrase: NewPhrase) -> Result<Phrase, StoreError> {
+        let mut outcomes = self.add_many_now(vec![phrase])?;
+        match outcomes.pop() {
+            Some(AddOutcome::Added(phrase)) => Ok(phrase),
+            Some(AddOutcome::Taken { word, name }) => Err(StoreError::Taken { word, name }),
+            None => Err(StoreError::Backend("the store answered nothing".into())),
+        }
+    }
+
+    /// Adds every phrase it can in one transaction; a taken word is an outcome, not an
+    /// error, so one duplicate does not undo the rest.
+    fn add_many_now(&self, phrases: Vec<NewPhrase>) -> Result<Vec<AddOutcome>, StoreError> {
+        self.with(|connection| {
+            let transaction =
+                connection.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+            let mut outcomes = Vec::with_capacity(phrases.len());
+            {
+                let mut insert = transaction.prepare(
+                    "INSERT INTO phrases (id, word, name) VALUES (?1, ?2, ?3) ON CONFLICT (word) DO NOTHING",
+                )?;
+                let mut owner = transaction.prepare("SELECT name FROM phrases WHERE word = ?1")?;
+                for NewPhrase { word, name } in phrases {
+                    let id = new_document_id();
+                    if insert.execute(params![id, word, name])? == 1 {
+                        outcomes.push(AddOutcome::Added(Phrase { id, word, name }));
+                    } else {
+                        let name = owner
+                            .query_row([&word], |row| row.get::<_, String>(0))
+                            .optional()?
+                            .unwrap_or_default();
+                        outcomes.push(AddOutcome::Taken { word, name });
+                    }
+                }
+            }
+            transaction.commit()?;
+            Ok(outcomes)
+        })
+    }
+
+    fn remove_now(&self, id: &str) -> Result<Phrase, StoreError> {
+        self.with(|connection| {
+            connection
+                .query_row(
+                    "DELETE FROM phrases WHERE id = ?1 RETURNING id, word, name",
+                    [id],
+                    row_phrase,
+                )
+                .optional()
+        })?
+        .ok_or_else(|| StoreError::NoSuchId(id.to_owned()))
+    }
+
+    /// Publishes the store into `feed` now, then keeps it current in the background.
+    pub fn start(self, feed: Feed) -> Result<(), StoreError> {
+        let read = self.read_all()?;
+        report_broken(&self.path, &read.broken, &feed);
+        let follower = Follower {
+            sequence: read.sequence,
+            phrases: read
+                .phrases
+                .into_iter()
+                .map(|phrase| (phrase.id.clone(), phrase))
+                .collect(),
+            identity: file_identity(&self.path),
+            missing_reported: false,
+            store: self,
+            feed,
+        };
+        follower.publish();
+        follower.feed.health().synced();
+        tokio::spawn(follower.run());
+        Ok(())
+    }
+}
+
+impl PhraseStore for EmbeddedStore {
+    fn list(&self) -> BoxFuture<'_, Result<Vec<Phrase>, StoreError>> {
+        self.blocking(|store| {
+            let read = store.read_all()?;
+            for (id, error) in &read.broken {
+                tracing::warn!(id = %crate::text::terminal_safe(id), %error, "a stored row breaks the content rules; not listed");
+            }
+            Ok(read.phrases)
+        })
+    }
+
+    fn add(&self, phrase: NewPhrase) -> BoxFuture<'_, Result<Phrase, StoreError>> {
+        self.blocking(move |store| store.add_now(phrase))
+    }
+
+    fn add_many(
+        &self,
+        phrases: Vec<NewPhrase>,
+    ) -> BoxFuture<'_, Result<Vec<AddOutcome>, StoreError>> {
+        self.blocking(move |store| store.add_many_now(phrases))
+    }
+
+    fn remove(&self, id: String) -> BoxFuture<'_, Result<Phrase, StoreError>> {
+        self.blocking(move |store| store.remove_now(&id))
+    }
+}
+
+/// Keeps the feed current with what other processes commit.
+struct Follower {
+    store: EmbeddedStore,
+    feed: Feed,
+    /// The last change already in `phrases`.
+    sequence: i64,
+    /// The list as published, by id.
+    phrases: BTreeMap<String, Phrase>,
+    /// The database file's (device, inode) when opened, to notice it being replaced.
+    identity: Option<(u64, u64)>,
+    /// The file's removal was already reported (said once, not on every event).
+    missing_reported: bool,
+}
+
+impl Follower {
+    async fn run(mut self) {
+        let (changed_tx, mut changed) = tokio::sync::mpsc::channel::<()>(1);
+        let watched = watched_names();
+        let watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
+            if let Ok(event) = event
+                && is_write(&event.kind)
+                && event.paths.iter().any(|p| {
+                    p.file_name()
+                        .is_some_and(|name| watched.iter().any(|w| w == name))
+                })
+            {
+                let _ = changed_tx.try_send(());
+            }
+        });
+        let folder = self
+            .store
+            .path
+            .parent()
+            .unwrap_or(Path::new("."))
+            .to_owned();
+        let watcher = match watcher.and_then(|mut watcher| {
+            watcher.watch(&folder, notify::RecursiveMode::NonRecursive)?;
+            Ok(watcher)
+        }) {
+            Ok(watcher) => Some(watcher),
+            Err(error) => {
+                tracing::warn!(%error, folder = %folder.display(), every_s = POLL_WITHOUT_EVENTS.as_secs(), "cannot watch the embedded store; asking it for changes on a timer instead");
+                None
+            }
+        };
+        // Re-checks still due after the last write event, soonest first.
+        let mut due: Vec<tokio::time::Instant> = Vec::new();
+        loop {
+            let next = due.first().copied();
+            let woke_by_event = tokio::select! {
+                event = changed.recv(), if watcher.is_some() => {
+                    if event.is_none() {
+                        return;
+                    }
+                    true
+                }
+                () = sleep_until_or_forever(next.or_else(|| {
+                    watcher.is_none().then(|| tokio::time::Instant::now() + POLL_WITHOUT_EVENTS)
+                })) => false,
+            };
+            if woke_by_event {
+                let now = tokio::time::Instant::now();
+                due = SETTLE.iter().map(|delay| now + *delay).collect();
+            } else if !due.is_empty() {
+                due.remove(0);
+            }
+            self = match tokio::task::spawn_blocking(move || {
+                self.refresh();
+                self
+            })
+            .await
+            {
+                Ok(follower) => follower,
+                Err(error) => {
+                    tracing::error!(%error, "the embedded store follower stopped");
+                    return;
+                }
+            };
+        }
+    }
+
+    /// Reads what changed since the last read and publishes it; silent when nothing did.
+    fn refresh(&mut self) {
+        let identity = file_identity(&self.store.path);
+        if identity.is_none() {
+            if !self.missing_reported {
+                self.missing_reported = true;
+                tracing::error!(path = %self.store.path.display(), "the embedded store's file was removed; still serving the last list. `lastwords phrases init` creates a new one");
+            }
+            return;
+        }
+        if identity != self.identity {
+            let data_dir = self.store.path.parent().unwrap_or(Path::new("."));
+            match EmbeddedStore::open(data_dir) {
+                Ok(store) => {
+                    tracing::info!(path = %store.path.display(), "the embedded store's file was replaced; reading it afresh");
+                    self.store = store;
+                    self.identity = identity;
+                    self.missing_reported = false;
+                    self.reload();
+                }
+                Err(error) => {
+                    if !self.missing_reported {
+                        self.missing_reported = true;
+                        tracing::error!(%error, "the embedded store's file was replaced by one that cannot be read; still serving the last list");
+                    }
+                }
+            }
+            return;
+        }
+        match self.store.read_since(self.sequence) {
+            Ok(delta) if delta.sequence == self.sequence => {}
+            // The sequence went back: not the store we read before. Read it whole.
+            Ok(delta) if delta.sequence < self.sequence => self.reload(),
+            Ok(delta) => {
+                report_broken(&self.store.path, &delta.broken, &self.feed);
+                let (added, removed) = (delta.upserts.len(), delta.removals.len());
+                for id in delta.removals {
+                    self.phrases.remove(&id);
+                }
+                for phrase in delta.upserts {
+                    self.phrases.insert(phrase.id.clone(), phrase);
+                }
+                self.sequence = delta.sequence;
+                let version = self.publish();
+                tracing::info!(
+                    version,
+                    sequence = self.sequence,
+                    changed = added,
+                    removed,
+                    count = self.phrases.len(),
+                    "embedded store changed"
+                );
+            }
+            Err(error) => {
+                tracing::error!(%error, "cannot read the embedded store; still serving the last list")
+            }
+        }
+    }
+
+    fn reload(&mut self) {
+        match self.store.read_all() {
+            Ok(read) => {
+                report_broken(&self.store.path, &read.broken, &self.feed);
+                self.sequence = read.sequence;
+                self.phrases = read
+                    .phrases
+                    .into_iter()
+                    .map(|phrase| (phrase.id.clone(), phrase))
+                    .collect();
+                let version = self.publish();
+                tracing::info!(version, count = self.phrases.len(), "embedded store read");
+            }
+            Err(error) => {
+                tracing::error!(%error, "cannot read the embedded store; still serving the last list")
+            }
+        }
+    }
+
+    fn publish(&self) -> u64 {
+        let snapshot = self.feed.publish(self.phrases.values().cloned().collect());
+        self.feed.health().synced();
+        snapshot.version
+    }
+}
+
+/// The database and its write-ahead log: where other processes' commits land. The
+/// shared-memory index (`-shm`) changes on reads too, so it is left out.
+fn watched_names() -> [std::ffi::OsString; 2] {
+    [FILE_NAME.into(), format!("{FILE_NAME}-wal").into()]
+}
+
+/// Writes, creations, removals, renames and a writer closing the file (a CLI process
+/// exiting, its commit complete); never reads, opens or metadata changes, which the
+/// host's own queries (or a `touch`) cause.
+fn is_write(kind: &notify::EventKind) -> bool {
+    use notify::EventKind;
+    use notify::event::{AccessKind, AccessMode, ModifyKind};
+    matches!(
+        kind,
+        EventKind::Create(_)
+            | EventKind::Remove(_)
+            | EventKind::Modify(ModifyKind::Data(_) | ModifyKind::Name(_) | ModifyKind::Any)
+            | EventKind::Access(AccessKind::Close(AccessMode::Write))
+    )
+}
+
+async fn sleep_until_or_forever(deadline: Option<tokio::time::Instant>) {
+    match deadline {
+        Some(deadline) => tokio::time::sleep_until(deadline).await,
+        None => std::future::pending().await,
+    }
+}
+
+fn file_identity(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt as _;
+    std::fs::metadata(path)
+        .ok()
+        .map(|meta| (meta.dev(), meta.ino()))
+}
+
+/// Says once per read which stored rows break the content rules, and counts them.
+fn report_broken(path: &Path, broken: &[(String, ContentError)], feed: &Feed) {
+    let Some((id, error)) = broken.first() else {
+        return;
+    };
+    feed.health()
+        .skipped
+        .fetch_add(broken.len() as u64, std::sync::atomic::Ordering::Relaxed);
+    tracing::warn!(
+        path = %path.display(),
+        count = broken.len(),
+        first_id = %crate::text::terminal_safe(id),
+        first_reason = %error,
+        "stored phrases break the content rules and are not shown"
+    );
+}
+
+fn connect(path: &Path, flags: OpenFlags) -> Result<Connection, StoreError> {
+    let connection = Connection::open_with_flags(path, flags | OpenFlags::SQLITE_OPEN_NO_MUTEX)
+        .map_err(|e| database_error(path, e))?;
+    connection
+        .busy_timeout(BUSY_TIMEOUT)
+        .map_err(|e| database_error(path, e))?;
+    // WAL: readers never block the writer; FULL: a phrase reported as added survives a
+    // power cut, not only a crash (writes are rare, one fsync each is cheap).
+    retry_busy(|| {
+        connection
+            .pragma_update_and_check(None, "journal_mode", "WAL", |row| row.get::<_, String>(0))
+    })
+    .map_err(|e| database_error(path, e))?;
+    connection
+        .pragma_update(None, "synchronous", "FULL")
+        .map_err(|e| database_error(path, e))?;
+    Ok(connection)
+}
+
+/// Switching to WAL takes a lock that the busy timeout does not cover; retry briefly.
+fn retry_busy<T>(mut attempt: impl FnMut() -> rusqlite::Result<T>) -> rusqlite::Result<T> {
+    let deadline = std::time::Instant::now() + BUSY_TIMEOUT;
+    loop {
+        match attempt() {
+            Err(rusqlite::Error::SqliteFailure(error, _))
+                if error.code == ErrorCode::DatabaseBusy
+                    && std::time::Instant::now() < deadline =>
+            {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            other => return other,
+        }
+    }
+}
+
+/// What creating a store did, for the log and for `phrases init`.
+#[derive(Debug, Default)]
+pub struct Created {
+    pub samples: usize,
+    pub imported: Option<LegacyImport>,
+}
+
+/// The outcome of importing a legacy `phrases.json`.
+#[derive(Debug, Default)]
+pub struct LegacyImport {
+    pub added: usize,
+    /// Entries not imported, with why (they stay in the renamed file).
+    pub rejected: Vec<String>,
+}
+
+impl Created {
+    fn log(&self, path: &Path) {
+        match &self.imported {
+            Some(import) => {
+                tracing::info!(path = %path.display(), added = import.added, rejected = import.rejected.len(), renamed_to = LEGACY_IMPORTED_NAME, "created the embedded store from {LEGACY_FILE_NAME}");
+                for reason in import.rejected.iter().take(20) {
+                    tracing::warn!("not imported: {reason}");
+                }
+            }
+            None => {
+                tracing::info!(path = %path.display(), samples = self.samples, "created the embedded store")
+            }
+        }
+    }
+}
+
+/// Creates the tables (and their first rows) in one transaction, unless another
+/// process already did. Returns what it did, or `None` when the store existed.
+fn create_schema(
+    connection: &mut Connection,
+    legacy: &Path,
+    seed: Seed,
+) -> rusqlite::Result<Option<Created>> {
+    let transaction =
+        connection.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    let version: i64 = transaction.pragma_query_value(None, "user_version", |row| row.get(0))?;
+    if version == SCHEMA_VERSION {
+        return Ok(None);
+    }
+    if version != 0 {
+        return Err(rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_MISMATCH),
+            Some(format!(
+                "schema version {version} is not {SCHEMA_VERSION}: made by another version of lastwords"
+            )),
+        ));
+    }
+    transaction.execute_batch(SCHEMA)?;
+    let mut created = Created::default();
+    {
+        let mut insert = transaction.prepare(
+            "INSERT INTO phrases (id, word, name) VALUES (?1, ?2, ?3) ON CONFLICT DO NOTHING",
+        )?;
+        if legacy.exists() {
+            let mut import = LegacyImport::default();
+            for entry in read_legacy(legacy, &mut import.rejected) {
+                if insert.execute(params![entry.id, entry.word, entry.name])? == 1 {
+                    import.added += 1;
+                } else {
+                    import.rejected.push(format!(
+                        "{:?}: the id or the phrase is already in the store",
+                        entry.word
+                    ));
+                }
+            }
+            created.imported = Some(import);
+        } else if seed == Seed::Samples {
+            for (id, word, name) in SAMPLES {
+                created.samples += insert.execute(params![id, word, name])?;
+            }
+        }
+    }
+    transaction.pragma_update(None, "user_version", SCHEMA_VERSION)?;
+    transaction.commit()?;
+    Ok(Some(created))
+}
+
+#[derive(Deserialize)]
+struct LegacyEntry {
+    id: Option<serde_json::Value>,
+    word: Option<serde_json::Value>,
+    name: Option<serde_json::Value>,
+}
+
+/// The valid entries of a legacy file, keeping their ids; what is not valid is said in
+/// `rejected` (the file itself is kept, renamed, so nothing is lost).
+fn read_legacy(path: &Path, rejected: &mut Vec<String>) -> Vec<Phrase> {
+    let entries: Vec<LegacyEntry> = match std::fs::read_to_string(path)
+        .map_err(|e| e.to_string())
+        .and_then(|text| serde_json::from_str(&text).map_err(|e| e.to_string()))
+    {
+        Ok(entries) => entries,
+        Err(error) => {
+            rejected.push(format!(
+                "the whole file: not a JSON array of {{id, word, name}}: {error}"
+            ));
+            return Vec::new();
+        }
+    };
+    let mut phrases = Vec::with_capacity(entries.len());
+    for (index, entry) in entries.into_iter().enumerate() {
+        let number = index + 1;
+        let (Some(serde_json::Value::String(word)), Some(serde_json::Value::String(name))) =
+            (entry.word, entry.name)
+        else {
+            rejected.push(format!("#{number}: word and name must be strings"));
+            continue;
+        };
+        match NewPhrase::validated(&word, &name) {
+            Ok(valid) => {
+                let id = match entry.id {
+                    Some(serde_json::Value::String(id)) if super::is_document_id(&id) => id,
+                    _ => new_document_id(),
+                };
+                phrases.push(Phrase {
+                    id,
+                    word: valid.word,
+                    name: valid.name,
+                });
+            }
+            Err(error) => rejected.push(format!(
+                "#{number} {:?}: {error}",
+                crate::text::terminal_safe(&word)
+            )),
+        }
+    }
+    phrases
+}
+
+/// Renames the imported legacy file out of the way without ever overwriting a file.
+fn rename_legacy(from: &Path, to: &Path) {
+    let mut target = to.to_owned();
+    let mut n = 1;
+    while target.exists() {
+        n += 1;
+        target = to.with_extension(format!("imported.{n}"));
+    }
+    if let Err(error) = std::fs::rename(from, &target) {
+        tracing::warn!(%error, from = %from.display(), "imported the legacy file but cannot rename it; it will not be imported again");
+    }
+}
+
+fn current_sequence(connection: &Connection) -> rusqlite::Result<i64> {
+    connection.query_row("SELECT last FROM sequence", [], |row| row.get(0))
+}
+
+fn row_phrase(row: &rusqlite::Row<'_>) -> rusqlite::Result<Phrase> {
+    Ok(Phrase {
+        id: row.get(0)?,
+        word: row.get(1)?,
+        name: row.get(2)?,
+    })
+}
+
+/// A stored row as shown, or why it cannot be: rows written by hand skip our checks,
+/// and one not in normal form would dodge the UNIQUE index (`hello` beside `HELLO`).
+fn checked(phrase: Phrase) -> Result<Phrase, (String, ContentError)> {
+    let valid = match NewPhrase::validated(&phrase.word, &phrase.name) {
+        Ok(valid) => valid,
+        Err(error) => return Err((phrase.id, error)),
+    };
+    if valid.word != phrase.word {
+        let error = ContentError::NotNormal {
+            what: "a phrase",
+            normal: valid.word,
+        };
+        return Err((phrase.id, error));
+    }
+    if valid.name != phrase.name {
+        let error = ContentError::NotNormal {
+            what: "a name",
+            normal: valid.name,
+        };
+        return Err((phrase.id, error));
+    }
+    Ok(phrase)
+}
+
+fn database_error(path: &Path, error: rusqlite::Error) -> StoreError {
+    StoreError::Database {
+        path: path.display().to_string(),
+        reason: error.to_string(),
+    }
+}
+
+fn file_error(path: &Path, error: std::io::Error) -> StoreError {
+    StoreError::File {
+        path: path.display().to_string(),
+        reason: error.to_string(),
+    }
+}
