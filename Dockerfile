@@ -61,8 +61,8 @@ RUN groupadd --system --gid 10001 lastwords \
     && mkdir /data \
     && chown lastwords:lastwords /data
 COPY --from=host /usr/local/bin/lastwords /usr/local/bin/lastwords
-# The embedded store (phrases.json) lives in /data; it is created with sample phrases
-# when the volume is empty.
+# The embedded store (phrases.sqlite3) lives in /data; `serve` creates it with sample
+# phrases when the volume is empty.
 ENV HOST=0.0.0.0 PORT=8080 LASTWORDS_DATA_DIR=/data
 VOLUME /data
 WORKDIR /data

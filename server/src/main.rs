@@ -450,7 +450,7 @@ async fn import(store: &dyn PhraseStore, file: &std::path::Path) -> Result<(), S
         };
         match NewPhrase::validated(word, name) {
             Ok(phrase) => valid.push(phrase),
-            Err(error) => rejected.push(format!("#{number} {:?}: {error}", terminal_safe(word))),
+            Err(error) => rejected.push(format!("#{number} \"{}\": {error}", terminal_safe(word))),
         }
     }
     let outcomes = store

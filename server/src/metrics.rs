@@ -230,7 +230,7 @@ pub async fn scrape(State(state): State<AppState>) -> Response {
         (
             "lastwords_feed_documents_skipped_total",
             "counter",
-            "Documents skipped for a missing or non-string word or name.",
+            "Documents or stored rows skipped because they break the content rules (a missing or non-string word or name, invisible or control characters, lengths).",
             health.skipped.load(Ordering::Relaxed) as f64,
         ),
         (

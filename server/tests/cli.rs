@@ -271,3 +271,36 @@ fn production_refuses_to_start_without_what_it_needs() {
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("--store embedded"));
 }
+
+#[test]
+fn list_prints_nothing_a_terminal_would_act_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().to_str().unwrap();
+    init(data);
+    // Written by hand, past every check: an escape sequence that would clear the screen.
+    let connection = rusqlite::Connection::open(dir.path().join("phrases.sqlite3")).unwrap();
+    connection
+        .execute(
+            "INSERT INTO phrases (id, word, name) VALUES ('e\u{1b}[2J', 'FINE', 'Mallory\u{1b}]0;owned\u{7}')",
+            [],
+        )
+        .unwrap();
+    drop(connection);
+    let output = lastwords()
+        .args(["phrases", "list", "--data-dir", data])
+        .output()
+        .expect("the binary runs");
+    assert!(output.status.success());
+    for stream in [&output.stdout, &output.stderr] {
+        let text = String::from_utf8_lossy(stream);
+        assert!(
+            !text.contains('\u{1b}') && !text.contains('\u{7}'),
+            "{text:?}"
+        );
+    }
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("breaks the content rules"),
+        "the broken row is named, not shown: {stderr}"
+    );
+}

@@ -1,9 +1,11 @@
-// The embedded store behaves like Firestore for a fresh clone: writes show up live.
+// The embedded store as operators and adversaries meet it: real CLI processes writing at
+// once, a live host following them, a store removed or replaced under it.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startHost } from '../support/host.mjs';
+import { cpuTicks, runCli, startHost } from '../support/host.mjs';
 import { connectLive } from '../support/live-client.mjs';
 
 let host;
@@ -16,9 +18,30 @@ after(async () => {
   await host?.stop();
 });
 
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function apiWords(url = host.url) {
+  const body = await (await fetch(`${url}/api/phrases`)).json();
+  return body.phrases.map((p) => p.word);
+}
+
+async function storedWords(cli = host.cli) {
+  const listed = await cli('phrases', 'list', '--json');
+  assert.equal(listed.code, 0, listed.stderr);
+  return JSON.parse(listed.stdout).map((p) => p.word);
+}
+
+test('a phrases.json from an earlier version is imported on first start and renamed, not deleted', async () => {
+  assert.deepEqual(await apiWords(), ['HELLO']);
+  assert.ok(existsSync(join(host.dataDir, 'phrases.sqlite3')));
+  assert.ok(!existsSync(join(host.dataDir, 'phrases.json')));
+  const kept = JSON.parse(readFileSync(join(host.dataDir, 'phrases.json.imported'), 'utf8'));
+  assert.deepEqual(kept, [{ id: 'a1', word: 'HELLO', name: 'Rex' }]);
+});
+
 test('a CLI write reaches a connected client', async () => {
   const client = connectLive(host.url);
-  await client.until((c) => c.phrases.size === 1, 2000, 'the snapshot');
+  await client.until((c) => c.phrases.size >= 1, 2000, 'the snapshot');
   const added = await host.cli('phrases', 'add', 'goodbye', '--name', 'Tess');
   assert.equal(added.code, 0, added.stderr);
   await client.until((c) => c.words().includes('GOODBYE'), 1000, 'the CLI write');
@@ -31,7 +54,7 @@ test('a client that reconnects with its version gets only what it missed', async
   const version = first.version;
   first.close();
   await host.cli('phrases', 'add', 'missed me', '--name', 'Tess');
-  await new Promise((r) => setTimeout(r, 300));
+  await sleep(300);
   const again = connectLive(host.url, version);
   await again.until((c) => c.words().includes('MISSED ME'), 1000, 'the catch-up');
   assert.equal(again.messages[0].type, 'changes');
@@ -39,12 +62,158 @@ test('a client that reconnects with its version gets only what it missed', async
   again.close();
 });
 
-test('a corrupt file is reported clearly and the last good list keeps serving', async () => {
-  const before = await (await fetch(`${host.url}/api/phrases`)).json();
-  writeFileSync(join(host.dataDir, 'phrases.json'), '[{"id": "x", "word": ');
-  await new Promise((r) => setTimeout(r, 500));
-  const after = await (await fetch(`${host.url}/api/phrases`)).json();
-  assert.deepEqual(after.phrases, before.phrases);
-  assert.match(host.log(), /phrases\.json: not a JSON array/);
-  assert.match(host.log(), /still serving the last good list/);
+test('30 CLI processes adding at once, three rounds: every acknowledged phrase is stored, served and live', async () => {
+  const client = connectLive(host.url);
+  await client.until((c) => c.phrases.size >= 1, 2000, 'the snapshot');
+  const acknowledged = [];
+  for (let round = 0; round < 3; round++) {
+    const words = Array.from({ length: 30 }, (_, i) => `ROUND ${round} NO ${i}`);
+    const results = await Promise.all(words.map((word) => host.cli('phrases', 'add', word, '--name', `w${round}`)));
+    results.forEach((result, i) => {
+      assert.equal(result.code, 0, `${words[i]}: ${result.stderr}`);
+      assert.match(result.stdout, /^added /);
+      acknowledged.push(words[i]);
+    });
+  }
+  const stored = await storedWords();
+  const missing = acknowledged.filter((word) => !stored.includes(word));
+  assert.deepEqual(missing, [], 'lost from the store');
+  await client.until((c) => acknowledged.every((w) => c.words().includes(w)), 5000, 'every add on the live client');
+  const served = await apiWords();
+  assert.deepEqual(acknowledged.filter((word) => !served.includes(word)), [], 'missing from the API');
+  client.close();
+});
+
+test('10 processes adding the same phrase at once: exactly one wins, the others say it is taken', async () => {
+  const results = await Promise.all(
+    Array.from({ length: 10 }, (_, i) => host.cli('phrases', 'add', 'only once', '--name', `racer ${i}`)),
+  );
+  const winners = results.filter((r) => r.code === 0);
+  assert.equal(winners.length, 1, results.map((r) => r.stdout + r.stderr).join('\n'));
+  for (const loser of results.filter((r) => r.code !== 0)) assert.match(loser.stderr, /already taken/);
+  const stored = await storedWords();
+  assert.equal(stored.filter((w) => w === 'ONLY ONCE').length, 1);
+});
+
+test('after an edit the host is quiet: no CPU, no log lines', async () => {
+  await host.cli('phrases', 'add', 'quiet please', '--name', 'Tess');
+  writeFileSync(join(host.dataDir, 'unrelated.txt'), 'x');
+  await runTouch(join(host.dataDir, 'phrases.sqlite3'));
+  // Let the re-checks after the last write (3 s at most) run out.
+  await sleep(3500);
+  const ticks = cpuTicks(host.pid);
+  const lines = host.log().split('\n').length;
+  await sleep(4000);
+  const used = cpuTicks(host.pid) - ticks;
+  assert.ok(used <= 3, `the idle host used ${used * 10} ms of CPU in 4 s`);
+  assert.equal(host.log().split('\n').length, lines, `log lines while idle:\n${host.log().split('\n').slice(lines - 1).join('\n')}`);
+});
+
+async function runTouch(path) {
+  const now = new Date();
+  const { utimesSync } = await import('node:fs');
+  utimesSync(path, now, now);
+}
+
+test('import adds every valid entry, reports each rejected one with its reason, and removes nothing', async () => {
+  const before = await storedWords();
+  const file = join(host.dataDir, 'import.json');
+  writeFileSync(
+    file,
+    JSON.stringify([
+      { word: 'imported one', name: 'Ada' },
+      { word: 'hel\u200blo', name: 'Zero Width' },
+      { word: 'x'.repeat(21), name: 'Long' },
+      { word: 'HELLO', name: 'Again' },
+      { word: 'named badly', name: 'n'.repeat(1 << 20) },
+      { word: 'no name' },
+      'not an object',
+      { word: '  imported   two ', name: ' Bea ', extra: 'ignored' },
+      { word: 'NUL\u0000', name: 'Nil' },
+    ]),
+  );
+  const result = await host.cli('phrases', 'import', file);
+  assert.equal(result.code, 1, 'rejections make the exit status non-zero');
+  assert.match(result.stdout, /9 entries: added 2, skipped 1 as already taken, rejected 6/);
+  assert.match(result.stdout, /#2 "hel\\u\{200b\}lo": a phrase cannot contain the character U\+200B/);
+  assert.match(result.stdout, /#7: needs string fields word and name/);
+  assert.match(result.stdout, /#9 "NUL\\u\{0\}": a phrase cannot contain the character U\+0000/);
+  assert.match(result.stdout, /#3 .*at most 20 characters/);
+  assert.match(result.stdout, /#5 .*a name can be at most 40 characters/);
+  assert.match(result.stdout, /#6: needs string fields word and name/);
+  assert.match(result.stderr, /6 of 9 entries were rejected/);
+  const after = await storedWords();
+  assert.deepEqual(after.filter((w) => !before.includes(w)).sort(), ['IMPORTED ONE', 'IMPORTED TWO']);
+  assert.ok(before.every((w) => after.includes(w)), 'nothing removed');
+});
+
+test('export writes JSON that import takes back', async () => {
+  const file = join(host.dataDir, 'export.json');
+  const exported = await host.cli('phrases', 'export', file);
+  assert.equal(exported.code, 0, exported.stderr);
+  const phrases = JSON.parse(readFileSync(file, 'utf8'));
+  assert.ok(phrases.length > 1);
+  const fresh = mkdtempSync(join(tmpdir(), 'lastwords-export-'));
+  try {
+    assert.equal((await runCli(['phrases', 'init', '--data-dir', fresh])).code, 0);
+    const imported = await runCli(['phrases', 'import', file, '--data-dir', fresh]);
+    assert.equal(imported.code, 0, imported.stdout + imported.stderr);
+    assert.match(imported.stdout, new RegExp(`added ${phrases.length}, skipped 0`));
+    const back = JSON.parse((await runCli(['phrases', 'list', '--json', '--data-dir', fresh])).stdout);
+    assert.deepEqual(back.map((p) => p.word), phrases.map((p) => p.word), 'same phrases, same order');
+  } finally {
+    rmSync(fresh, { recursive: true, force: true });
+  }
+});
+
+test('hostile phrases and names are refused by the CLI with the reason, and nothing is stored', async () => {
+  const before = await storedWords();
+  const cases = [
+    ['HEL\u200BLO', 'Zed', /U\+200B/],
+    ['A\u202EB', 'Zed', /U\+202E/],
+    ['\u001b[2JWIPE', 'Zed', /U\+001B/],
+    ['   ', 'Zed', /at least one visible character/],
+    [`A${'\u0301'.repeat(200)}`, 'Zed', /combining marks/],
+    ['\uE000', 'Zed', /U\+E000/],
+    ['FINE WORD', '\u200B', /a name cannot contain/],
+    ['FINE WORD', ' ', /a name needs at least one visible character/],
+  ];
+  for (const [word, name, reason] of cases) {
+    const result = await host.cli('phrases', 'add', word, '--name', name);
+    assert.notEqual(result.code, 0, `${JSON.stringify(word)} was accepted`);
+    assert.match(result.stderr, reason, JSON.stringify(word));
+  }
+  assert.deepEqual(await storedWords(), before);
+  const check = await fetch(`${host.url}/api/phrases/check?word=${encodeURIComponent('HEL\u200BLO')}`);
+  assert.equal(check.status, 400);
+  assert.match((await check.json()).error ?? '', /U\+200B/);
+});
+
+test('a missing store is an error naming the path and the command that creates one; the host keeps serving', async () => {
+  const empty = mkdtempSync(join(tmpdir(), 'lastwords-missing-'));
+  try {
+    const result = await runCli(['phrases', 'add', 'x', '--name', 'y', '--data-dir', empty]);
+    assert.notEqual(result.code, 0);
+    assert.match(result.stderr, new RegExp(`no phrase store at ${join(empty, 'phrases.sqlite3')}`));
+    assert.match(result.stderr, /lastwords phrases init/);
+    assert.ok(!existsSync(join(empty, 'phrases.sqlite3')), 'the CLI made no store up');
+  } finally {
+    rmSync(empty, { recursive: true, force: true });
+  }
+
+  const served = await apiWords();
+  for (const suffix of ['', '-wal', '-shm']) rmSync(join(host.dataDir, `phrases.sqlite3${suffix}`), { force: true });
+  const add = await host.cli('phrases', 'add', 'into the void', '--name', 'Tess');
+  assert.notEqual(add.code, 0);
+  assert.match(add.stderr, /phrases init/);
+  await sleep(500);
+  assert.deepEqual(await apiWords(), served, 'nothing replaced by samples, nothing lost from view');
+  assert.match(host.log(), /file was removed; still serving the last list/);
+
+  // A new store made in its place is followed.
+  assert.equal((await host.cli('phrases', 'init')).code, 0);
+  assert.equal((await host.cli('phrases', 'add', 'fresh start', '--name', 'Tess')).code, 0);
+  const deadline = Date.now() + 5000;
+  while (Date.now() < deadline && (await apiWords()).join() !== 'FRESH START') await sleep(100);
+  assert.deepEqual(await apiWords(), ['FRESH START']);
 });

@@ -1,7 +1,7 @@
 // Starts a real `lastwords` binary on a free loopback port with its own data folder,
 // for black-box tests. The binary comes from LASTWORDS_BIN (scripts/test sets it).
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -16,6 +16,7 @@ export const bin = process.env.LASTWORDS_BIN ?? new URL('../../target/debug/last
 export async function startHost(options = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), 'lastwords-test-'));
   if (options.phrases) {
+    // A phrases.json from an earlier version: the host imports it into a new store.
     writeFileSync(join(dataDir, 'phrases.json'), JSON.stringify(options.phrases, null, 2));
   }
   for (const [name, content] of Object.entries(options.files ?? {})) {
@@ -48,6 +49,7 @@ export async function startHost(options = {}) {
   return {
     url,
     dataDir,
+    pid: child.pid,
     log: () => log,
     /** Resolves to `{ code, signal }` once the process has ended. */
     exited,
@@ -66,6 +68,12 @@ export async function startHost(options = {}) {
   };
 }
 
+/** CPU time (user + system) the process has used, in clock ticks (1/100 s). */
+export function cpuTicks(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return Number(fields[11]) + Number(fields[12]);
+}
+
 /** Runs `lastwords` with `args`; resolves to { code, stdout, stderr }. */
 export function runCli(args, env = {}) {
   return new Promise((resolve) => {
@@ -74,6 +82,7 @@ export function runCli(args, env = {}) {
     let stderr = '';
     child.stdout.on('data', (c) => (stdout += c));
     child.stderr.on('data', (c) => (stderr += c));
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+    // 'close', not 'exit': only then has all of the output been read.
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
 }

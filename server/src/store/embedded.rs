@@ -706,7 +706,7 @@ fn create_schema(
                     import.added += 1;
                 } else {
                     import.rejected.push(format!(
-                        "{:?}: the id or the phrase is already in the store",
+                        "\"{}\": the id or the phrase is already in the store",
                         entry.word
                     ));
                 }
@@ -767,7 +767,7 @@ fn read_legacy(path: &Path, rejected: &mut Vec<String>) -> Vec<Phrase> {
                 });
             }
             Err(error) => rejected.push(format!(
-                "#{number} {:?}: {error}",
+                "#{number} \"{}\": {error}",
                 crate::text::terminal_safe(&word)
             )),
         }
@@ -835,5 +835,157 @@ fn file_error(path: &Path, error: std::io::Error) -> StoreError {
     StoreError::File {
         path: path.display().to_string(),
         reason: error.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(feed: &Feed) -> Vec<String> {
+        let mut words: Vec<String> = feed
+            .current()
+            .phrases
+            .iter()
+            .map(|p| p.word.clone())
+            .collect();
+        words.sort();
+        words
+    }
+
+    async fn eventually(feed: &Feed, expected: &[&str]) {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+        while words(feed) != expected && tokio::time::Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert_eq!(words(feed), expected);
+    }
+
+    #[test]
+    fn a_missing_store_is_not_made_up() {
+        let dir = tempfile::tempdir().unwrap();
+        let error = EmbeddedStore::open(dir.path()).err().unwrap().to_string();
+        assert!(error.contains("phrases init"), "{error}");
+        assert!(!dir.path().join(FILE_NAME).exists());
+    }
+
+    #[test]
+    fn racing_creators_make_one_store_with_one_set_of_samples() {
+        let dir = tempfile::tempdir().unwrap();
+        let created: Vec<bool> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..8)
+                .map(|_| {
+                    scope.spawn(|| {
+                        EmbeddedStore::open_or_create(dir.path(), Seed::Samples)
+                            .unwrap()
+                            .1
+                            .is_some()
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        assert_eq!(created.iter().filter(|c| **c).count(), 1);
+        let store = EmbeddedStore::open(dir.path()).unwrap();
+        assert_eq!(store.read_all().unwrap().phrases.len(), SAMPLES.len());
+    }
+
+    #[test]
+    fn writers_on_their_own_connections_lose_nothing_and_share_one_word_once() {
+        let dir = tempfile::tempdir().unwrap();
+        EmbeddedStore::open_or_create(dir.path(), Seed::Empty).unwrap();
+        let outcomes: Vec<(bool, bool)> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..8)
+                .map(|i| {
+                    let dir = dir.path();
+                    scope.spawn(move || {
+                        let store = EmbeddedStore::open(dir).unwrap();
+                        let own = NewPhrase::validated(&format!("writer {i}"), "w").unwrap();
+                        let shared = NewPhrase::validated("the same", "w").unwrap();
+                        (store.add_now(own).is_ok(), store.add_now(shared).is_ok())
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        assert!(outcomes.iter().all(|(own, _)| *own));
+        assert_eq!(outcomes.iter().filter(|(_, shared)| *shared).count(), 1);
+        let read = EmbeddedStore::open(dir.path()).unwrap().read_all().unwrap();
+        assert_eq!(read.phrases.len(), 9);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_follower_sees_other_connections_and_hides_rows_that_break_the_rules() {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, _) = EmbeddedStore::open_or_create(dir.path(), Seed::Empty).unwrap();
+        let feed = Feed::new();
+        store.start(feed.clone()).unwrap();
+        eventually(&feed, &[]).await;
+
+        // Another process, as the `sqlite3` shell would be: plain SQL, no checks.
+        let other = Connection::open(dir.path().join(FILE_NAME)).unwrap();
+        other.busy_timeout(BUSY_TIMEOUT).unwrap();
+        let insert = |id: &str, word: &str| {
+            other
+                .execute(
+                    "INSERT INTO phrases (id, word, name) VALUES (?1, ?2, 'Hand')",
+                    [id, word],
+                )
+                .unwrap()
+        };
+        insert("a", "BY HAND");
+        insert("b", "\u{1b}[2JWIPE");
+        insert("c", "lower case");
+        eventually(&feed, &["BY HAND"]).await;
+        let skipped = || {
+            feed.health()
+                .skipped
+                .load(std::sync::atomic::Ordering::Relaxed)
+        };
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+        while skipped() < 2 && tokio::time::Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert_eq!(
+            skipped(),
+            2,
+            "the escape row and the row not in normal form"
+        );
+
+        other
+            .execute("UPDATE phrases SET word = 'EDITED' WHERE id = 'a'", [])
+            .unwrap();
+        eventually(&feed, &["EDITED"]).await;
+        other
+            .execute("UPDATE phrases SET word = 'FIXED' WHERE id = 'c'", [])
+            .unwrap();
+        eventually(&feed, &["EDITED", "FIXED"]).await;
+        other
+            .execute("DELETE FROM phrases WHERE id = 'a'", [])
+            .unwrap();
+        eventually(&feed, &["FIXED"]).await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_legacy_file_is_imported_once_with_its_ids_and_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let legacy = dir.path().join(LEGACY_FILE_NAME);
+        std::fs::write(
+            &legacy,
+            r#"[{"id":"keep-me","word":"old one","name":"n"},{"id":"x","word":7,"name":"n"},{"id":"y","word":"OLD ONE","name":"n"}]"#,
+        )
+        .unwrap();
+        let (store, created) = EmbeddedStore::open_or_create(dir.path(), Seed::Samples).unwrap();
+        let import = created.unwrap().imported.unwrap();
+        assert_eq!(import.added, 1);
+        assert_eq!(import.rejected.len(), 2, "{:?}", import.rejected);
+        let read = store.read_all().unwrap();
+        assert_eq!(read.phrases.len(), 1, "no samples beside an import");
+        assert_eq!(read.phrases[0].id, "keep-me");
+        assert_eq!(read.phrases[0].word, "OLD ONE");
+        assert!(!legacy.exists());
+        assert!(dir.path().join(LEGACY_IMPORTED_NAME).exists());
+        let (_, again) = EmbeddedStore::open_or_create(dir.path(), Seed::Samples).unwrap();
+        assert!(again.is_none());
     }
 }

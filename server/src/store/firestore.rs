@@ -541,7 +541,7 @@ impl ListenState {
                                 self.reported.clear();
                             }
                             if self.reported.insert(version) {
-                                tracing::warn!(document = %crate::text::terminal_safe(&document.name), reason, "skipped a Firestore document that breaks the content rules");
+                                tracing::warn!(document = %crate::text::terminal_safe(&document.name), reason, "skipped a malformed Firestore document");
                                 outcome.skipped += 1;
                             }
                             self.documents.remove(&id);
