@@ -12,8 +12,8 @@
 //! `RENDER_BENCH_BUNDLE=ui/dist/server.js` times a server bundle from disk instead of
 //! the embedded one, to compare UI changes without rebuilding the host.
 //!
-//! With `--write-phrases` it only writes the generated phrases as an embedded store's
-//! `phrases.json` (an array of `{id, word, name}`) and exits; `scripts/bench` serves
+//! With `--write-phrases` it only writes the generated phrases as a `phrases.json` (an
+//! array of `{id, word, name}`, which a new embedded store imports) and exits; `scripts/bench` serves
 //! them, so the HTTP figures and these are for the same list.
 
 use std::path::PathBuf;

@@ -318,19 +318,19 @@ async fn soak(
     ))
 }
 
-/// Adds one phrase the way an operator's edit would: write a new file, then rename.
+/// Adds one phrase the way another process does: one committed transaction on the
+/// embedded store's database, which the host picks up from the file events.
 fn add_phrase(data_dir: &Path, round: usize) -> Result<(), Box<dyn std::error::Error>> {
-    let path: PathBuf = data_dir.join("phrases.json");
-    let mut phrases: Vec<serde_json::Value> =
-        serde_json::from_str(&std::fs::read_to_string(&path)?)?;
-    phrases.push(serde_json::json!({
-        "id": format!("zzBench{round:013}"),
-        "word": format!("BENCH ROUND {round}"),
-        "name": "Bench",
-    }));
-    let temporary = path.with_extension("json.bench.tmp");
-    std::fs::write(&temporary, serde_json::to_vec(&phrases)?)?;
-    std::fs::rename(&temporary, &path)?;
+    let path: PathBuf = data_dir.join(lastwords::store::embedded::FILE_NAME);
+    let connection = rusqlite::Connection::open(path)?;
+    connection.busy_timeout(std::time::Duration::from_secs(10))?;
+    connection.execute(
+        "INSERT INTO phrases (id, word, name) VALUES (?1, ?2, 'Bench')",
+        [
+            format!("zzBench{round:013}"),
+            format!("BENCH ROUND {round}"),
+        ],
+    )?;
     Ok(())
 }
 

@@ -12,7 +12,7 @@ use lastwords::store::embedded::{EmbeddedStore, Seed};
 use lastwords::store::firestore::{self, FirestoreSettings, FirestoreStore};
 use lastwords::store::saved;
 use lastwords::store::{AddOutcome, NewPhrase, PhraseStore};
-use lastwords::text::terminal_safe;
+use lastwords::text::{preview, terminal_safe};
 
 /// The Dinos site: server-rendered React, live Last Words, one binary.
 ///
@@ -450,7 +450,7 @@ async fn import(store: &dyn PhraseStore, file: &std::path::Path) -> Result<(), S
         };
         match NewPhrase::validated(word, name) {
             Ok(phrase) => valid.push(phrase),
-            Err(error) => rejected.push(format!("#{number} \"{}\": {error}", terminal_safe(word))),
+            Err(error) => rejected.push(format!("#{number} \"{}\": {error}", preview(word))),
         }
     }
     let outcomes = store

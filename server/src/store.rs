@@ -89,11 +89,13 @@ pub fn new_document_id() -> String {
         .collect()
 }
 
-/// Whether `id` can name a document: 1 to 128 letters, digits, `-` or `_` (a subset of
-/// what Firestore accepts, and nothing that needs escaping anywhere).
+/// Whether `id` can name a document as Firestore allows: 1 to 1,500 bytes, no `/`, not
+/// `.` or `..`, and (our rule) nothing invisible or a terminal would act on. Pages escape
+/// ids like any other text.
 pub fn is_document_id(id: &str) -> bool {
-    (1..=128).contains(&id.len())
-        && id
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+    (1..=1500).contains(&id.len())
+        && id != "."
+        && id != ".."
+        && !id.contains('/')
+        && crate::text::terminal_safe(id) == id
 }

@@ -12,8 +12,8 @@
 //! The browser applies the same rules (`ui/src/text.ts`); `tests/vectors/text.json`
 //! pins both sides to the same answers.
 
-use unicode_general_category::{GeneralCategory, get_general_category};
 use unicode_normalization::UnicodeNormalization as _;
+use unicode_properties::{GeneralCategory, UnicodeGeneralCategory as _};
 use unicode_segmentation::UnicodeSegmentation;
 
 /// The most characters a phrase may have.
@@ -124,7 +124,7 @@ fn fold_spaces(text: &str) -> String {
     let mut folded = String::with_capacity(text.len());
     let mut pending_space = false;
     for character in text.chars() {
-        if get_general_category(character) == GeneralCategory::SpaceSeparator {
+        if character.general_category() == GeneralCategory::SpaceSeparator {
             pending_space = !folded.is_empty();
             continue;
         }
@@ -174,7 +174,7 @@ fn check_cluster(cluster: &str, what: &'static str) -> Result<(), ContentError> 
     let last = cluster.chars().last();
     let mut marks = 0;
     for (index, character) in cluster.char_indices() {
-        let category = get_general_category(character);
+        let category = character.general_category();
         marks = match category {
             GeneralCategory::NonspacingMark | GeneralCategory::EnclosingMark => marks + 1,
             _ => 0,
@@ -211,7 +211,7 @@ fn check_cluster(cluster: &str, what: &'static str) -> Result<(), ContentError> 
 pub fn terminal_safe(text: &str) -> String {
     let mut safe = String::with_capacity(text.len());
     for character in text.chars() {
-        match get_general_category(character) {
+        match character.general_category() {
             GeneralCategory::Control
             | GeneralCategory::Format
             | GeneralCategory::LineSeparator
@@ -222,6 +222,20 @@ pub fn terminal_safe(text: &str) -> String {
         }
     }
     safe
+}
+
+/// `text` for a message: terminal-safe, and cut after 40 characters with a note of how
+/// long it was, so a hostile megabyte does not become a megabyte of log.
+pub fn preview(text: &str) -> String {
+    const SHOWN: usize = 40;
+    let mut clusters = text.graphemes(true);
+    let shown: String = clusters.by_ref().take(SHOWN).collect();
+    let rest = clusters.count();
+    if rest == 0 {
+        terminal_safe(&shown)
+    } else {
+        format!("{}… ({} characters)", terminal_safe(&shown), SHOWN + rest)
+    }
 }
 
 #[cfg(test)]
@@ -347,6 +361,13 @@ mod tests {
         assert!(validated_name("\u{200B}").is_err());
         assert!(validated_name("   ").is_err());
         assert_eq!(validated_name(&"é".repeat(40)).map(|n| n.len()), Ok(80));
+    }
+
+    #[test]
+    fn a_preview_is_short_and_safe() {
+        assert_eq!(preview("OK"), "OK");
+        let long = preview(&"\u{1b}".repeat(10_000));
+        assert!(long.ends_with("… (10000 characters)") && !long.contains('\u{1b}'));
     }
 
     #[test]

@@ -13,13 +13,16 @@ import { assertNotRaw, assertOnlyOurMarkup, escapeHtml, propsOf } from './page.m
 const corpus = JSON.parse(readFileSync(new URL('./corpus.json', import.meta.url), 'utf8'));
 /** A corpus value: text, or { repeat, times } for long text. */
 const expand = (value) => (typeof value === 'object' && value !== null && 'repeat' in value ? value.repeat.repeat(value.times) : value);
-const phrases = corpus.phrases.map(({ id, word, name }) => ({ id: expand(id), word: expand(word), name: expand(name) }));
+const all = corpus.phrases.map(({ id, word, name, refused }) => ({ id: expand(id), word: expand(word), name: expand(name), refused }));
+// What the content rules let into the store, and what they keep out.
+const phrases = all.filter((p) => !p.refused).map(({ id, word, name }) => ({ id, word, name }));
+const refused = all.filter((p) => p.refused);
 const byId = (a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 let host;
 
 before(async () => {
-  host = await startHost({ phrases });
+  host = await startHost({ phrases: all.map(({ id, word, name }) => ({ id, word, name })) });
 });
 
 after(async () => {
@@ -77,7 +80,7 @@ test('a store of hostile phrases renders as text, and its props, API and live fe
   const { status, html } = await page('/words');
   assert.equal(status, 200);
   assertOnlyOurMarkup(html);
-  const texts = phrases.flatMap((p) => [p.id, p.word, p.name]);
+  const texts = all.flatMap((p) => [p.id, p.word, p.name]);
   assertNotRaw(html, texts);
   for (const phrase of phrases) {
     assert.ok(html.includes(`<bdi>${escapeHtml(phrase.word)}</bdi>`), `the phrase ${phrase.id} shows as text`);
@@ -93,6 +96,16 @@ test('a store of hostile phrases renders as text, and its props, API and live fe
   await client.until((c) => c.phrases.size === phrases.length, 5000, 'the snapshot');
   assert.deepEqual([...client.phrases.values()].sort(byId), expected, 'the live feed gives the store back');
   client.close();
+});
+
+test('what the content rules refuse is kept out of the store, and the log says which and why', async () => {
+  assert.ok(refused.length >= 4);
+  const api = await (await fetch(`${host.url}/api/phrases`)).json();
+  for (const phrase of refused) {
+    assert.ok(!api.phrases.some((p) => p.id === phrase.id), `${phrase.id} (${phrase.refused}) is not stored`);
+  }
+  assert.equal((host.log().match(/not imported: #\d+/g) ?? []).length, refused.length, host.log());
+  assert.doesNotMatch(host.log(), /[\u0001\u0007\u001b\u2028\u202e]/, 'the log holds no raw control or bidi character');
 });
 
 test('the other pages stay ours with a hostile store', async () => {
@@ -153,13 +166,13 @@ test('slow requests: a page past the request timeout gets 408; headers that neve
 });
 
 test('no answer comes later than the request timeout, however big the page', async (t) => {
-  // 500 names of 10,000 letters that do not repeat: a 10 MB page React renders quickly
-  // and the host then spends seconds compressing.
+  // 25,000 phrases with the longest names the rules allow (40 letters that do not
+  // repeat): a page of several MB that takes seconds to render and compress.
   const letters = (seed) => {
     let x = seed;
-    return Array.from({ length: 10_000 }, () => String.fromCharCode(97 + ((x = (x * 1103515245 + 12345) & 0x7fffffff) % 26))).join('');
+    return Array.from({ length: 40 }, () => String.fromCharCode(97 + ((x = (x * 1103515245 + 12345) & 0x7fffffff) % 26))).join('');
   };
-  const phrases = Array.from({ length: 500 }, (_, i) => ({ id: `p${String(i).padStart(3, '0')}`, word: `PHRASE ${i}`, name: letters(i + 1) }));
+  const phrases = Array.from({ length: 25_000 }, (_, i) => ({ id: `p${String(i).padStart(5, '0')}`, word: `PHRASE ${i}`, name: letters(i + 1) }));
   const big = await startHost({ phrases, args: ['--request-timeout-s', '1', '--render-timeout-ms', '30000'] });
   try {
     const started = Date.now();

@@ -622,6 +622,11 @@ fn connect(path: &Path, flags: OpenFlags) -> Result<Connection, StoreError> {
     connection
         .pragma_update(None, "synchronous", "FULL")
         .map_err(|e| database_error(path, e))?;
+    // The triggers make every insert keep a statement journal; on disk that was most of
+    // the time of a large import.
+    connection
+        .pragma_update(None, "temp_store", "MEMORY")
+        .map_err(|e| database_error(path, e))?;
     Ok(connection)
 }
 
@@ -768,7 +773,7 @@ fn read_legacy(path: &Path, rejected: &mut Vec<String>) -> Vec<Phrase> {
             }
             Err(error) => rejected.push(format!(
                 "#{number} \"{}\": {error}",
-                crate::text::terminal_safe(&word)
+                crate::text::preview(&word)
             )),
         }
     }
