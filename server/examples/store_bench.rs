@@ -14,11 +14,11 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use futures_util::StreamExt as _;
-use lastwords::store::embedded::{EmbeddedStore, Seed};
+use lastwords::store::embedded::EmbeddedStore;
 use lastwords::store::{NewPhrase, PhraseStore as _};
 use tokio_tungstenite::tungstenite::client::IntoClientRequest as _;
 
-type Error = Box<dyn std::error::Error>;
+type Error = Box<dyn std::error::Error + Send + Sync>;
 
 #[tokio::main]
 async fn main() -> Result<(), Error> {
