@@ -151,12 +151,14 @@ pub fn router(state: AppState) -> Router {
     router.layer(limits).with_state(state)
 }
 
-/// What a connection past the budget is served: the probes, and 503 for the rest, each
+/// What a connection past the budget is served: the probes and `/metrics` (the moment
+/// an operator most wants them), and 503 for the rest, each
 /// closing the connection after the answer.
 pub fn probe_router(state: AppState) -> Router {
     Router::new()
         .route("/healthz", get(healthz))
         .route("/readyz", get(readyz))
+        .route("/metrics", get(metrics::scrape))
         .fallback(too_many_connections)
         .layer(SetResponseHeaderLayer::overriding(
             header::CONNECTION,

@@ -43,6 +43,10 @@ const SILENCE_LIMIT: Duration = Duration::from_secs(45);
 const SEND_TIMEOUT: Duration = Duration::from_secs(10);
 /// Browsers send nothing but control frames; anything larger is abuse.
 pub const MAX_FRAME: usize = 4 * 1024;
+/// Frames a client may send per [`FRAME_WINDOW`]: a browser sends one pong per ping.
+/// More is a flood, closed whether or not the peer reads what it is sent.
+const FRAMES_PER_WINDOW: u32 = 100;
+const FRAME_WINDOW: Duration = Duration::from_secs(10);
 
 #[derive(Deserialize)]
 pub struct LiveQuery {
@@ -251,6 +255,8 @@ enum Heard {
     TooBig,
     /// Something a client may not send (unmasked or reserved bits, a bad opcode).
     Broken,
+    /// More than [`FRAMES_PER_WINDOW`] frames in a window.
+    Flood,
     /// The connection ended or failed.
     Gone,
 }
@@ -290,6 +296,7 @@ async fn read_frames<R: AsyncRead + Unpin>(reader: &mut R, inbox: &Inbox) -> Hea
 async fn read_loop<R: AsyncRead + Unpin>(reader: &mut R, inbox: &Inbox) -> io::Result<Heard> {
     // The length so far of a data message still arriving in fragments.
     let mut open_message: Option<u64> = None;
+    let (mut window_start, mut frames) = (Instant::now(), 0u32);
     loop {
         let mut head = [0u8; 2];
         reader.read_exact(&mut head).await?;
@@ -308,6 +315,13 @@ async fn read_loop<R: AsyncRead + Unpin>(reader: &mut R, inbox: &Inbox) -> io::R
         let mut mask = [0u8; 4];
         reader.read_exact(&mut mask).await?;
         inbox.heard();
+        if window_start.elapsed() > FRAME_WINDOW {
+            (window_start, frames) = (Instant::now(), 0);
+        }
+        frames += 1;
+        if frames > FRAMES_PER_WINDOW {
+            return Ok(Heard::Flood);
+        }
         match code {
             opcode::CLOSE | opcode::PING | opcode::PONG => {
                 if !fin || len > 125 {
@@ -472,6 +486,7 @@ async fn session<IO: AsyncRead + AsyncWrite + Unpin>(
                     Heard::Close => break ((close_code::NORMAL, ""), true),
                     Heard::TooBig => break ((close_code::SIZE, "frames are limited to 4 KiB"), false),
                     Heard::Broken => break ((close_code::PROTOCOL, "not a client frame"), false),
+                    Heard::Flood => break ((close_code::POLICY, "too many frames"), false),
                     Heard::Gone => return,
                 },
                 () = inbox.pong_due.notified() => {
