@@ -128,7 +128,7 @@ function clientFrame(opcode, payload) {
   return Buffer.concat([Buffer.from([0x80 | opcode, 0x80 | payload.length]), mask, masked]);
 }
 
-test('sockets that send pings and never read cost the host little, and are closed', async () => {
+test('sockets that send pings and never read cost the host little, and are closed', async (t) => {
   const pid = pidOf(host);
   const before = rssMiB(pid);
   const ping = clientFrame(0x9, Buffer.alloc(125, 7));
@@ -143,6 +143,7 @@ test('sockets that send pings and never read cost the host little, and are close
     await sleep(500);
     peak = Math.max(peak, rssMiB(pid));
   }
+  t.diagnostic(`32 ping-flooding sockets: RSS ${before.toFixed(1)} → ${peak.toFixed(1)} MiB at the peak`);
   // 32 sockets: the bound per socket (docs/operations.md) is well under 64 KiB.
   assert.ok(peak - before < 24, `the host grew ${(peak - before).toFixed(1)} MiB (${before.toFixed(0)} → ${peak.toFixed(0)})`);
   const closed = await Promise.race([Promise.all(peers.map((p) => p.closed)).then(() => true), sleep(16_000).then(() => false)]);
@@ -150,7 +151,7 @@ test('sockets that send pings and never read cost the host little, and are close
   assert.equal((await fetch(`${host.url}/healthz`)).status, 200);
 });
 
-test('a big snapshot sent to every socket is shared, not copied into each', async () => {
+test('a big snapshot sent to every socket is shared, not copied into each', async (t) => {
   // 200 phrases with 10,000-character names: a snapshot of about 2 MB.
   const phrases = Array.from({ length: 200 }, (_, i) => ({ id: `p${String(i).padStart(3, '0')}`, word: `PHRASE ${i}`, name: 'N'.repeat(10_000) }));
   const big = await startHost({ phrases, args: ['--max-sockets-per-ip', '0'] });
@@ -172,6 +173,7 @@ test('a big snapshot sent to every socket is shared, not copied into each', asyn
     for (let batch = 0; batch < 5; batch++) await Promise.all(Array.from({ length: 20 }, receive));
     await sleep(500);
     const grown = rssMiB(pid) - before;
+    t.diagnostic(`100 sockets sent a ${size}-byte snapshot each: RSS grew ${grown.toFixed(1)} MiB`);
     // Copied into each socket's buffer this would be 100 × 2 MB.
     assert.ok(grown < 40, `100 sockets that each got ${(size / 1e6).toFixed(1)} MB grew the host by ${grown.toFixed(1)} MiB`);
   } finally {
