@@ -5,6 +5,9 @@
 //! Usage: cargo run --release --example ws_bench -- <base-url> <data-dir> <server-pid> [clients] [rounds]
 //! (scripts/bench starts the server and passes these.)
 //!
+//! With `WS_BENCH_SNAPSHOT=1` the clients connect without the version they have, so
+//! each is sent the whole list first; with 0 rounds only the memory is reported.
+//!
 //! With `WS_BENCH_SOAK_SECS=N` it soaks instead: the clients stay connected for N
 //! seconds while the store changes twice a second and `wrk` loads `/words`; it reports
 //! delivery p50/p99 over every change, HTTP requests/s and errors, dropped sockets, and
@@ -41,7 +44,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // Browsers connect with the version their page was rendered with, so an idle
     // socket is sent nothing; without it each would first get the whole list.
     let version = current_version(server).await?;
-    let ws_url = format!("ws://{server}/api/phrases/live?since={version}");
+    // With WS_BENCH_SNAPSHOT set each client connects without it instead, and is sent
+    // the whole list: what memory the host keeps after a big message went to every socket.
+    let whole_list = std::env::var_os("WS_BENCH_SNAPSHOT").is_some();
+    let ws_url = if whole_list {
+        format!("ws://{server}/api/phrases/live")
+    } else {
+        format!("ws://{server}/api/phrases/live?since={version}")
+    };
     // The host refuses pages of other origins; a browser on the site sends this one.
     let origin = url.origin().ascii_serialization();
     let rss_before = rss_kib(pid)?;
@@ -105,9 +115,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     tokio::time::sleep(Duration::from_secs(2)).await;
     let rss_idle = rss_kib(pid)?;
     println!(
-        "server RSS: {} MiB before, {} MiB with {clients} idle clients: {:.1} KB per connection",
+        "server RSS: {} MiB before, {} MiB with {clients} idle clients{}: {:.1} KB per connection",
         rss_before / 1024,
         rss_idle / 1024,
+        if whole_list {
+            " that were each sent the whole list"
+        } else {
+            ""
+        },
         (rss_idle.saturating_sub(rss_before)) as f64 * 1.024 / clients as f64
     );
 

@@ -20,6 +20,7 @@ use tower_http::timeout::TimeoutLayer;
 
 use crate::assets::{self, Ui};
 use crate::config::Config;
+use crate::connections::{self, Connections};
 use crate::error::AppError;
 use crate::http::{self, encoded, page_response};
 use crate::hub::Hub;
@@ -56,6 +57,8 @@ pub struct AppState {
     pub site_files: Arc<SiteFiles>,
     /// Live sockets under their caps.
     pub sockets: Arc<SocketLimits>,
+    /// Open TCP connections under the budget and in the reserve.
+    pub connections: Arc<Connections>,
     /// Request, render and feed counters for `/metrics`.
     pub metrics: Arc<Metrics>,
     /// Turns for the renders of `/words?check=` (each is a render of its own): one fewer
@@ -87,6 +90,7 @@ impl AppState {
             metrics: Arc::default(),
             check_renders: Arc::new(Semaphore::new(config.render_threads.max(2) - 1)),
             sockets: SocketLimits::new(config.max_sockets, config.max_sockets_per_ip),
+            connections: Connections::new(connections::budget(config.max_connections)),
             site_files,
             config,
             renderer,
@@ -145,6 +149,36 @@ pub fn router(state: AppState) -> Router {
             state.config.max_concurrent_requests,
         ));
     router.layer(limits).with_state(state)
+}
+
+/// What a connection past the budget is served: the probes and `/metrics` (the moment
+/// an operator most wants them), and 503 for the rest, each
+/// closing the connection after the answer.
+pub fn probe_router(state: AppState) -> Router {
+    Router::new()
+        .route("/healthz", get(healthz))
+        .route("/readyz", get(readyz))
+        .route("/metrics", get(metrics::scrape))
+        .fallback(too_many_connections)
+        .layer(SetResponseHeaderLayer::overriding(
+            header::CONNECTION,
+            HeaderValue::from_static("close"),
+        ))
+        .layer(middleware::from_fn(http::reject_malformed))
+        .with_state(state)
+}
+
+async fn too_many_connections(State(state): State<AppState>) -> Response {
+    state
+        .connections
+        .refused
+        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    (
+        StatusCode::SERVICE_UNAVAILABLE,
+        [(header::RETRY_AFTER, "5")],
+        "too many connections; try again shortly\n",
+    )
+        .into_response()
 }
 
 async fn home(State(state): State<AppState>, headers: HeaderMap) -> Response {

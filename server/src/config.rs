@@ -157,6 +157,27 @@ pub struct Settings {
     )]
     pub max_sockets_per_ip: Option<usize>,
 
+    /// TCP connections held at once, WebSockets included; past it only /healthz and
+    /// /readyz are answered and everything else gets 503 [default: nine tenths of the
+    /// open-file limit, less 64]
+    #[arg(
+        long,
+        global = true,
+        env = "LASTWORDS_MAX_CONNECTIONS",
+        value_name = "N"
+    )]
+    pub max_connections: Option<usize>,
+
+    /// Connections the kernel queues before the host accepts them, for reconnect
+    /// storms; capped by net.core.somaxconn [default: 4096]
+    #[arg(
+        long,
+        global = true,
+        env = "LASTWORDS_LISTEN_BACKLOG",
+        value_name = "N"
+    )]
+    pub listen_backlog: Option<u32>,
+
     /// HTTP requests served at once; more wait in the kernel's queue [default: 1024]
     #[arg(
         long,
@@ -260,6 +281,10 @@ pub struct Config {
     pub max_sockets: usize,
     /// Live WebSockets per client address; 0 means no limit.
     pub max_sockets_per_ip: usize,
+    /// TCP connections held at once; None: as many as the open-file limit allows.
+    pub max_connections: Option<usize>,
+    /// Connections the kernel may queue before they are accepted.
+    pub listen_backlog: u32,
     /// HTTP requests handled at once.
     pub max_concurrent_requests: usize,
     /// Longest a request may take before it gets 408.
@@ -336,6 +361,8 @@ impl Settings {
             allowed_origins: self.allowed_origins.or(lower.allowed_origins),
             max_sockets: self.max_sockets.or(lower.max_sockets),
             max_sockets_per_ip: self.max_sockets_per_ip.or(lower.max_sockets_per_ip),
+            max_connections: self.max_connections.or(lower.max_connections),
+            listen_backlog: self.listen_backlog.or(lower.listen_backlog),
             max_concurrent_requests: self
                 .max_concurrent_requests
                 .or(lower.max_concurrent_requests),
@@ -492,6 +519,16 @@ impl Settings {
             15_000,
             1_000_000,
         )? as usize;
+        let max_connections = match self.max_connections {
+            Some(n) => Some(positive("max_connections", Some(n as u64), 1, 10_000_000)? as usize),
+            None => None,
+        };
+        let listen_backlog = positive(
+            "listen_backlog",
+            self.listen_backlog.map(u64::from),
+            4096,
+            65_535,
+        )? as u32;
         let max_concurrent_requests = positive(
             "max_concurrent_requests",
             self.max_concurrent_requests.map(|n| n as u64),
@@ -558,6 +595,8 @@ impl Settings {
             allowed_origins,
             max_sockets,
             max_sockets_per_ip: self.max_sockets_per_ip.unwrap_or(32),
+            max_connections,
+            listen_backlog,
             max_concurrent_requests,
             request_timeout,
             shutdown_timeout,
@@ -642,6 +681,14 @@ impl Config {
                     n => n.to_string(),
                 },
             ),
+            (
+                "max_connections",
+                self.max_connections
+                    .map_or("nine tenths of the open-file limit, less 64".into(), |n| {
+                        n.to_string()
+                    }),
+            ),
+            ("listen_backlog", self.listen_backlog.to_string()),
             (
                 "max_concurrent_requests",
                 self.max_concurrent_requests.to_string(),

@@ -196,6 +196,26 @@ pub async fn reject_malformed(request: Request, next: Next) -> Response {
     next.run(request).await
 }
 
+/// 400 for an HTTP/1.1 request without a Host header, and for any request with more than
+/// one (RFC 9112, section 3.2): a proxy and this host could disagree on which site was
+/// asked for. HTTP/2 names the host in `:authority` instead. Checked on the connection,
+/// before the router, so router tests need not invent a host.
+pub fn host_problem<B>(request: &axum::http::Request<B>) -> Option<Response> {
+    let hosts = request.headers().get_all(header::HOST).iter().count();
+    let needed = request.version() == axum::http::Version::HTTP_11;
+    match hosts {
+        0 if needed => Some(refuse(
+            StatusCode::BAD_REQUEST,
+            "an HTTP/1.1 request needs a Host header".into(),
+        )),
+        0 | 1 => None,
+        _ => Some(refuse(
+            StatusCode::BAD_REQUEST,
+            format!("a request may carry one Host header; this one has {hosts}"),
+        )),
+    }
+}
+
 fn refuse(status: StatusCode, message: String) -> Response {
     (
         status,

@@ -4,6 +4,13 @@
 //! every change as it happens. Pings find dead peers; a peer that stops reading is cut
 //! off after a send timeout instead of holding memory, and any socket that fell behind
 //! the broadcast gets a fresh snapshot.
+//!
+//! The framing is our own, for a bound on memory whatever the peer does: a message is
+//! written straight from the bytes the hub encoded once for every socket (a general
+//! WebSocket library copies each into a per-socket buffer that keeps the size of the
+//! largest message it ever sent), the read side holds one control frame at most, and a
+//! ping waits for its pong in a single slot. A socket costs its task and its kernel
+//! buffers, however large the list.
 
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
@@ -11,14 +18,16 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use std::io;
+
 use axum::Extension;
-use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade, close_code};
-use axum::extract::{ConnectInfo, Query, State};
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::extract::{ConnectInfo, Query, Request, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use futures_util::stream::SplitSink;
-use futures_util::{SinkExt as _, StreamExt as _};
+use hyper_util::rt::TokioIo;
 use serde::Deserialize;
+use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWrite, AsyncWriteExt as _};
+use tokio::sync::Notify;
 use tokio::sync::broadcast::error::RecvError;
 use tokio::time::{Instant, MissedTickBehavior, interval, timeout};
 use tokio_util::sync::CancellationToken;
@@ -34,6 +43,10 @@ const SILENCE_LIMIT: Duration = Duration::from_secs(45);
 const SEND_TIMEOUT: Duration = Duration::from_secs(10);
 /// Browsers send nothing but control frames; anything larger is abuse.
 pub const MAX_FRAME: usize = 4 * 1024;
+/// Frames a client may send per [`FRAME_WINDOW`]: a browser sends one pong per ping.
+/// More is a flood, closed whether or not the peer reads what it is sent.
+const FRAMES_PER_WINDOW: u32 = 100;
+const FRAME_WINDOW: Duration = Duration::from_secs(10);
 
 #[derive(Deserialize)]
 pub struct LiveQuery {
@@ -125,16 +138,19 @@ impl Drop for SocketPermit {
     }
 }
 
-/// Upgrades to a WebSocket with small buffers: thousands of idle sockets must fit.
-/// Pages of other origins may not open it (a browser always sends `Origin`), and the
-/// caps answer 503 so a client retries later or elsewhere.
+/// Upgrades to a WebSocket. Pages of other origins may not open it (a browser always
+/// sends `Origin`), and the caps answer 503 so a client retries later or elsewhere.
 pub async fn upgrade(
     State(state): State<AppState>,
     Query(query): Query<LiveQuery>,
     peer: Option<Extension<ConnectInfo<SocketAddr>>>,
-    headers: HeaderMap,
-    ws: WebSocketUpgrade,
+    mut request: Request,
 ) -> Response {
+    let headers = request.headers();
+    let accept = match accept_key(headers) {
+        Ok(accept) => accept,
+        Err(problem) => return (StatusCode::BAD_REQUEST, problem).into_response(),
+    };
     let origin = headers
         .get(header::ORIGIN)
         .and_then(|value| value.to_str().ok());
@@ -155,23 +171,251 @@ pub async fn upgrade(
         )
             .into_response();
     };
+    let upgrading = hyper::upgrade::on(&mut request);
     let hub = state.hub.clone();
     let shutdown = state.shutdown.clone();
-    ws.read_buffer_size(MAX_FRAME)
-        .write_buffer_size(0)
-        // A cap, not an allocation: the whole list must fit (it can pass 256 KiB with a
-        // few thousand phrases); a peer that stops reading is cut by SEND_TIMEOUT.
-        .max_write_buffer_size(16 * 1024 * 1024)
-        .max_frame_size(MAX_FRAME)
-        .max_message_size(MAX_FRAME)
-        .on_upgrade(move |socket| async move {
-            session(socket, hub, query.since, shutdown, &permit.limits).await;
-            drop(permit);
-        })
+    tokio::spawn(async move {
+        match upgrading.await {
+            Ok(upgraded) => {
+                session(
+                    TokioIo::new(upgraded),
+                    hub,
+                    query.since,
+                    shutdown,
+                    &permit.limits,
+                )
+                .await;
+            }
+            Err(error) => tracing::debug!(%error, "websocket upgrade failed"),
+        }
+        drop(permit);
+    });
+    (
+        StatusCode::SWITCHING_PROTOCOLS,
+        [
+            (header::CONNECTION, HeaderValue::from_static("upgrade")),
+            (header::UPGRADE, HeaderValue::from_static("websocket")),
+            (header::SEC_WEBSOCKET_ACCEPT, accept),
+        ],
+    )
+        .into_response()
 }
 
-async fn session(
-    socket: WebSocket,
+/// The `Sec-WebSocket-Accept` answering a valid opening handshake (RFC 6455, 4.2.1).
+fn accept_key(headers: &HeaderMap) -> Result<HeaderValue, &'static str> {
+    let has_token = |name: header::HeaderName, token: &str| {
+        headers
+            .get_all(name)
+            .iter()
+            .filter_map(|value| value.to_str().ok())
+            .flat_map(|value| value.split(','))
+            .any(|item| item.trim().eq_ignore_ascii_case(token))
+    };
+    if !has_token(header::CONNECTION, "upgrade") || !has_token(header::UPGRADE, "websocket") {
+        return Err("this address is a WebSocket: send Connection: upgrade and Upgrade: websocket");
+    }
+    if headers
+        .get(header::SEC_WEBSOCKET_VERSION)
+        .map(HeaderValue::as_bytes)
+        != Some(b"13")
+    {
+        return Err("only WebSocket version 13 is spoken");
+    }
+    let key = headers
+        .get(header::SEC_WEBSOCKET_KEY)
+        .ok_or("the Sec-WebSocket-Key header is missing")?;
+    HeaderValue::from_str(&tungstenite::handshake::derive_accept_key(key.as_bytes()))
+        .map_err(|_| "the Sec-WebSocket-Key header is malformed")
+}
+
+/// Frame opcodes (RFC 6455, 5.2).
+mod opcode {
+    pub const CONTINUATION: u8 = 0x0;
+    pub const TEXT: u8 = 0x1;
+    pub const BINARY: u8 = 0x2;
+    pub const CLOSE: u8 = 0x8;
+    pub const PING: u8 = 0x9;
+    pub const PONG: u8 = 0xA;
+}
+
+/// Close codes (RFC 6455, 7.4.1).
+mod close_code {
+    pub const NORMAL: u16 = 1000;
+    pub const AWAY: u16 = 1001;
+    pub const PROTOCOL: u16 = 1002;
+    pub const POLICY: u16 = 1008;
+    pub const SIZE: u16 = 1009;
+}
+
+/// Why the read side stopped.
+enum Heard {
+    /// The peer sent a close frame.
+    Close,
+    /// A message over [`MAX_FRAME`].
+    TooBig,
+    /// Something a client may not send (unmasked or reserved bits, a bad opcode).
+    Broken,
+    /// More than [`FRAMES_PER_WINDOW`] frames in a window.
+    Flood,
+    /// The connection ended or failed.
+    Gone,
+}
+
+/// What the read side tells the write side.
+struct Inbox {
+    started: Instant,
+    /// Milliseconds after `started` that the peer last sent a frame.
+    last_heard_ms: AtomicU64,
+    /// The payload of the latest ping, not yet answered: one slot, so a flood of pings
+    /// costs nothing more than one.
+    pong: Mutex<Option<Vec<u8>>>,
+    pong_due: Notify,
+}
+
+impl Inbox {
+    fn heard(&self) {
+        let now = u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        self.last_heard_ms.store(now, Ordering::Relaxed);
+    }
+
+    fn silent_for(&self) -> Duration {
+        let heard = Duration::from_millis(self.last_heard_ms.load(Ordering::Relaxed));
+        self.started.elapsed().saturating_sub(heard)
+    }
+}
+
+/// Reads the client's frames until one ends the session. Data is counted and dropped
+/// (browsers send none); pings are queued for the write side in one slot.
+async fn read_frames<R: AsyncRead + Unpin>(reader: &mut R, inbox: &Inbox) -> Heard {
+    match read_loop(reader, inbox).await {
+        Ok(heard) => heard,
+        Err(_) => Heard::Gone,
+    }
+}
+
+async fn read_loop<R: AsyncRead + Unpin>(reader: &mut R, inbox: &Inbox) -> io::Result<Heard> {
+    // The length so far of a data message still arriving in fragments.
+    let mut open_message: Option<u64> = None;
+    let (mut window_start, mut frames) = (Instant::now(), 0u32);
+    loop {
+        let mut head = [0u8; 2];
+        reader.read_exact(&mut head).await?;
+        let fin = head[0] & 0x80 != 0;
+        let reserved = head[0] & 0x70;
+        let code = head[0] & 0x0F;
+        let masked = head[1] & 0x80 != 0;
+        if reserved != 0 || !masked {
+            return Ok(Heard::Broken);
+        }
+        let len = match head[1] & 0x7F {
+            126 => u64::from(reader.read_u16().await?),
+            127 => reader.read_u64().await?,
+            len => u64::from(len),
+        };
+        let mut mask = [0u8; 4];
+        reader.read_exact(&mut mask).await?;
+        inbox.heard();
+        if window_start.elapsed() > FRAME_WINDOW {
+            (window_start, frames) = (Instant::now(), 0);
+        }
+        frames += 1;
+        if frames > FRAMES_PER_WINDOW {
+            return Ok(Heard::Flood);
+        }
+        match code {
+            opcode::CLOSE | opcode::PING | opcode::PONG => {
+                if !fin || len > 125 {
+                    return Ok(Heard::Broken);
+                }
+                let mut payload = [0u8; 125];
+                let payload = &mut payload[..len as usize];
+                reader.read_exact(payload).await?;
+                match code {
+                    opcode::CLOSE => return Ok(Heard::Close),
+                    opcode::PING => {
+                        for (i, byte) in payload.iter_mut().enumerate() {
+                            *byte ^= mask[i % 4];
+                        }
+                        *inbox.pong.lock().unwrap_or_else(|e| e.into_inner()) =
+                            Some(payload.to_vec());
+                        inbox.pong_due.notify_one();
+                    }
+                    _ => {}
+                }
+            }
+            opcode::CONTINUATION | opcode::TEXT | opcode::BINARY => {
+                let so_far = match (code, open_message) {
+                    (opcode::CONTINUATION, Some(so_far)) => so_far,
+                    (opcode::CONTINUATION, None) | (_, Some(_)) => return Ok(Heard::Broken),
+                    (_, None) => 0,
+                };
+                let total = so_far.saturating_add(len);
+                if total > MAX_FRAME as u64 {
+                    return Ok(Heard::TooBig);
+                }
+                discard(reader, len).await?;
+                open_message = (!fin).then_some(total);
+            }
+            _ => return Ok(Heard::Broken),
+        }
+    }
+}
+
+/// Reads and drops `len` bytes.
+async fn discard<R: AsyncRead + Unpin>(reader: &mut R, mut len: u64) -> io::Result<()> {
+    let mut scratch = [0u8; 512];
+    while len > 0 {
+        let want = usize::try_from(len).map_or(scratch.len(), |len| len.min(scratch.len()));
+        let read = reader.read(&mut scratch[..want]).await?;
+        if read == 0 {
+            return Err(io::ErrorKind::UnexpectedEof.into());
+        }
+        len -= read as u64;
+    }
+    Ok(())
+}
+
+/// Writes one unmasked frame: its header, then the payload from where it lies (for a
+/// message, the bytes every socket shares), in one vectored write when the socket takes it.
+async fn write_frame<W: AsyncWrite + Unpin>(
+    writer: &mut W,
+    code: u8,
+    payload: &[u8],
+) -> io::Result<()> {
+    let mut head = [0u8; 10];
+    head[0] = 0x80 | code;
+    let head_len = match payload.len() {
+        len if len < 126 => {
+            head[1] = len as u8;
+            2
+        }
+        len if len <= usize::from(u16::MAX) => {
+            head[1] = 126;
+            head[2..4].copy_from_slice(&(len as u16).to_be_bytes());
+            4
+        }
+        len => {
+            head[1] = 127;
+            head[2..10].copy_from_slice(&(len as u64).to_be_bytes());
+            10
+        }
+    };
+    let (mut head, mut payload) = (&head[..head_len], payload);
+    while !head.is_empty() || !payload.is_empty() {
+        let slices = [io::IoSlice::new(head), io::IoSlice::new(payload)];
+        let written = writer.write_vectored(&slices).await?;
+        if written == 0 {
+            return Err(io::ErrorKind::WriteZero.into());
+        }
+        let from_head = written.min(head.len());
+        head = &head[from_head..];
+        payload = &payload[written - from_head..];
+    }
+    writer.flush().await
+}
+
+async fn session<IO: AsyncRead + AsyncWrite + Unpin>(
+    socket: IO,
     hub: Hub,
     since: Option<u64>,
     shutdown: CancellationToken,
@@ -179,7 +423,13 @@ async fn session(
 ) {
     // Subscribe before catching up, so nothing published in between is lost.
     let mut updates = hub.subscribe();
-    let (mut sink, mut stream) = socket.split();
+    let (mut reader, mut writer) = tokio::io::split(socket);
+    let inbox = Inbox {
+        started: Instant::now(),
+        last_heard_ms: AtomicU64::new(0),
+        pong: Mutex::new(None),
+        pong_due: Notify::new(),
+    };
 
     let mut have = since.unwrap_or(0);
     let caught_up = match hub.catch_up(since) {
@@ -187,14 +437,14 @@ async fn session(
         Catchup::Changes(missed) => {
             let mut ok = true;
             for update in missed {
-                ok = ok && send(limits, &mut sink, Message::Text(update.text)).await;
+                ok = ok && send(limits, &mut writer, opcode::TEXT, update.text.as_bytes()).await;
                 have = update.version;
             }
             ok
         }
         Catchup::Snapshot(version, text) => {
             have = version;
-            send(limits, &mut sink, Message::Text(text)).await
+            send(limits, &mut writer, opcode::TEXT, text.as_bytes()).await
         }
     };
     if !caught_up {
@@ -204,85 +454,91 @@ async fn session(
     let mut ping = interval(PING_EVERY);
     ping.set_missed_tick_behavior(MissedTickBehavior::Delay);
     ping.reset();
-    let mut last_heard = Instant::now();
     // Made once: a fresh one per turn would register with the token every message.
     let shutting_down = shutdown.cancelled();
     tokio::pin!(shutting_down);
-    let close = loop {
-        tokio::select! {
-            update = updates.recv() => {
-                let text = match update {
-                    Ok(update) if update.version <= have => continue,
-                    Ok(update) if update.from == have => {
-                        have = update.version;
-                        update.text
+    let (close, peer_closed) = {
+        let heard = read_frames(&mut reader, &inbox);
+        tokio::pin!(heard);
+        loop {
+            tokio::select! {
+                update = updates.recv() => {
+                    let text = match update {
+                        Ok(update) if update.version <= have => continue,
+                        Ok(update) if update.from == have => {
+                            have = update.version;
+                            update.text
+                        }
+                        // A gap (coalesced or lagged updates): the whole list is cheaper to get right.
+                        Ok(_) | Err(RecvError::Lagged(_)) => {
+                            limits.resnapshots.fetch_add(1, Ordering::Relaxed);
+                            let (version, text) = hub.snapshot();
+                            have = version;
+                            text
+                        }
+                        Err(RecvError::Closed) => return,
+                    };
+                    if !send(limits, &mut writer, opcode::TEXT, text.as_bytes()).await {
+                        return;
                     }
-                    // A gap (coalesced or lagged updates): the whole list is cheaper to get right.
-                    Ok(_) | Err(RecvError::Lagged(_)) => {
-                        limits.resnapshots.fetch_add(1, Ordering::Relaxed);
-                        let (version, text) = hub.snapshot();
-                        have = version;
-                        text
-                    }
-                    Err(RecvError::Closed) => break None,
-                };
-                if !send(limits, &mut sink, Message::Text(text)).await {
-                    return;
                 }
+                heard = &mut heard => match heard {
+                    Heard::Close => break ((close_code::NORMAL, ""), true),
+                    Heard::TooBig => break ((close_code::SIZE, "frames are limited to 4 KiB"), false),
+                    Heard::Broken => break ((close_code::PROTOCOL, "not a client frame"), false),
+                    Heard::Flood => break ((close_code::POLICY, "too many frames"), false),
+                    Heard::Gone => return,
+                },
+                () = inbox.pong_due.notified() => {
+                    let pong = inbox.pong.lock().unwrap_or_else(|e| e.into_inner()).take();
+                    if let Some(pong) = pong
+                        && !send(limits, &mut writer, opcode::PONG, &pong).await
+                    {
+                        return;
+                    }
+                }
+                _ = ping.tick() => {
+                    if inbox.silent_for() > SILENCE_LIMIT {
+                        break ((close_code::POLICY, "no pong"), false);
+                    }
+                    if !send(limits, &mut writer, opcode::PING, &[]).await {
+                        return;
+                    }
+                }
+                () = &mut shutting_down => break ((close_code::AWAY, "server restarting"), false),
             }
-            frame = stream.next() => match frame {
-                Some(Ok(Message::Close(_))) | None => return,
-                Some(Ok(_)) => last_heard = Instant::now(),
-                Some(Err(error)) => {
-                    tracing::debug!(%error, "websocket closed by an error");
-                    if is_too_big(error) {
-                        break Some((close_code::SIZE, "frames are limited to 4 KiB"));
-                    }
-                    return;
-                }
-            },
-            _ = ping.tick() => {
-                if last_heard.elapsed() > SILENCE_LIMIT {
-                    break Some((close_code::POLICY, "no pong"));
-                }
-                if !send(limits, &mut sink, Message::Ping(Default::default())).await {
-                    return;
-                }
-            }
-            () = &mut shutting_down => break Some((close_code::AWAY, "server restarting")),
         }
     };
-    if let Some((code, reason)) = close {
-        let frame = CloseFrame {
-            code,
-            reason: reason.into(),
-        };
-        let _ = timeout(
-            Duration::from_secs(1),
-            sink.send(Message::Close(Some(frame))),
-        )
-        .await;
-    }
+    let (code, reason) = close;
+    let mut payload = code.to_be_bytes().to_vec();
+    payload.extend_from_slice(reason.as_bytes());
+    let closing = async {
+        write_frame(&mut writer, opcode::CLOSE, &payload).await?;
+        if !peer_closed {
+            // Wait for the peer's close (or its end) so our frame is not lost to a reset
+            // for data it still had in flight.
+            writer.shutdown().await?;
+            let mut scratch = [0u8; 512];
+            while reader.read(&mut scratch).await? > 0 {}
+        }
+        Ok::<_, io::Error>(())
+    };
+    let _ = timeout(Duration::from_secs(1), closing).await;
 }
 
-/// Sends one message, giving up on a peer that does not take it in time.
-async fn send(
+/// Sends one frame, giving up on a peer that does not take it in time.
+async fn send<W: AsyncWrite + Unpin>(
     limits: &SocketLimits,
-    sink: &mut SplitSink<WebSocket, Message>,
-    message: Message,
+    writer: &mut W,
+    code: u8,
+    payload: &[u8],
 ) -> bool {
-    let sent = matches!(timeout(SEND_TIMEOUT, sink.send(message)).await, Ok(Ok(())));
-    if sent {
+    let sent = matches!(
+        timeout(SEND_TIMEOUT, write_frame(writer, code, payload)).await,
+        Ok(Ok(()))
+    );
+    if sent && code != opcode::PONG {
         limits.sent.fetch_add(1, Ordering::Relaxed);
     }
     sent
-}
-
-/// Whether a read failed because the peer sent a frame over [`MAX_FRAME`].
-fn is_too_big(error: axum::Error) -> bool {
-    let source = error.into_inner();
-    matches!(
-        source.downcast_ref::<tungstenite::Error>(),
-        Some(tungstenite::Error::Capacity(_))
-    )
 }

@@ -213,9 +213,7 @@ async fn open_store(config: &Config) -> Result<Arc<dyn PhraseStore>, String> {
 
 async fn serve(config: Arc<Config>) -> Result<(), String> {
     let ui = Ui::embedded()?;
-    let listener = tokio::net::TcpListener::bind(config.addr)
-        .await
-        .map_err(|e| format!("cannot listen on {} (set --host/--port): {e}", config.addr))?;
+    let listener = lastwords::connections::open_listener(&config)?;
     let bound = listener.local_addr().map_err(|e| e.to_string())?;
     let config = {
         let mut config = Config::clone(&config);

@@ -152,7 +152,38 @@ pub async fn scrape(State(state): State<AppState>) -> Response {
     let sockets = &state.sockets;
     let health = state.feed.health();
     let snapshot = state.feed.current();
-    let simple: [(&str, &str, &str, f64); 13] = [
+    let connections = &state.connections;
+    let simple: [(&str, &str, &str, f64); 18] = [
+        (
+            "lastwords_connections",
+            "gauge",
+            "TCP connections open now, WebSockets included.",
+            connections.open() as f64,
+        ),
+        (
+            "lastwords_connections_budget",
+            "gauge",
+            "Connections served in full at once; past it only the probes are answered.",
+            connections.budget() as f64,
+        ),
+        (
+            "lastwords_connections_refused_total",
+            "counter",
+            "Connections past the budget answered 503 or closed unanswered.",
+            connections.refused.load(Ordering::Relaxed) as f64,
+        ),
+        (
+            "lastwords_connections_idle_closed_total",
+            "counter",
+            "Connections closed for sending no request within the request timeout.",
+            connections.idle_closed.load(Ordering::Relaxed) as f64,
+        ),
+        (
+            "lastwords_connections_write_stalled_total",
+            "counter",
+            "Connections closed because the peer read nothing within the request timeout.",
+            connections.write_stalled.load(Ordering::Relaxed) as f64,
+        ),
         (
             "lastwords_render_cache_hits_total",
             "counter",

@@ -5,14 +5,15 @@ import net from 'node:net';
 /**
  * The bytes of a request: `target` is sent byte for byte (a string is taken as latin1,
  * one byte per character, so "\u00ff" is the byte 0xFF); `headers` is a list of
- * [name, value] pairs or raw header lines. The head ends with the blank line.
+ * [name, value] pairs or raw header lines. The head ends with the blank line. `host`
+ * is the Host header's value (null: none); `version` the protocol, such as 'HTTP/1.0'.
  */
-export function requestBytes(target, { method = 'GET', headers = [] } = {}) {
-  const lines = headers.map((h) => (Array.isArray(h) ? `${h[0]}: ${h[1]}` : h));
+export function requestBytes(target, { method = 'GET', headers = [], host = '127.0.0.1', version = 'HTTP/1.1' } = {}) {
+  const lines = [...(host === null ? [] : [`Host: ${host}`]), 'Connection: close', ...headers.map((h) => (Array.isArray(h) ? `${h[0]}: ${h[1]}` : h))];
   return Buffer.concat([
     Buffer.from(`${method} `, 'latin1'),
     Buffer.isBuffer(target) ? target : Buffer.from(target, 'latin1'),
-    Buffer.from(` HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n${lines.map((l) => `${l}\r\n`).join('')}\r\n`, 'latin1'),
+    Buffer.from(` ${version}\r\n${lines.map((l) => `${l}\r\n`).join('')}\r\n`, 'latin1'),
   ]);
 }
 

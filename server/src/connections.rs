@@ -1,0 +1,448 @@
+//! Every TCP connection, from the listener to its close.
+//!
+//! The listener's backlog is sized for reconnect storms, and the process raises its
+//! open-file limit at start. Connections are held to a budget well under that limit;
+//! past it, a connection gets a short-lived place in a small reserve where only the
+//! probes are served (everything else gets 503), so `/healthz` answers however many
+//! sockets are open. Each connection has deadlines: it must send a request within the
+//! request timeout of being accepted or of its last response, and a write the peer
+//! does not take within that timeout ends it.
+
+use std::collections::VecDeque;
+use std::future::Future;
+use std::io;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use axum::body::Body;
+use bytes::Bytes;
+use hyper::body::{Frame, SizeHint};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::{TcpListener, TcpSocket};
+use tokio::sync::Notify;
+use tokio::time::{Instant, Sleep};
+use tokio_util::sync::CancellationToken;
+
+use crate::config::Config;
+
+/// Connections past the budget that may still be answered at once (the probes, and a
+/// 503 for everyone else). When it is full the oldest place is taken back.
+pub const RESERVE: usize = 64;
+/// How long a connection in the reserve may live: probes ask at once.
+pub const RESERVE_DEADLINE: Duration = Duration::from_secs(2);
+
+/// Raises the open-file limit to its hard limit (logging both), then listens on the
+/// configured address with a backlog of `listen_backlog`, capped by the kernel's
+/// `somaxconn`. The one call `main` makes before serving.
+pub fn open_listener(config: &Config) -> Result<TcpListener, String> {
+    raise_open_file_limit();
+    let addr = config.addr;
+    let failed = |e: io::Error| format!("cannot listen on {addr} (set --host/--port): {e}");
+    let socket = match addr {
+        SocketAddr::V4(_) => TcpSocket::new_v4(),
+        SocketAddr::V6(_) => TcpSocket::new_v6(),
+    }
+    .map_err(failed)?;
+    socket.set_reuseaddr(true).map_err(failed)?;
+    socket.bind(addr).map_err(failed)?;
+    let somaxconn = std::fs::read_to_string("/proc/sys/net/core/somaxconn")
+        .ok()
+        .and_then(|text| text.trim().parse::<u32>().ok());
+    let backlog = somaxconn.map_or(config.listen_backlog, |max| config.listen_backlog.min(max));
+    if backlog < config.listen_backlog {
+        tracing::warn!(
+            wanted = config.listen_backlog,
+            somaxconn = backlog,
+            "the kernel caps the listen backlog (raise net.core.somaxconn)"
+        );
+    }
+    tracing::info!(backlog, "listen backlog");
+    socket.listen(backlog).map_err(failed)
+}
+
+/// Sets the soft limit on open files to the hard limit, as servers do, and logs both.
+fn raise_open_file_limit() {
+    use rustix::process::{Resource, Rlimit, getrlimit, setrlimit};
+    let before = getrlimit(Resource::Nofile);
+    if before.current != before.maximum {
+        let raised = Rlimit {
+            current: before.maximum,
+            maximum: before.maximum,
+        };
+        if let Err(error) = setrlimit(Resource::Nofile, raised) {
+            tracing::warn!(%error, "cannot raise the open-file limit");
+        }
+    }
+    let after = getrlimit(Resource::Nofile);
+    tracing::info!(
+        soft_before = ?before.current,
+        soft = ?after.current,
+        hard = ?after.maximum,
+        "open-file limit (None: unlimited)"
+    );
+}
+
+/// The connection budget for `configured` (None: as many as the limit allows): at most
+/// nine tenths of the open-file limit less the reserve, so files, the store and the
+/// runtime always have descriptors left.
+pub fn budget(configured: Option<usize>) -> usize {
+    use rustix::process::{Resource, getrlimit};
+    let limit = getrlimit(Resource::Nofile).current;
+    let ceiling = limit.map_or(usize::MAX, |limit| {
+        (usize::try_from(limit / 10 * 9).unwrap_or(usize::MAX))
+            .saturating_sub(RESERVE)
+            .max(1)
+    });
+    match configured {
+        Some(wanted) if wanted > ceiling => {
+            tracing::warn!(
+                wanted,
+                budget = ceiling,
+                "max_connections is above what the open-file limit allows; using the lower figure"
+            );
+            ceiling
+        }
+        Some(wanted) => wanted,
+        None => ceiling,
+    }
+}
+
+/// The open connections under the budget and in the reserve, with their counters.
+#[derive(Debug)]
+pub struct Connections {
+    /// Connections served in full at once.
+    budget: usize,
+    /// Connections under the budget now (WebSockets included).
+    open: AtomicUsize,
+    /// The reserve's places, oldest first, each with the token that closes it.
+    reserve: Mutex<VecDeque<(u64, CancellationToken)>>,
+    next_id: AtomicU64,
+    /// Connections past the budget that got a 503 or were closed unanswered.
+    pub refused: AtomicU64,
+    /// Connections closed because they sent no request within the request timeout.
+    pub idle_closed: AtomicU64,
+    /// Connections closed because the peer did not read what it was sent in time.
+    pub write_stalled: AtomicU64,
+}
+
+/// Where an accepted connection is served.
+pub enum Admission {
+    /// Under the budget: the whole site.
+    Budget(Place),
+    /// Past it: the probes only, until the deadline or until the token is cancelled.
+    Reserve(Place, CancellationToken),
+}
+
+/// A connection's place, given back when the socket closes (which for a WebSocket is
+/// long after its HTTP request ended).
+pub struct Place {
+    connections: Arc<Connections>,
+    /// The reserve place's id; None for a place under the budget.
+    reserve_id: Option<u64>,
+}
+
+impl Connections {
+    pub fn new(budget: usize) -> Arc<Self> {
+        Arc::new(Self {
+            budget,
+            open: AtomicUsize::new(0),
+            reserve: Mutex::default(),
+            next_id: AtomicU64::new(0),
+            refused: AtomicU64::new(0),
+            idle_closed: AtomicU64::new(0),
+            write_stalled: AtomicU64::new(0),
+        })
+    }
+
+    /// Connections served in full at once.
+    pub fn budget(&self) -> usize {
+        self.budget
+    }
+
+    /// Open connections, under the budget and in the reserve.
+    pub fn open(&self) -> usize {
+        self.open.load(Ordering::Relaxed) + self.lock_reserve().len()
+    }
+
+    /// Takes a place for a new connection: under the budget if there is room, else in
+    /// the reserve, closing the reserve's oldest connection when it is full.
+    pub fn admit(self: &Arc<Self>) -> Admission {
+        let under = self
+            .open
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |open| {
+                (open < self.budget).then_some(open + 1)
+            });
+        if under.is_ok() {
+            return Admission::Budget(Place {
+                connections: self.clone(),
+                reserve_id: None,
+            });
+        }
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let token = CancellationToken::new();
+        let mut reserve = self.lock_reserve();
+        if reserve.len() >= RESERVE
+            && let Some((_, oldest)) = reserve.pop_front()
+        {
+            oldest.cancel();
+        }
+        reserve.push_back((id, token.clone()));
+        drop(reserve);
+        Admission::Reserve(
+            Place {
+                connections: self.clone(),
+                reserve_id: Some(id),
+            },
+            token,
+        )
+    }
+
+    fn lock_reserve(&self) -> std::sync::MutexGuard<'_, VecDeque<(u64, CancellationToken)>> {
+        self.reserve.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl Drop for Place {
+    fn drop(&mut self) {
+        match self.reserve_id {
+            None => {
+                self.connections.open.fetch_sub(1, Ordering::AcqRel);
+            }
+            Some(id) => self
+                .connections
+                .lock_reserve()
+                .retain(|(other, _)| *other != id),
+        }
+    }
+}
+
+/// A connection's socket with its place and a deadline on every write: a peer that
+/// takes none of what it is sent for `stall_limit` gets an error instead of holding the
+/// connection (and the response's memory) for good.
+pub struct Guarded<IO> {
+    io: IO,
+    place: Place,
+    stall_limit: Duration,
+    /// Set while a write is waiting for the peer.
+    stalled: Option<Pin<Box<Sleep>>>,
+}
+
+impl<IO> Guarded<IO> {
+    pub fn new(io: IO, place: Place, stall_limit: Duration) -> Self {
+        Self {
+            io,
+            place,
+            stall_limit,
+            stalled: None,
+        }
+    }
+
+    /// Passes a write's outcome on; a write still waiting after `stall_limit` fails.
+    fn after_write<T>(
+        &mut self,
+        cx: &mut Context<'_>,
+        outcome: Poll<io::Result<T>>,
+    ) -> Poll<io::Result<T>> {
+        if outcome.is_ready() {
+            self.stalled = None;
+            return outcome;
+        }
+        let limit = self.stall_limit;
+        let timer = self
+            .stalled
+            .get_or_insert_with(|| Box::pin(tokio::time::sleep(limit)));
+        match timer.as_mut().poll(cx) {
+            Poll::Ready(()) => {
+                self.place
+                    .connections
+                    .write_stalled
+                    .fetch_add(1, Ordering::Relaxed);
+                Poll::Ready(Err(io::Error::new(
+                    io::ErrorKind::TimedOut,
+                    "the peer read nothing within the request timeout",
+                )))
+            }
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
+impl<IO: AsyncRead + Unpin> AsyncRead for Guarded<IO> {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().io).poll_read(cx, buf)
+    }
+}
+
+impl<IO: AsyncWrite + Unpin> AsyncWrite for Guarded<IO> {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        let this = self.get_mut();
+        let outcome = Pin::new(&mut this.io).poll_write(cx, buf);
+        this.after_write(cx, outcome)
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        let this = self.get_mut();
+        let outcome = Pin::new(&mut this.io).poll_write_vectored(cx, bufs);
+        this.after_write(cx, outcome)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.io.is_write_vectored()
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
+        let outcome = Pin::new(&mut this.io).poll_flush(cx);
+        this.after_write(cx, outcome)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
+        let outcome = Pin::new(&mut this.io).poll_shutdown(cx);
+        this.after_write(cx, outcome)
+    }
+}
+
+/// Whether a connection has a request in flight, and since when it has had none.
+#[derive(Debug)]
+pub struct Activity {
+    started: Instant,
+    in_flight: AtomicUsize,
+    /// Milliseconds after `started` at which the last request in flight finished.
+    idle_since_ms: AtomicU64,
+    /// Woken when the last request in flight finishes.
+    went_idle: Notify,
+}
+
+/// A request in flight, from its head to the last byte of its response body.
+pub struct InFlight(Arc<Activity>);
+
+impl Activity {
+    pub fn new() -> Arc<Self> {
+        Arc::new(Self {
+            started: Instant::now(),
+            in_flight: AtomicUsize::new(0),
+            idle_since_ms: AtomicU64::new(0),
+            went_idle: Notify::new(),
+        })
+    }
+
+    pub fn begin(self: &Arc<Self>) -> InFlight {
+        self.in_flight.fetch_add(1, Ordering::AcqRel);
+        InFlight(self.clone())
+    }
+
+    /// When the connection will have been idle for `limit`; None while a request is
+    /// in flight.
+    pub fn idle_deadline(&self, limit: Duration) -> Option<Instant> {
+        if self.in_flight.load(Ordering::Acquire) > 0 {
+            return None;
+        }
+        let since = Duration::from_millis(self.idle_since_ms.load(Ordering::Acquire));
+        Some(self.started + since + limit)
+    }
+
+    /// Resolves when the last request in flight finishes (or has finished since the
+    /// last call).
+    pub async fn went_idle(&self) {
+        self.went_idle.notified().await;
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        let activity = &self.0;
+        let now = u64::try_from(activity.started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        activity.idle_since_ms.store(now, Ordering::Release);
+        if activity.in_flight.fetch_sub(1, Ordering::AcqRel) == 1 {
+            activity.went_idle.notify_one();
+        }
+    }
+}
+
+/// A response body that keeps its request in flight until it has been sent.
+pub fn tracked(body: Body, in_flight: InFlight) -> Body {
+    Body::new(Tracked {
+        body,
+        _in_flight: in_flight,
+    })
+}
+
+struct Tracked {
+    body: Body,
+    _in_flight: InFlight,
+}
+
+impl hyper::body::Body for Tracked {
+    type Data = Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Self::Data>, Self::Error>>> {
+        Pin::new(&mut self.get_mut().body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.body.size_hint()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn past_the_budget_connections_go_to_the_reserve_whose_oldest_place_is_taken_back() {
+        let connections = Connections::new(2);
+        let under: Vec<_> = (0..2).map(|_| connections.admit()).collect();
+        assert!(under.iter().all(|a| matches!(a, Admission::Budget(_))));
+        let mut reserve: Vec<_> = (0..RESERVE + 1).map(|_| connections.admit()).collect();
+        let Admission::Reserve(_, first) = &reserve[0] else {
+            panic!("past the budget comes the reserve");
+        };
+        assert!(
+            first.is_cancelled(),
+            "the oldest reserve place is taken back"
+        );
+        assert_eq!(connections.open(), 2 + RESERVE);
+        reserve.clear();
+        drop(under);
+        assert_eq!(connections.open(), 0);
+    }
+
+    #[tokio::test]
+    async fn a_connection_is_idle_only_once_its_last_response_is_done() {
+        let activity = Activity::new();
+        let limit = Duration::from_secs(5);
+        assert!(activity.idle_deadline(limit).is_some());
+        let first = activity.begin();
+        let second = activity.begin();
+        drop(first);
+        assert_eq!(activity.idle_deadline(limit), None);
+        drop(second);
+        assert!(activity.idle_deadline(limit).is_some());
+        activity.went_idle().await;
+    }
+}

@@ -1,0 +1,187 @@
+// Connections as an adversary holds them: silent sockets, thousands of them, responses
+// never read, pings sent to a socket that reads nothing, a big list sent to every
+// socket, requests without a Host. The host closes what does nothing, keeps answering
+// its probes, and its memory stays within the bound docs/operations.md states.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import net from 'node:net';
+import WebSocket from 'ws';
+import { startHost } from '../support/host.mjs';
+import { rawRequest } from '../support/raw-http.mjs';
+import { rawLive } from '../support/live-client.mjs';
+import { metric, waitFor } from './metrics.mjs';
+import { poll, sleep } from './poll.mjs';
+
+let host;
+
+before(async () => {
+  host = await startHost({ phrases: [{ id: 'a1', word: 'HELLO', name: 'Rex' }], args: ['--request-timeout-s', '1'] });
+});
+
+after(async () => {
+  await host?.stop();
+});
+
+/** The host's process id, found by its data folder on its command line. */
+function pidOf(target) {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const args = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+      if (args.includes(target.dataDir) && args.includes('serve')) return Number(entry);
+    } catch {
+      // A process that ended meanwhile.
+    }
+  }
+  throw new Error(`no process serves ${target.dataDir}`);
+}
+
+const openFiles = (pid) => readdirSync(`/proc/${pid}/fd`).length;
+const rssMiB = (pid) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
+
+/** Opens a TCP connection that sends `bytes` (or nothing) and then stays silent. */
+function silent(url, bytes, localAddress) {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect({ port: Number(port), host: hostname, localAddress });
+    socket.closedAt = null;
+    socket.on('error', () => {});
+    socket.on('close', () => (socket.closedAt = Date.now()));
+    socket.on('data', () => {});
+    socket.once('connect', () => {
+      if (bytes) socket.write(bytes);
+      resolve(socket);
+    });
+    socket.once('error', reject);
+  });
+}
+
+// The client connection preface of HTTP/2 and an empty SETTINGS frame (RFC 9113, 3.4).
+const http2Preface = Buffer.concat([Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n', 'latin1'), Buffer.from([0, 0, 0, 4, 0, 0, 0, 0, 0])]);
+
+test('a connection that sends nothing (HTTP/1, or HTTP/2 after its preface) is closed within the request timeout', async () => {
+  const opened = Date.now();
+  const http1 = await Promise.all(Array.from({ length: 20 }, () => silent(host.url)));
+  const http2 = await Promise.all(Array.from({ length: 20 }, () => silent(host.url, http2Preface)));
+  const keptAlive = await silent(host.url, 'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+  const all = [...http1, ...http2, keptAlive];
+  await poll(() => all.filter((s) => s.closedAt === null).length, (open) => open === 0, 4000, 'connections still open');
+  const latest = Math.max(...all.map((s) => s.closedAt)) - opened;
+  assert.ok(latest < 3000, `the last closed ${latest} ms after opening, with a 1 s request timeout`);
+  assert.ok((await metric(host.url, 'lastwords_connections_idle_closed_total')) > 0, 'counted as closed for idleness');
+});
+
+test('a client that pipelines requests and never reads the responses is cut off', async () => {
+  const stalledBefore = (await metric(host.url, 'lastwords_connections_write_stalled_total')) ?? 0;
+  const socket = await silent(host.url);
+  socket.pause();
+  const request = 'GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n';
+  socket.write(request.repeat(3000));
+  await waitFor(host.url, 'lastwords_connections_write_stalled_total', (n) => n > stalledBefore, 6000);
+  socket.destroy();
+});
+
+test('a request without a Host header, or with two, gets 400; HTTP/1.0 may leave it out', async () => {
+  const none = await rawRequest(host.url, '/healthz', { host: null });
+  assert.equal(none.status, 400);
+  assert.match(none.text, /needs a Host header/);
+  const two = await rawRequest(host.url, '/healthz', { headers: [['Host', 'evil.example']] });
+  assert.equal(two.status, 400);
+  assert.match(two.text, /one Host header; this one has 2/);
+  assert.equal((await rawRequest(host.url, '/healthz', { host: null, version: 'HTTP/1.0' })).status, 200);
+  assert.equal((await rawRequest(host.url, '/healthz')).status, 200);
+});
+
+test('thousands of silent connections: /healthz answers within a second throughout, and the descriptors come back', async () => {
+  const flooded = await startHost({ args: ['--request-timeout-s', '2', '--max-connections', '300'] });
+  const held = [];
+  try {
+    const pid = pidOf(flooded);
+    const baseline = openFiles(pid);
+    for (let batch = 0; batch < 20; batch++) {
+      const source = `127.0.0.${2 + (batch % 4)}`;
+      held.push(...(await Promise.all(Array.from({ length: 100 }, () => silent(flooded.url, null, source)))));
+      const started = Date.now();
+      const health = await rawRequest(flooded.url, '/healthz', { timeoutMs: 1000 });
+      assert.equal(health.status, 200, `/healthz with ${held.length} silent connections`);
+      assert.ok(Date.now() - started < 1000, `/healthz took ${Date.now() - started} ms`);
+    }
+    const busy = await rawRequest(flooded.url, '/words');
+    assert.equal(busy.status, 503, 'past the budget a page is refused at once');
+    assert.ok(Number(busy.headers['retry-after']) > 0, JSON.stringify(busy.headers) + busy.text);
+    assert.equal((await rawRequest(flooded.url, '/readyz')).status, 200, 'and /readyz answered');
+    assert.ok((await metric(flooded.url, 'lastwords_connections_refused_total')) > 0);
+    // The attacker still holds its end of every connection; the host has closed its own.
+    await poll(() => openFiles(pid), (n) => n < baseline + 20, 6000, 'open descriptors of the host');
+    assert.equal((await fetch(`${flooded.url}/words`)).status, 200, 'a page is served again');
+  } finally {
+    for (const socket of held) socket.destroy();
+    await flooded.stop();
+  }
+});
+
+/** A masked client frame (RFC 6455, 5.3) of `opcode` carrying `payload`. */
+function clientFrame(opcode, payload) {
+  const mask = Buffer.from([1, 2, 3, 4]);
+  const masked = Buffer.from(payload.map((byte, i) => byte ^ mask[i % 4]));
+  return Buffer.concat([Buffer.from([0x80 | opcode, 0x80 | payload.length]), mask, masked]);
+}
+
+test('sockets that send pings and never read cost the host little, and are closed', async (t) => {
+  const pid = pidOf(host);
+  const before = rssMiB(pid);
+  const ping = clientFrame(0x9, Buffer.alloc(125, 7));
+  const burst = Buffer.concat(Array(8000).fill(ping)); // 1 MB of pings
+  const peers = await Promise.all(Array.from({ length: 32 }, () => rawLive(host.url)));
+  let peak = before;
+  for (let round = 0; round < 4; round++) {
+    for (const peer of peers) {
+      peer.socket.pause();
+      peer.socket.write(burst);
+    }
+    await sleep(500);
+    peak = Math.max(peak, rssMiB(pid));
+  }
+  t.diagnostic(`32 ping-flooding sockets: RSS ${before.toFixed(1)} → ${peak.toFixed(1)} MiB at the peak`);
+  // 32 sockets: the bound per socket (docs/operations.md) is well under 64 KiB.
+  assert.ok(peak - before < 24, `the host grew ${(peak - before).toFixed(1)} MiB (${before.toFixed(0)} → ${peak.toFixed(0)})`);
+  const closed = await Promise.race([Promise.all(peers.map((p) => p.closed)).then(() => true), sleep(16_000).then(() => false)]);
+  assert.ok(closed, 'every peer that never read was closed within the send timeout');
+  assert.equal((await fetch(`${host.url}/healthz`)).status, 200);
+});
+
+test('a big snapshot sent to every socket is shared, not copied into each', async (t) => {
+  // 200 phrases with 10,000-character names: a snapshot of about 2 MB.
+  const phrases = Array.from({ length: 200 }, (_, i) => ({ id: `p${String(i).padStart(3, '0')}`, word: `PHRASE ${i}`, name: 'N'.repeat(10_000) }));
+  const big = await startHost({ phrases, args: ['--max-sockets-per-ip', '0'] });
+  const sockets = [];
+  try {
+    const pid = pidOf(big);
+    // The first client has the list encoded before the baseline is taken.
+    const url = `${big.url.replace(/^http/, 'ws')}/api/phrases/live`;
+    const receive = () =>
+      new Promise((resolve, reject) => {
+        const socket = new WebSocket(url, { headers: { Origin: big.url } });
+        sockets.push(socket);
+        socket.once('message', (data) => resolve(data.length));
+        socket.once('error', reject);
+      });
+    const size = await receive();
+    assert.ok(size > 2_000_000, `the snapshot is ${size} bytes`);
+    const before = rssMiB(pid);
+    for (let batch = 0; batch < 5; batch++) await Promise.all(Array.from({ length: 20 }, receive));
+    await sleep(500);
+    const grown = rssMiB(pid) - before;
+    t.diagnostic(`100 sockets sent a ${size}-byte snapshot each: RSS grew ${grown.toFixed(1)} MiB`);
+    // Copied into each socket's buffer this would be 100 × 2 MB.
+    assert.ok(grown < 40, `100 sockets that each got ${(size / 1e6).toFixed(1)} MB grew the host by ${grown.toFixed(1)} MiB`);
+  } finally {
+    for (const socket of sockets) socket.terminate();
+    await big.stop();
+  }
+});
+
+test('the host never panicked', () => {
+  assert.doesNotMatch(host.log(), /panicked/);
+});
