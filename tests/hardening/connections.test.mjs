@@ -152,8 +152,10 @@ test('sockets that send pings and never read cost the host little, and are close
 });
 
 test('a big snapshot sent to every socket is shared, not copied into each', async (t) => {
-  // 200 phrases with 10,000-character names: a snapshot of about 2 MB.
-  const phrases = Array.from({ length: 200 }, (_, i) => ({ id: `p${String(i).padStart(3, '0')}`, word: `PHRASE ${i}`, name: 'N'.repeat(10_000) }));
+  // 5,500 phrases with the longest names the content rules allow (40 characters, 320
+  // bytes): a snapshot of about 2 MB.
+  const longestName = '\u{1F44D}\u{1F3FD}'.repeat(40);
+  const phrases = Array.from({ length: 5_500 }, (_, i) => ({ id: `p${String(i).padStart(4, '0')}`, word: `PHRASE ${i}`, name: longestName }));
   const big = await startHost({ phrases, args: ['--max-sockets-per-ip', '0'] });
   const sockets = [];
   try {
