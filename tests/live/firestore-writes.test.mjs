@@ -1,0 +1,82 @@
+// Writes through the CLI against a server that speaks the real Firestore gRPC protocol:
+// uniqueness under concurrent adds (guard documents), nothing lost, imports in guarded
+// commits. A host of its own: the emulator re-sends the whole collection after every
+// write, so these many writes would slow the listener tests down.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startHost } from '../support/host.mjs';
+import { startEmulator } from '../support/emulator.mjs';
+import { connectLive } from '../support/live-client.mjs';
+
+let emulator;
+let host;
+
+before(async () => {
+  emulator = await startEmulator();
+  await emulator.set('a1', { word: 'SEE YOU LATER', name: 'Rex' });
+  await emulator.set('b2', { word: 'TOO BIG TO FAIL', name: 'Bronto' });
+  host = await startHost({
+    args: ['--firestore-project', 'test'],
+    env: { FIRESTORE_EMULATOR_HOST: emulator.host },
+  });
+});
+
+after(async () => {
+  await host?.stop();
+  await emulator?.stop();
+});
+
+test('10 processes adding one phrase at once: exactly one commit wins, the others are told it is taken', async () => {
+  const results = await Promise.all(
+    Array.from({ length: 10 }, (_, i) => host.cli('phrases', 'add', 'same word', '--name', `racer ${i}`)),
+  );
+  const winners = results.filter((r) => r.code === 0);
+  assert.equal(winners.length, 1, results.map((r) => r.stdout + r.stderr).join('\n'));
+  for (const loser of results.filter((r) => r.code !== 0)) assert.match(loser.stderr, /already taken/);
+  const listed = JSON.parse((await host.cli('phrases', 'list', '--json')).stdout);
+  assert.equal(listed.filter((p) => p.word === 'SAME WORD').length, 1);
+});
+
+test('30 processes adding at once, three rounds: every acknowledged phrase is in Firestore and on a live client', async () => {
+  const client = connectLive(host.url);
+  await client.until((c) => c.phrases.size >= 2, 2000, 'the snapshot');
+  const acknowledged = [];
+  for (let round = 0; round < 3; round++) {
+    const words = Array.from({ length: 30 }, (_, i) => `FS ${round} NO ${i}`);
+    const results = await Promise.all(words.map((word) => host.cli('phrases', 'add', word, '--name', 'w')));
+    results.forEach((r, i) => {
+      assert.equal(r.code, 0, `${words[i]}: ${r.stderr}`);
+      acknowledged.push(words[i]);
+    });
+  }
+  const listed = JSON.parse((await host.cli('phrases', 'list', '--json')).stdout).map((p) => p.word);
+  assert.deepEqual(acknowledged.filter((w) => !listed.includes(w)), [], 'lost from Firestore');
+  await client.until((c) => acknowledged.every((w) => c.words().includes(w)), 10_000, 'every add live');
+  client.close();
+});
+
+test('a phrase deleted by another tool (its guard left behind) can be minted again', async () => {
+  const added = await host.cli('phrases', 'add', 'phoenix', '--name', 'First');
+  assert.equal(added.code, 0, added.stderr);
+  await emulator.remove(/added (\S+)/.exec(added.stdout)[1]);
+  const again = await host.cli('phrases', 'add', 'phoenix', '--name', 'Second');
+  assert.equal(again.code, 0, again.stderr);
+  const listed = JSON.parse((await host.cli('phrases', 'list', '--json')).stdout);
+  assert.deepEqual(listed.filter((p) => p.word === 'PHOENIX').map((p) => p.name), ['Second']);
+});
+
+test('import into Firestore adds every valid entry through guarded commits', async () => {
+  const file = join(host.dataDir, 'import.json');
+  // More than one commit's worth (200 phrases and their guards per commit).
+  const entries = Array.from({ length: 250 }, (_, i) => ({ word: `BULK ${i}`, name: 'Importer' }));
+  entries.push({ word: 'TOO BIG TO FAIL', name: 'Dup' }, { word: 'BAD\u200B', name: 'Zed' });
+  writeFileSync(file, JSON.stringify(entries));
+  const result = await host.cli('phrases', 'import', file);
+  assert.match(result.stdout, /252 entries: added 250, skipped 1 as already taken, rejected 1/, result.stderr);
+  const again = await host.cli('phrases', 'add', 'bulk 7', '--name', 'Late');
+  assert.match(again.stderr, /already taken/, 'the imported phrases are guarded');
+  // Left in place: removing them one by one would make the emulator re-send the whole
+  // collection hundreds of times; the restart below starts it empty.
+});
