@@ -246,6 +246,54 @@ test('with reduced motion the mobile menu opens without a transition', async () 
   await context.close();
 });
 
+test('without JavaScript the phone menu opens with focus inside, closes four ways and reaches a section', async () => {
+  const context = await browser.newContext({ viewport: mobile, javaScriptEnabled: false });
+  const page = await context.newPage();
+  const problems = watchProblems(page);
+  await page.goto(`${host.url}/`);
+  const menu = await menuOf(page);
+  const { opener, panel, panelId } = menu;
+  const openPanel = async () => {
+    await opener.click();
+    await panel.waitFor({ state: 'visible', timeout: 2000 });
+  };
+  const closedBy = async (how) => {
+    try {
+      await panel.waitFor({ state: 'hidden', timeout: 2000 });
+    } catch {
+      assert.fail(`${how} should close the menu without JavaScript`);
+    }
+  };
+  const openerFocused = () => opener.evaluate((el) => el === document.activeElement);
+  assert.ok(await panel.isHidden(), 'the closed panel is not shown');
+
+  await openPanel();
+  assert.ok(await focusedIsIn(page, panelId), 'focus moves into the panel');
+  assert.equal(await focusedName(page), 'Close menu', 'on the close button');
+  assert.deepEqual(await panel.getByRole('navigation').getByRole('link').allInnerTexts().then((t) => t.map((s) => s.trim())),
+    ANCHORS.map((a) => a.toUpperCase()));
+  await panel.getByRole('button', { name: 'Close menu' }).click();
+  await closedBy('the Close button');
+  assert.ok(await openerFocused(), 'focus returns to "Open menu" after the Close button');
+
+  await openPanel();
+  await page.keyboard.press('Escape');
+  await closedBy('Escape');
+  assert.ok(await openerFocused(), 'focus returns to "Open menu" after Escape');
+
+  await openPanel();
+  const box = await panel.boundingBox();
+  await page.mouse.click(6, Math.min(mobile.height - 10, box.y + box.height + 40));
+  await closedBy('a click outside');
+
+  await openPanel();
+  await panel.getByRole('link', { name: 'Team' }).click();
+  await page.waitForURL(`${host.url}/#team`);
+  assert.ok(await page.evaluate(() => scrollY > 0), 'the page went to the section');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test('"FAQ" in the desktop navigation scrolls to the section and focuses it', async () => {
   const { context, page, problems } = await open('/', desktop);
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'FAQ' }).click();
