@@ -403,6 +403,30 @@ test('three "Join on Discord" links; every new-tab link has the rel and a name',
   await context.close();
 });
 
+test('the footer and header link to Discord, X, OpenSea and Medium by name, each showing its mark', async () => {
+  const { context, page, problems } = await open('/', desktop);
+  const community = page.locator('footer').getByRole('list', { name: 'Community' }).getByRole('link');
+  const named = await newTabLinks(context, page);
+  const nameOf = Object.fromEntries(named.map((link) => [link.href, link.name]));
+  const hrefs = await community.evaluateAll((links) => links.map((a) => a.getAttribute('href')));
+  assert.deepEqual(hrefs.map((href) => nameOf[href]), [
+    'Discord (opens in a new tab)',
+    'X (Twitter) (opens in a new tab)',
+    'OpenSea (opens in a new tab)',
+    'Medium (opens in a new tab)',
+  ]);
+  // A brand mark is one filled path; the generic glyphs were stroked outlines.
+  const marks = await community.evaluateAll((links) => links.map((a) => {
+    const paths = [...a.querySelectorAll('svg path')];
+    return { paths: paths.length, fill: getComputedStyle(paths[0]).fill !== 'none', stroke: getComputedStyle(paths[0]).stroke };
+  }));
+  assert.deepEqual(marks, Array(4).fill({ paths: 1, fill: true, stroke: 'none' }));
+  const header = page.locator('header').getByRole('link', { name: 'OpenSea (opens in a new tab)' });
+  assert.equal(await header.getAttribute('href'), site.marketplace);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 /** Every `a[target="_blank"]` with its rel and the accessible name Chromium computes. */
 async function newTabLinks(context, page) {
   const cdp = await context.newCDPSession(page);

@@ -16,7 +16,7 @@ export function Footer({ site }: Props) {
         <ul className="flex items-center gap-2" aria-label="Community">
           {COMMUNITY_LINKS.map((link) => (
             <li key={link.key}>
-              <IconLink href={site.links[link.key]} label={link.label} icon={link.icon} />
+              <IconLink href={site.links[link.key]} label={link.label} brand={link.brand} />
             </li>
           ))}
         </ul>
