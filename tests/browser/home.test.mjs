@@ -427,6 +427,31 @@ test('the footer and header link to Discord, X, OpenSea and Medium by name, each
   await context.close();
 });
 
+for (const path of ['/', '/words']) {
+  test(`the headings of ${path} are drawn in the self-hosted display face, preloaded`, async () => {
+    const { context, page, problems } = await open(path, mobile);
+    await page.evaluate(() => document.fonts.ready);
+    const faces = await page.evaluate(() =>
+      [...document.fonts].map((face) => ({ family: face.family.replace(/"/g, ''), status: face.status })));
+    assert.deepEqual(faces.filter((face) => face.family === 'Archivo Black'), [{ family: 'Archivo Black', status: 'loaded' }]);
+    const preloaded = await page.locator('link[rel="preload"][as="font"]').evaluateAll((links) => links.map((l) => l.href));
+    assert.equal(preloaded.length, 1);
+    assert.match(preloaded[0], /\/assets\/[\w-]+\.woff2$/);
+    // What Chromium really drew the heading with, not what the stylesheet asked for.
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('DOM.enable');
+    await cdp.send('CSS.enable');
+    const { root } = await cdp.send('DOM.getDocument', { depth: 0 });
+    const { nodeId } = await cdp.send('DOM.querySelector', { nodeId: root.nodeId, selector: 'h1' });
+    const { fonts } = await cdp.send('CSS.getPlatformFontsForNode', { nodeId });
+    await cdp.detach();
+    assert.deepEqual(fonts.map((font) => font.familyName), ['Archivo Black'], `h1 drawn with ${JSON.stringify(fonts)}`);
+    assert.equal(fonts[0].isCustomFont, true);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+}
+
 /** Every `a[target="_blank"]` with its rel and the accessible name Chromium computes. */
 async function newTabLinks(context, page) {
   const cdp = await context.newCDPSession(page);
