@@ -103,6 +103,41 @@ for (const [width, columns] of [[390, 1], [1440, 4]]) {
   });
 }
 
+for (const width of [390, 768, 1440, 1920]) {
+  test(`at ${width} px the page starts where the header's logo starts, with an upper-case display heading and our art`, async () => {
+    const { context, page, problems } = await openWords({ width, height: 900 });
+    const left = (selector) => page.locator(selector).first().evaluate((el) => Math.round(el.getBoundingClientRect().left));
+    const logo = await left('header a[href="/"]');
+    assert.equal(await left('main h1'), logo, 'the heading');
+    assert.equal(await left('main form'), logo, 'the checker');
+    assert.equal(await left('main ul > li'), logo, 'the list');
+    const heading = await page.locator('main h1').evaluate((h1) => {
+      const style = getComputedStyle(h1);
+      return { transform: style.textTransform, family: style.fontFamily.split(',')[0].replace(/"/g, '') };
+    });
+    assert.deepEqual(heading, { transform: 'uppercase', family: 'Archivo Black' });
+    const art = await page.locator('main img[src^="/assets/"]').evaluateAll((imgs) =>
+      imgs.filter((img) => img.getBoundingClientRect().width > 100 && img.complete && img.naturalWidth > 0).length);
+    assert.ok(art >= 1, 'a picture of ours is shown');
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+}
+
+test('once the checker is live its Check button is gone and Enter still checks, without reloading', async () => {
+  const { context, page, problems } = await openWords();
+  await page.getByRole('button', { name: 'Check' }).waitFor({ state: 'detached', timeout: 2000 });
+  await page.evaluate(() => { window.__samePage = true; });
+  const input = page.getByLabel('Type & Check');
+  await input.pressSequentially('good luck!');
+  await input.press('Enter');
+  assert.equal(await status(page).innerText(), 'Already taken');
+  assert.equal(await page.evaluate(() => window.__samePage), true, 'Enter did not reload the page');
+  assert.match(page.url(), /check=good/);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test('without JavaScript the form checks on the server', async () => {
   const context = await browser.newContext({ javaScriptEnabled: false });
   const page = await context.newPage();
