@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { startHost } from '../support/host.mjs';
 import { launch, watchProblems } from '../support/browser.mjs';
 import { samplePhrases } from '../support/sample-phrases.mjs';
+import { wordsOnLastLine } from './text-lines.mjs';
 
 // Addresses of our own, so a link that reaches them came from the configuration.
 const site = {
@@ -579,6 +580,57 @@ for (const [size, viewport] of [['mobile', mobile], ['desktop', desktop]]) {
     const shifts = await page.evaluate(() => window.__shifts);
     const cls = shifts.reduce((sum, shift) => sum + shift.value, 0);
     assert.equal(cls, 0, `layout shifts: ${JSON.stringify(shifts, null, 1)}`);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+}
+
+test('on a phone the footer tagline leaves no word alone on its last line', async () => {
+  const { context, page, problems } = await open('/', mobile);
+  const tagline = page.locator('footer').getByText('THE END IS NEAR, HURRY UP!', { exact: true });
+  assert.ok((await wordsOnLastLine(tagline)) >= 2, 'at least two words on the last line');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('on a desktop the minted Dinos and the team are no further apart than the other sections', async () => {
+  const { context, page, problems } = await open('/', desktop);
+  const gap = await page.evaluate(() => {
+    const cards = [...document.querySelectorAll('#minted li')];
+    const lastCard = Math.max(...cards.map((card) => card.getBoundingClientRect().bottom));
+    return document.querySelector('#team h2').getBoundingClientRect().top - lastCard;
+  });
+  assert.ok(gap <= 120, `${gap} px of empty band between the last Dino and the team heading`);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+for (const [size, viewport] of [['mobile', mobile], ['tablet', { width: 768, height: 1024 }], ['desktop', desktop]]) {
+  test(`the meteorites never pass over the intro's text (${size})`, async () => {
+    const { context, page, problems } = await open('/', viewport);
+    const crossings = await page.evaluate(() => {
+      const intro = document.getElementById('intro');
+      const texts = [...intro.querySelectorAll('h1, p, a')].filter((el) => el.innerText.trim())
+        .map((el) => ({ name: el.innerText.trim().slice(0, 24), rect: el.getBoundingClientRect() }));
+      const found = [];
+      for (const animation of document.getAnimations()) {
+        const meteor = animation.effect.target;
+        if (!meteor.matches('img[src*="/assets/meteorite"]')) continue;
+        animation.pause();
+        const duration = animation.effect.getTiming().duration;
+        for (let step = 0; step <= 40; step += 1) {
+          animation.currentTime = animation.effect.getTiming().delay + (duration * step) / 40;
+          if (Number(getComputedStyle(meteor).opacity) === 0) continue;
+          const box = meteor.getBoundingClientRect();
+          for (const { name, rect } of texts) {
+            const apart = box.right <= rect.left || box.left >= rect.right || box.bottom <= rect.top || box.top >= rect.bottom;
+            if (!apart) found.push(`${Math.round((100 * step) / 40)}% over "${name}"`);
+          }
+        }
+      }
+      return found;
+    });
+    assert.deepEqual(crossings, []);
     assert.deepEqual(problems, []);
     await context.close();
   });

@@ -3,6 +3,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startHost } from '../support/host.mjs';
 import { launch, watchProblems } from '../support/browser.mjs';
+import { wordsOnLastLine } from './text-lines.mjs';
 
 let host;
 let browser;
@@ -123,6 +124,26 @@ for (const width of [390, 768, 1440, 1920]) {
     await context.close();
   });
 }
+
+test('on a phone "GOOD LUCK!" is never split, nor left as the only word on its line', async () => {
+  const { context, page, problems } = await openWords({ width: 390, height: 844 });
+  const intro = page.locator('main p').filter({ hasText: 'GOOD' }).first();
+  const lines = await intro.evaluate((p) => {
+    const text = p.firstChild;
+    const at = (offset) => {
+      const range = document.createRange();
+      range.setStart(text, offset);
+      range.setEnd(text, offset + 1);
+      return Math.round(range.getClientRects()[0].top);
+    };
+    const good = text.textContent.indexOf('GOOD');
+    return { good: at(good), luck: at(text.textContent.indexOf('LUCK')) };
+  });
+  assert.equal(lines.good, lines.luck, 'GOOD and LUCK! on one line');
+  assert.ok((await wordsOnLastLine(intro)) >= 3, 'more than "GOOD LUCK!" on the last line');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
 
 test('once the checker is live its Check button is gone and Enter still checks, without reloading', async () => {
   const { context, page, problems } = await openWords();
