@@ -18,7 +18,7 @@ export function MintedDinos({ site }: Props) {
           <SectionHeading section="minted">{MINTED.heading}</SectionHeading>
           <p className="mt-4 max-w-xl text-lg text-white/80">{MINTED.body}</p>
         </div>
-        <ButtonLink href={site.links.marketplace} newTab className="self-start md:self-auto">
+        <ButtonLink href={site.links.marketplace} newTab className="shrink-0 self-start md:self-auto">
           {VIEW_COLLECTION}
         </ButtonLink>
       </div>
