@@ -1,6 +1,7 @@
 import { useRef, useState, type FocusEvent, type ToggleEvent } from "react";
 import { NAV_ITEMS, navHref, productCallToAction, productPath } from "../data/site";
 import type { SiteProps } from "../types";
+import { useHydrated } from "../useHydrated";
 import { ButtonLink } from "./ButtonLink";
 import { Icon } from "./Icon";
 import { Logo } from "./Logo";
@@ -18,12 +19,15 @@ const PANEL_ID = "site-menu";
  * JavaScript: its buttons, Escape and a click outside work before the bundle
  * runs (or when it never does), the close button takes focus on opening and
  * focus returns to "Open menu" when the panel is closed from inside. Once
- * hydrated, the island keeps `aria-expanded` in step and also closes the panel
- * when focus leaves it or a link in it is followed.
+ * hydrated, the island sets `aria-expanded` and also closes the panel when
+ * focus leaves it or a link in it is followed.
  */
 export function MobileMenu({ site, onHome }: Props) {
   const [open, setOpen] = useState(false);
   const panel = useRef<HTMLDivElement>(null);
+  // The browser tells assistive technology whether a popover is open; HTML
+  // forbids saying it again in the served markup, so only the island does.
+  const hydrated = useHydrated();
 
   const close = () => {
     if (panel.current?.matches(":popover-open")) panel.current.hidePopover();
@@ -39,7 +43,7 @@ export function MobileMenu({ site, onHome }: Props) {
       <button
         type="button"
         popoverTarget={PANEL_ID}
-        aria-expanded={open}
+        aria-expanded={hydrated ? open : undefined}
         aria-controls={PANEL_ID}
         className="inline-flex size-10 items-center justify-center rounded-full text-white hover:bg-white/10 hover:text-accent"
       >
