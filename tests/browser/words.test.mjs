@@ -145,9 +145,20 @@ test('on a phone "GOOD LUCK!" is never split, nor left as the only word on its l
   await context.close();
 });
 
-test('once the checker is live its Check button is gone and Enter still checks, without reloading', async () => {
-  const { context, page, problems } = await openWords();
+test('once the checker is live its Check button is gone, nothing shifts, and Enter still checks without reloading', async () => {
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+  await context.addInitScript(() => {
+    window.__shifts = [];
+    new PerformanceObserver((list) => window.__shifts.push(...list.getEntries().map((entry) => entry.value)))
+      .observe({ type: 'layout-shift', buffered: true });
+  });
+  const page = await context.newPage();
+  const problems = watchProblems(page);
+  await page.goto(`${host.url}/words`);
+  await page.waitForSelector('html[data-hydrated="true"]');
   await page.getByRole('button', { name: 'Check' }).waitFor({ state: 'detached', timeout: 2000 });
+  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+  assert.deepEqual(await page.evaluate(() => window.__shifts), [], 'no layout shift as the button goes');
   await page.evaluate(() => { window.__samePage = true; });
   const input = page.getByLabel('Type & Check');
   await input.pressSequentially('good luck!');

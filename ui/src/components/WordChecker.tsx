@@ -46,10 +46,7 @@ export function WordChecker({ action, placeholder, check, onInput, onSubmit, sub
           aria-describedby={COUNTER_ID}
           className="min-w-0 flex-1 bg-transparent py-4 font-display text-2xl font-black uppercase text-white placeholder:text-white/50 focus:outline-none"
         />
-        <span id={COUNTER_ID} className="shrink-0 font-mono text-sm text-white/70">
-          <span className="sr-only">Characters used: </span>
-          {`${check.length}/${MAX_GRAPHEMES}`}
-        </span>
+        {/* Before the counter, so the counter stays put when the button goes. */}
         {submitButton && (
           <button
             type="submit"
@@ -58,6 +55,10 @@ export function WordChecker({ action, placeholder, check, onInput, onSubmit, sub
             Check
           </button>
         )}
+        <span id={COUNTER_ID} className="shrink-0 font-mono text-sm text-white/70">
+          <span className="sr-only">Characters used: </span>
+          {`${check.length}/${MAX_GRAPHEMES}`}
+        </span>
       </div>
       <p aria-live="polite" className={`mt-3 min-h-6 font-bold ${message.className}`}>
         {message.text(check.length)}
