@@ -1,6 +1,7 @@
-// Builds dist/: the art (drawn by src/art), the server renderer, the hashed
-// client assets, their precompressed copies and the manifest the host reads to
-// link them; and og.svg and icon.svg for the host to rasterise.
+// Builds dist/: the art (drawn by src/art), the display font, the server
+// renderer, the hashed client assets, their precompressed copies and the
+// manifest the host reads to link them; and og.svg and icon.svg for the host
+// to rasterise.
 import { createHash } from "node:crypto";
 import { execFile } from "node:child_process";
 import { cp, mkdir, readFile, readdir, rm, stat, writeFile } from "node:fs/promises";
@@ -9,12 +10,29 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { brotliCompressSync, constants as zlib, gzipSync } from "node:zlib";
 import * as esbuild from "esbuild";
+import subsetFont from "subset-font";
 
 const uiDir = path.dirname(fileURLToPath(import.meta.url));
 const distDir = path.join(uiDir, "dist");
 const assetsDir = path.join(distDir, "assets");
 const artDir = path.join(uiDir, "..", "assets");
 const tailwindCli = path.join(uiDir, "node_modules", ".bin", "tailwindcss");
+const displayFontSource = path.join(uiDir, "node_modules", "@fontsource", "archivo-black", "files", "archivo-black-latin-400-normal.woff2");
+
+/**
+ * What the display face is cut down to: printable ASCII and Latin-1, the
+ * typographic quotes, dashes and ellipsis. That covers our copy and most
+ * phrases typed in Latin script; any other character falls back to the next
+ * face of `--font-display`, one character at a time.
+ */
+const DISPLAY_FONT_RANGES = [
+  [0x20, 0x7e],
+  [0xa0, 0xff],
+  [0x2013, 0x2014],
+  [0x2018, 0x201a],
+  [0x201c, 0x201e],
+  [0x2026, 0x2026],
+];
 
 const shared = {
   bundle: true,
@@ -94,15 +112,48 @@ async function buildClient(artFiles) {
   return { js: path.basename(entryPath), preload };
 }
 
-async function buildCss() {
+/**
+ * Archivo Black (SIL OFL, from npm @fontsource/archivo-black) subset to
+ * DISPLAY_FONT_RANGES as a content-hashed woff2. Returns the file's name.
+ */
+async function buildFont() {
+  const characters = DISPLAY_FONT_RANGES.flatMap(([first, last]) =>
+    Array.from({ length: last - first + 1 }, (_, i) => String.fromCodePoint(first + i)),
+  ).join("");
+  const font = await subsetFont(await readFile(displayFontSource), characters, { targetFormat: "woff2" });
+  const name = `archivo-black-${contentHash(font)}.woff2`;
+  await writeFile(path.join(assetsDir, name), font);
+  return name;
+}
+
+/**
+ * The face's rule, put before Tailwind's output because only the build knows
+ * the hashed file name. One black weight serves every weight asked for, so the
+ * browser never thickens it; `optional` never swaps the face in after the first
+ * paint (the page is preloaded with it, so it is there in time), so nothing
+ * shifts.
+ */
+function fontFace(file) {
+  const range = DISPLAY_FONT_RANGES.map(([first, last]) =>
+    first === last ? `U+${hex(first)}` : `U+${hex(first)}-${hex(last)}`,
+  ).join(",");
+  return `@font-face{font-family:"Archivo Black";font-style:normal;font-weight:100 900;font-display:optional;src:url(${file}) format("woff2");unicode-range:${range}}\n`;
+}
+
+function hex(codePoint) {
+  return codePoint.toString(16).toUpperCase().padStart(4, "0");
+}
+
+async function buildCss(font) {
   const { stdout } = await promisify(execFile)(
     tailwindCli,
     ["-i", path.join("src", "styles.css"), "--minify"],
     { cwd: uiDir, maxBuffer: 64 * 1024 * 1024 },
   );
   if (!stdout.trim()) throw new Error("tailwindcss produced no CSS");
-  const name = `app-${contentHash(stdout)}.css`;
-  await writeFile(path.join(assetsDir, name), stdout);
+  const css = fontFace(font) + stdout;
+  const name = `app-${contentHash(css)}.css`;
+  await writeFile(path.join(assetsDir, name), css);
   return name;
 }
 
@@ -119,8 +170,9 @@ async function copyArt() {
   return files;
 }
 
+/** woff2 is compressed already; everything else gets a brotli and a gzip copy. */
 async function precompress() {
-  const files = (await listFiles(assetsDir)).filter((file) => !/\.(br|gz)$/.test(file));
+  const files = (await listFiles(assetsDir)).filter((file) => !/\.(br|gz|woff2)$/.test(file));
   for (const file of files) {
     const full = path.join(assetsDir, file);
     const content = await readFile(full);
@@ -189,9 +241,10 @@ async function main() {
   const art = await buildArt();
   await buildServer(art);
   const client = await buildClient(art);
-  const css = await buildCss();
+  const font = await buildFont();
+  const css = await buildCss(font);
   await copyArt();
-  const manifest = { js: client.js, css, preload: client.preload, art };
+  const manifest = { js: client.js, css, preload: client.preload, fonts: [font], art };
   await writeFile(path.join(distDir, "manifest.json"), `${JSON.stringify(manifest, null, 2)}\n`);
   await precompress();
   await printSizes(manifest);

@@ -44,6 +44,9 @@ pub struct Manifest {
     /// Modules the entry imports, worth preloading.
     #[serde(default)]
     pub preload: Vec<String>,
+    /// Fonts the stylesheet uses on every page, preloaded so the first paint has them.
+    #[serde(default)]
+    pub fonts: Vec<String>,
 }
 
 /// What the host needs from the UI build, checked once at start.

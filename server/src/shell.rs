@@ -28,6 +28,7 @@ struct Shell<'a> {
     css: &'a str,
     js: &'a str,
     preload: &'a [String],
+    fonts: &'a [String],
     body: &'a str,
     props_json: &'a str,
 }
@@ -65,6 +66,7 @@ pub fn document(
         css: &manifest.css,
         js: &manifest.js,
         preload: &manifest.preload,
+        fonts: &manifest.fonts,
         body,
         props_json: &props_json,
     }

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { startHost } from '../support/host.mjs';
 import { launch, watchProblems } from '../support/browser.mjs';
 import { samplePhrases } from '../support/sample-phrases.mjs';
+import { wordsOnLastLine } from './text-lines.mjs';
 
 // Addresses of our own, so a link that reaches them came from the configuration.
 const site = {
@@ -246,6 +247,54 @@ test('with reduced motion the mobile menu opens without a transition', async () 
   await context.close();
 });
 
+test('without JavaScript the phone menu opens with focus inside, closes four ways and reaches a section', async () => {
+  const context = await browser.newContext({ viewport: mobile, javaScriptEnabled: false });
+  const page = await context.newPage();
+  const problems = watchProblems(page);
+  await page.goto(`${host.url}/`);
+  const menu = await menuOf(page);
+  const { opener, panel, panelId } = menu;
+  const openPanel = async () => {
+    await opener.click();
+    await panel.waitFor({ state: 'visible', timeout: 2000 });
+  };
+  const closedBy = async (how) => {
+    try {
+      await panel.waitFor({ state: 'hidden', timeout: 2000 });
+    } catch {
+      assert.fail(`${how} should close the menu without JavaScript`);
+    }
+  };
+  const openerFocused = () => opener.evaluate((el) => el === document.activeElement);
+  assert.ok(await panel.isHidden(), 'the closed panel is not shown');
+
+  await openPanel();
+  assert.ok(await focusedIsIn(page, panelId), 'focus moves into the panel');
+  assert.equal(await focusedName(page), 'Close menu', 'on the close button');
+  assert.deepEqual(await panel.getByRole('navigation').getByRole('link').allInnerTexts().then((t) => t.map((s) => s.trim())),
+    ANCHORS.map((a) => a.toUpperCase()));
+  await panel.getByRole('button', { name: 'Close menu' }).click();
+  await closedBy('the Close button');
+  assert.ok(await openerFocused(), 'focus returns to "Open menu" after the Close button');
+
+  await openPanel();
+  await page.keyboard.press('Escape');
+  await closedBy('Escape');
+  assert.ok(await openerFocused(), 'focus returns to "Open menu" after Escape');
+
+  await openPanel();
+  const box = await panel.boundingBox();
+  await page.mouse.click(6, Math.min(mobile.height - 10, box.y + box.height + 40));
+  await closedBy('a click outside');
+
+  await openPanel();
+  await panel.getByRole('link', { name: 'Team' }).click();
+  await page.waitForURL(`${host.url}/#team`);
+  assert.ok(await page.evaluate(() => scrollY > 0), 'the page went to the section');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test('"FAQ" in the desktop navigation scrolls to the section and focuses it', async () => {
   const { context, page, problems } = await open('/', desktop);
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'FAQ' }).click();
@@ -354,6 +403,55 @@ test('three "Join on Discord" links; every new-tab link has the rel and a name',
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test('the footer and header link to Discord, X, OpenSea and Medium by name, each showing its mark', async () => {
+  const { context, page, problems } = await open('/', desktop);
+  const community = page.locator('footer').getByRole('list', { name: 'Community' }).getByRole('link');
+  const named = await newTabLinks(context, page);
+  const nameOf = Object.fromEntries(named.map((link) => [link.href, link.name]));
+  const hrefs = await community.evaluateAll((links) => links.map((a) => a.getAttribute('href')));
+  assert.deepEqual(hrefs.map((href) => nameOf[href]), [
+    'Discord (opens in a new tab)',
+    'X (Twitter) (opens in a new tab)',
+    'OpenSea (opens in a new tab)',
+    'Medium (opens in a new tab)',
+  ]);
+  // A brand mark is one filled path; the generic glyphs were stroked outlines.
+  const marks = await community.evaluateAll((links) => links.map((a) => {
+    const paths = [...a.querySelectorAll('svg path')];
+    return { paths: paths.length, fill: getComputedStyle(paths[0]).fill !== 'none', stroke: getComputedStyle(paths[0]).stroke };
+  }));
+  assert.deepEqual(marks, Array(4).fill({ paths: 1, fill: true, stroke: 'none' }));
+  const header = page.locator('header').getByRole('link', { name: 'OpenSea (opens in a new tab)' });
+  assert.equal(await header.getAttribute('href'), site.marketplace);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+for (const path of ['/', '/words']) {
+  test(`the headings of ${path} are drawn in the self-hosted display face, preloaded`, async () => {
+    const { context, page, problems } = await open(path, mobile);
+    await page.evaluate(() => document.fonts.ready);
+    const faces = await page.evaluate(() =>
+      [...document.fonts].map((face) => ({ family: face.family.replace(/"/g, ''), status: face.status })));
+    assert.deepEqual(faces.filter((face) => face.family === 'Archivo Black'), [{ family: 'Archivo Black', status: 'loaded' }]);
+    const preloaded = await page.locator('link[rel="preload"][as="font"]').evaluateAll((links) => links.map((l) => l.href));
+    assert.equal(preloaded.length, 1);
+    assert.match(preloaded[0], /\/assets\/[\w-]+\.woff2$/);
+    // What Chromium really drew the heading with, not what the stylesheet asked for.
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('DOM.enable');
+    await cdp.send('CSS.enable');
+    const { root } = await cdp.send('DOM.getDocument', { depth: 0 });
+    const { nodeId } = await cdp.send('DOM.querySelector', { nodeId: root.nodeId, selector: 'h1' });
+    const { fonts } = await cdp.send('CSS.getPlatformFontsForNode', { nodeId });
+    await cdp.detach();
+    assert.deepEqual(fonts.map((font) => font.familyName), ['Archivo Black'], `h1 drawn with ${JSON.stringify(fonts)}`);
+    assert.equal(fonts[0].isCustomFont, true);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+}
 
 /** Every `a[target="_blank"]` with its rel and the accessible name Chromium computes. */
 async function newTabLinks(context, page) {
@@ -482,6 +580,57 @@ for (const [size, viewport] of [['mobile', mobile], ['desktop', desktop]]) {
     const shifts = await page.evaluate(() => window.__shifts);
     const cls = shifts.reduce((sum, shift) => sum + shift.value, 0);
     assert.equal(cls, 0, `layout shifts: ${JSON.stringify(shifts, null, 1)}`);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+}
+
+test('on a phone the footer tagline leaves no word alone on its last line', async () => {
+  const { context, page, problems } = await open('/', mobile);
+  const tagline = page.locator('footer').getByText('THE END IS NEAR, HURRY UP!', { exact: true });
+  assert.ok((await wordsOnLastLine(tagline)) >= 2, 'at least two words on the last line');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('on a desktop the minted Dinos and the team are no further apart than the other sections', async () => {
+  const { context, page, problems } = await open('/', desktop);
+  const gap = await page.evaluate(() => {
+    const cards = [...document.querySelectorAll('#minted li')];
+    const lastCard = Math.max(...cards.map((card) => card.getBoundingClientRect().bottom));
+    return document.querySelector('#team h2').getBoundingClientRect().top - lastCard;
+  });
+  assert.ok(gap <= 120, `${gap} px of empty band between the last Dino and the team heading`);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+for (const [size, viewport] of [['mobile', mobile], ['tablet', { width: 768, height: 1024 }], ['desktop', desktop]]) {
+  test(`the meteorites never pass over the intro's text (${size})`, async () => {
+    const { context, page, problems } = await open('/', viewport);
+    const crossings = await page.evaluate(() => {
+      const intro = document.getElementById('intro');
+      const texts = [...intro.querySelectorAll('h1, p, a')].filter((el) => el.innerText.trim())
+        .map((el) => ({ name: el.innerText.trim().slice(0, 24), rect: el.getBoundingClientRect() }));
+      const found = [];
+      for (const animation of document.getAnimations()) {
+        const meteor = animation.effect.target;
+        if (!meteor.matches('img[src*="/assets/meteorite"]')) continue;
+        animation.pause();
+        const duration = animation.effect.getTiming().duration;
+        for (let step = 0; step <= 40; step += 1) {
+          animation.currentTime = animation.effect.getTiming().delay + (duration * step) / 40;
+          if (Number(getComputedStyle(meteor).opacity) === 0) continue;
+          const box = meteor.getBoundingClientRect();
+          for (const { name, rect } of texts) {
+            const apart = box.right <= rect.left || box.left >= rect.right || box.bottom <= rect.top || box.top >= rect.bottom;
+            if (!apart) found.push(`${Math.round((100 * step) / 40)}% over "${name}"`);
+          }
+        }
+      }
+      return found;
+    });
+    assert.deepEqual(crossings, []);
     assert.deepEqual(problems, []);
     await context.close();
   });

@@ -31,7 +31,7 @@ test('the server HTML carries the content before any script runs', async () => {
   const context = await browser.newContext({ javaScriptEnabled: false });
   const page = await context.newPage();
   await page.goto(`${host.url}/words`);
-  assert.equal(await page.getByRole('heading', { level: 1 }).innerText(), 'Already-minted Last Words');
+  assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Already-minted Last Words');
   assert.equal(await page.getByText('SEE YOU LATER').count(), 1);
   assert.equal(await page.getByText('By Anky').count(), 1);
   await page.goto(host.url);

@@ -3,6 +3,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startHost } from '../support/host.mjs';
 import { launch, watchProblems } from '../support/browser.mjs';
+import { wordsOnLastLine } from './text-lines.mjs';
 
 let host;
 let browser;
@@ -102,6 +103,72 @@ for (const [width, columns] of [[390, 1], [1440, 4]]) {
     await context.close();
   });
 }
+
+for (const width of [390, 768, 1440, 1920]) {
+  test(`at ${width} px the page starts where the header's logo starts, with an upper-case display heading and our art`, async () => {
+    const { context, page, problems } = await openWords({ width, height: 900 });
+    const left = (selector) => page.locator(selector).first().evaluate((el) => Math.round(el.getBoundingClientRect().left));
+    const logo = await left('header a[href="/"]');
+    assert.equal(await left('main h1'), logo, 'the heading');
+    assert.equal(await left('main form'), logo, 'the checker');
+    assert.equal(await left('main ul > li'), logo, 'the list');
+    const heading = await page.locator('main h1').evaluate((h1) => {
+      const style = getComputedStyle(h1);
+      return { transform: style.textTransform, family: style.fontFamily.split(',')[0].replace(/"/g, '') };
+    });
+    assert.deepEqual(heading, { transform: 'uppercase', family: 'Archivo Black' });
+    const art = await page.locator('main img[src^="/assets/"]').evaluateAll((imgs) =>
+      imgs.filter((img) => img.getBoundingClientRect().width > 100 && img.complete && img.naturalWidth > 0).length);
+    assert.ok(art >= 1, 'a picture of ours is shown');
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+}
+
+test('on a phone "GOOD LUCK!" is never split, nor left as the only word on its line', async () => {
+  const { context, page, problems } = await openWords({ width: 390, height: 844 });
+  const intro = page.locator('main p').filter({ hasText: 'GOOD' }).first();
+  const lines = await intro.evaluate((p) => {
+    const text = p.firstChild;
+    const at = (offset) => {
+      const range = document.createRange();
+      range.setStart(text, offset);
+      range.setEnd(text, offset + 1);
+      return Math.round(range.getClientRects()[0].top);
+    };
+    const good = text.textContent.indexOf('GOOD');
+    return { good: at(good), luck: at(text.textContent.indexOf('LUCK')) };
+  });
+  assert.equal(lines.good, lines.luck, 'GOOD and LUCK! on one line');
+  assert.ok((await wordsOnLastLine(intro)) >= 3, 'more than "GOOD LUCK!" on the last line');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('once the checker is live its Check button is gone, nothing shifts, and Enter still checks without reloading', async () => {
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+  await context.addInitScript(() => {
+    window.__shifts = [];
+    new PerformanceObserver((list) => window.__shifts.push(...list.getEntries().map((entry) => entry.value)))
+      .observe({ type: 'layout-shift', buffered: true });
+  });
+  const page = await context.newPage();
+  const problems = watchProblems(page);
+  await page.goto(`${host.url}/words`);
+  await page.waitForSelector('html[data-hydrated="true"]');
+  await page.getByRole('button', { name: 'Check' }).waitFor({ state: 'detached', timeout: 2000 });
+  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+  assert.deepEqual(await page.evaluate(() => window.__shifts), [], 'no layout shift as the button goes');
+  await page.evaluate(() => { window.__samePage = true; });
+  const input = page.getByLabel('Type & Check');
+  await input.pressSequentially('good luck!');
+  await input.press('Enter');
+  assert.equal(await status(page).innerText(), 'Already taken');
+  assert.equal(await page.evaluate(() => window.__samePage), true, 'Enter did not reload the page');
+  assert.match(page.url(), /check=good/);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
 
 test('without JavaScript the form checks on the server', async () => {
   const context = await browser.newContext({ javaScriptEnabled: false });

@@ -1,6 +1,6 @@
 /**
  * Small marks drawn inline in the page, so they take the text colour and need
- * no request: the logo's Dino head and the line icons of links and buttons.
+ * no request: the logo's Dino head and the line icons of the menu's buttons.
  * This module stays tiny because the menu island ships it to the browser.
  */
 
@@ -18,19 +18,10 @@ export const DINO_HEAD = {
 /** The head on a rounded green tile, as the logo and the favicon show it. */
 export const DINO_TILE = { radius: 7, headTransform: "translate(-1.2 0.4) scale(0.94)" } as const;
 
-export type GlyphName = "chat" | "social" | "marketplace" | "blog" | "menu" | "close";
+export type GlyphName = "menu" | "close";
 
 /** Stroked paths on a 24 × 24 grid, drawn 2 units wide with round ends. */
 export const GLYPHS: Readonly<Record<GlyphName, readonly string[]>> = {
-  chat: ["M21 12a8 8 0 0 1-11.6 7.1L4 20l1-4.6A8 8 0 1 1 21 12Z", "M9 12h.01M12 12h.01M15 12h.01"],
-  social: ["M16 12a4 4 0 1 1-8 0 4 4 0 0 1 8 0Z", "M16 8v5a3 3 0 0 0 6 0v-1a10 10 0 1 0-4 8"],
-  marketplace: [
-    "M3 9l1.5-5h15L21 9",
-    "M3 9a3 3 0 0 0 6 0 3 3 0 0 0 6 0 3 3 0 0 0 6 0",
-    "M5 11v9h14v-9",
-    "M10 20v-5h4v5",
-  ],
-  blog: ["M4 20h4L19 9l-4-4L4 16v4Z", "M13 7l4 4"],
   menu: ["M4 7h16M4 12h16M4 17h16"],
   close: ["M6 6l12 12M18 6L6 18"],
 };

@@ -10,13 +10,13 @@ export function Footer({ site }: Props) {
   return (
     <footer className="border-t border-white/10">
       <div className="mx-auto flex max-w-6xl flex-col items-center gap-6 px-4 py-12 text-center sm:px-6">
-        <p className="font-display text-2xl font-black uppercase tracking-tight text-accent sm:text-3xl">
+        <p className="font-display text-2xl font-black uppercase tracking-tight text-balance text-accent sm:text-3xl">
           {FOOTER_COPY.tagline}
         </p>
         <ul className="flex items-center gap-2" aria-label="Community">
           {COMMUNITY_LINKS.map((link) => (
             <li key={link.key}>
-              <IconLink href={site.links[link.key]} label={link.label} icon={link.icon} />
+              <IconLink href={site.links[link.key]} label={link.label} brand={link.brand} />
             </li>
           ))}
         </ul>

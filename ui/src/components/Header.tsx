@@ -30,7 +30,7 @@ export function Header({ page }: Props) {
           </ul>
         </nav>
         <div className="flex items-center gap-1">
-          <IconLink href={links[MARKETPLACE_LINK.key]} label={MARKETPLACE_LINK.label} icon={MARKETPLACE_LINK.icon} />
+          <IconLink href={links[MARKETPLACE_LINK.key]} label={MARKETPLACE_LINK.label} brand={MARKETPLACE_LINK.brand} />
           <Island name="menu" page={page} />
         </div>
       </div>

@@ -88,6 +88,22 @@ describe("the landing page", () => {
     expect(eager.map((image) => image.src)).toEqual([expect.stringMatching(/backdrop-mobile/), expect.stringMatching(/hero/)]);
   });
 
+  it("says in its visible text what the project is for, in the seed's words", () => {
+    const text = visibleText(html.slice(html.indexOf("<main"), html.indexOf("</main>")));
+    for (const words of [
+      "more sustainable blockchain",
+      "shared responsibility",
+      "own art",
+      "donation impact",
+      "disrupt donation giving",
+      "connecting donors and environmentally minded collectors with the non-profits fighting climate change",
+    ]) {
+      expect(text).toContain(words);
+    }
+    const minted = html.slice(html.indexOf('id="minted"'), html.indexOf('id="team"'));
+    expect(visibleText(minted)).toContain("The first 10 Dinos are minted and donations are starting");
+  });
+
   it("carries no inline style, which the content security policy would refuse", () => {
     expect(html).not.toMatch(/\sstyle=/);
   });
@@ -95,6 +111,11 @@ describe("the landing page", () => {
 
 function attributes(source: string): Record<string, string> {
   return Object.fromEntries([...source.matchAll(/([a-zA-Z-]+)="([^"]*)"/g)].map(([, name = "", value = ""]) => [name, decode(value)]));
+}
+
+/** The text a reader sees: no tags, no alt text, one space between words. */
+function visibleText(markup: string): string {
+  return decode(markup.replace(/<[^>]*>/g, " ")).replace(/\s+/g, " ");
 }
 
 function decode(text: string): string {

@@ -1,16 +1,17 @@
 import type { AnchorHTMLAttributes } from "react";
+import type { BrandName } from "../art/brands";
 import { classNames } from "../classNames";
-import { Icon, type IconName } from "./Icon";
+import { BrandMark } from "./BrandMark";
 import { NEW_TAB } from "./newTab";
 
 export interface Props extends Omit<AnchorHTMLAttributes<HTMLAnchorElement>, "children" | "target" | "rel"> {
   href: string;
   label: string;
-  icon: IconName;
+  brand: BrandName;
 }
 
-/** An icon-only link to another site; it opens in a new tab and says so. */
-export function IconLink({ href, label, icon, className, ...rest }: Props) {
+/** A link to another site shown as that site's mark; it opens in a new tab and says so. */
+export function IconLink({ href, label, brand, className, ...rest }: Props) {
   return (
     <a
       href={href}
@@ -23,7 +24,7 @@ export function IconLink({ href, label, icon, className, ...rest }: Props) {
       )}
       {...rest}
     >
-      <Icon name={icon} />
+      <BrandMark brand={brand} />
     </a>
   );
 }

@@ -1,6 +1,7 @@
-import { useCallback, useEffect, useRef, useState, type FocusEvent } from "react";
+import { useRef, useState, type FocusEvent, type ToggleEvent } from "react";
 import { NAV_ITEMS, navHref, productCallToAction, productPath } from "../data/site";
 import type { SiteProps } from "../types";
+import { useHydrated } from "../useHydrated";
 import { ButtonLink } from "./ButtonLink";
 import { Icon } from "./Icon";
 import { Logo } from "./Logo";
@@ -12,59 +13,38 @@ export interface Props {
 
 const PANEL_ID = "site-menu";
 
-/** The navigation below the md breakpoint: a button and the panel it opens. */
+/**
+ * The navigation below the md breakpoint: a button and the panel it opens.
+ * The panel is a popover, so the browser opens and closes it without
+ * JavaScript: its buttons, Escape and a click outside work before the bundle
+ * runs (or when it never does), the close button takes focus on opening and
+ * focus returns to "Open menu" when the panel is closed from inside. Once
+ * hydrated, the island sets `aria-expanded` and also closes the panel when
+ * focus leaves it or a link in it is followed.
+ */
 export function MobileMenu({ site, onHome }: Props) {
   const [open, setOpen] = useState(false);
-  const openButton = useRef<HTMLButtonElement>(null);
-  const closeButton = useRef<HTMLButtonElement>(null);
   const panel = useRef<HTMLDivElement>(null);
-  // Focus goes back to the button only when the menu was closed from inside it;
-  // a click or Tab elsewhere has already put focus where the user wants it.
-  const restoreFocus = useRef(false);
+  // The browser tells assistive technology whether a popover is open; HTML
+  // forbids saying it again in the served markup, so only the island does.
+  const hydrated = useHydrated();
 
-  const close = useCallback((returnFocus: boolean) => {
-    restoreFocus.current = returnFocus;
-    setOpen(false);
-  }, []);
-
-  useEffect(() => {
-    if (open) {
-      closeButton.current?.focus();
-    } else if (restoreFocus.current) {
-      restoreFocus.current = false;
-      openButton.current?.focus();
-    }
-  }, [open]);
-
-  useEffect(() => {
-    if (!open) return;
-    const onKeyDown = (event: KeyboardEvent) => {
-      if (event.key === "Escape") close(true);
-    };
-    const onPointerDown = (event: PointerEvent) => {
-      if (event.target instanceof Node && !panel.current?.contains(event.target)) close(false);
-    };
-    document.addEventListener("keydown", onKeyDown);
-    document.addEventListener("pointerdown", onPointerDown);
-    return () => {
-      document.removeEventListener("keydown", onKeyDown);
-      document.removeEventListener("pointerdown", onPointerDown);
-    };
-  }, [open, close]);
-
+  const close = () => {
+    if (panel.current?.matches(":popover-open")) panel.current.hidePopover();
+  };
+  const onBeforeToggle = (event: ToggleEvent<HTMLDivElement>) => setOpen(event.newState === "open");
   const onBlur = (event: FocusEvent<HTMLDivElement>) => {
     const next = event.relatedTarget;
-    if (next instanceof Node && !event.currentTarget.contains(next)) close(false);
+    if (next instanceof Node && !event.currentTarget.contains(next)) close();
   };
 
   return (
     <div className="md:hidden">
       <button
-        ref={openButton}
         type="button"
-        aria-expanded={open}
+        popoverTarget={PANEL_ID}
+        aria-expanded={hydrated ? open : undefined}
         aria-controls={PANEL_ID}
-        onClick={() => setOpen(true)}
         className="inline-flex size-10 items-center justify-center rounded-full text-white hover:bg-white/10 hover:text-accent"
       >
         <Icon name="menu" />
@@ -73,17 +53,19 @@ export function MobileMenu({ site, onHome }: Props) {
       <div
         ref={panel}
         id={PANEL_ID}
-        data-open={open ? "" : undefined}
+        popover="auto"
         tabIndex={-1}
+        onBeforeToggle={onBeforeToggle}
         onBlur={onBlur}
-        className="menu-panel fixed inset-x-0 top-0 z-50 border-b border-accent/40 bg-black px-4 pb-6 pt-4 shadow-2xl shadow-accent/10"
+        className="menu-panel fixed inset-x-0 top-0 bottom-auto m-0 h-auto w-auto max-w-none overflow-visible border-0 border-b border-accent/40 bg-black px-4 pb-6 pt-4 text-white shadow-2xl shadow-accent/10"
       >
         <div className="flex items-center justify-between">
           <Logo />
           <button
-            ref={closeButton}
             type="button"
-            onClick={() => close(true)}
+            popoverTarget={PANEL_ID}
+            popoverTargetAction="hide"
+            autoFocus
             className="inline-flex size-10 items-center justify-center rounded-full text-white hover:bg-white/10 hover:text-accent"
           >
             <Icon name="close" />
@@ -96,7 +78,7 @@ export function MobileMenu({ site, onHome }: Props) {
               <li key={item.anchor}>
                 <a
                   href={navHref(item, onHome)}
-                  onClick={() => close(false)}
+                  onClick={close}
                   className="block rounded-xl border-2 border-white/10 px-4 py-3 font-display text-base font-bold uppercase hover:border-accent hover:text-accent"
                 >
                   {item.label}

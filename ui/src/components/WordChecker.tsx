@@ -9,13 +9,15 @@ export interface Props {
   check: Check;
   onInput?: (value: string, composing: boolean) => void;
   onSubmit?: (event: FormEvent<HTMLFormElement>) => void;
+  /** The "Check" button, for the page without JavaScript; Enter submits without it. */
+  submitButton?: boolean;
 }
 
 const INPUT_ID = "check-input";
 const COUNTER_ID = "check-counter";
 
 /** A plain GET form that the live island also drives keystroke by keystroke. */
-export function WordChecker({ action, placeholder, check, onInput, onSubmit }: Props) {
+export function WordChecker({ action, placeholder, check, onInput, onSubmit, submitButton = true }: Props) {
   const change = (event: ChangeEvent<HTMLInputElement>) => {
     const composing = (event.nativeEvent as InputEvent).isComposing === true;
     onInput?.(event.target.value, composing);
@@ -44,16 +46,19 @@ export function WordChecker({ action, placeholder, check, onInput, onSubmit }: P
           aria-describedby={COUNTER_ID}
           className="min-w-0 flex-1 bg-transparent py-4 font-display text-2xl font-black uppercase text-white placeholder:text-white/50 focus:outline-none"
         />
+        {/* Before the counter, so the counter stays put when the button goes. */}
+        {submitButton && (
+          <button
+            type="submit"
+            className="shrink-0 rounded-full border border-white/30 px-3 py-1 text-xs uppercase text-white/80 hover:border-accent hover:text-accent"
+          >
+            Check
+          </button>
+        )}
         <span id={COUNTER_ID} className="shrink-0 font-mono text-sm text-white/70">
           <span className="sr-only">Characters used: </span>
           {`${check.length}/${MAX_GRAPHEMES}`}
         </span>
-        <button
-          type="submit"
-          className="shrink-0 rounded-full border border-white/30 px-3 py-1 text-xs uppercase text-white/80 hover:border-accent hover:text-accent"
-        >
-          Check
-        </button>
       </div>
       <p aria-live="polite" className={`mt-3 min-h-6 font-bold ${message.className}`}>
         {message.text(check.length)}

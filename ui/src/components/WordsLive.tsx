@@ -3,6 +3,7 @@ import { evaluateCheck, takenWords } from "../check";
 import { productPath } from "../data/site";
 import { MAX_GRAPHEMES, truncateToLimit } from "../text";
 import type { WordsProps } from "../types";
+import { useHydrated } from "../useHydrated";
 import { useLivePhrases } from "../useLivePhrases";
 import { PhraseGrid } from "./PhraseGrid";
 import { WordChecker } from "./WordChecker";
@@ -17,6 +18,8 @@ export function WordsLive({ site, version, phrases, loaded, check }: Props) {
   const live = useLivePhrases({ version, phrases });
   const [typed, setTyped] = useState<string | null>(null);
   const taken = useMemo(() => takenWords(live.phrases), [live.phrases]);
+  // Live, the verdict follows every keystroke: the button only served the no-script form.
+  const hydrated = useHydrated();
 
   // Until the user types or the list moves, show the host's verdict: it is
   // what the server rendered, so hydration sees the same markup.
@@ -45,6 +48,7 @@ export function WordsLive({ site, version, phrases, loaded, check }: Props) {
         check={current}
         onInput={onInput}
         onSubmit={onSubmit}
+        submitButton={!hydrated}
       />
       <h2 className="sr-only">{`Minted Last ${site.productName}`}</h2>
       <div className="mt-12">

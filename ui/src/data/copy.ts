@@ -26,8 +26,8 @@ export const INTRO = {
 export const ABOUT = {
   heading: "Help us save the world and build the first world-saving NFT collection",
   paragraphs: [
-    "An asteroid ended the age of the dinosaurs. Ours is ending more slowly, and this time we can see it coming and still change course.",
-    "Dinos brings them back as characters you can collect, each with its own body, colours, eyes and props. The money raised goes to climate non-profits, and we share every donation and who received it with the community, so you can see where your Dino went.",
+    "An asteroid ended the age of the dinosaurs. Ours is ending more slowly, and this time we can see it coming and still change course. Keeping the planet livable is a shared responsibility, and every Dino carries that message.",
+    "We want to disrupt donation giving, connecting donors and environmentally minded collectors with the non-profits fighting climate change. Dinos brings the dinosaurs back as characters you can collect, each with its own body, colours, eyes and props; the money raised goes to those non-profits, and we share every donation and who received it with the community, so you can see where your Dino went.",
   ],
   imageAlt: "An orange long-neck Dino in a scarf next to a young tree, on the Earth at night",
 } as const;
@@ -37,11 +37,11 @@ export const WHY = {
   points: [
     {
       title: "People keep what they love",
-      body: "A Dino is something to hold on to, show off and trade. Giving to the climate becomes joining something, not only paying for something.",
+      body: "Buy a Dino to own art you can hold on to, show off and trade, or to join a project that creates donation impact. Giving to the climate becomes joining something, not only paying for something.",
     },
     {
       title: "Every sale is public",
-      body: "Sales happen on a public blockchain that anyone can read. We post each donation next to the sales it came from.",
+      body: "Sales happen on a public blockchain that anyone can read, and we want a more sustainable blockchain, not a hungrier one. We post each donation next to the sales it came from.",
     },
     {
       title: "Last words start a conversation",
@@ -59,7 +59,7 @@ export const NEED_YOU = {
 
 export const MINTED = {
   heading: "The first 10 Dinos are minted",
-  body: "Each Dino is one of a kind. Here are the first ten to hatch; the rest of the herd is on its way.",
+  body: "The first 10 Dinos are minted and donations are starting. Each one is one of a kind; the rest of the herd is on its way.",
 } as const;
 
 export const TEAM_COPY = {

@@ -1,5 +1,5 @@
 import type { SiteLinks, SiteProps } from "../types";
-import type { IconName } from "../components/Icon";
+import type { BrandName } from "../art/brands";
 
 export interface NavItem {
   label: string;
@@ -21,22 +21,19 @@ export function navHref(item: NavItem, onHome: boolean): string {
 
 export interface CommunityLink {
   key: keyof SiteLinks;
+  /** The site's name, which the link is called by. */
   label: string;
-  icon: IconName;
+  brand: BrandName;
 }
 
 export const COMMUNITY_LINKS: readonly CommunityLink[] = [
-  { key: "chat", label: "Chat community", icon: "chat" },
-  { key: "social", label: "Social profile", icon: "social" },
-  { key: "marketplace", label: "Marketplace collection", icon: "marketplace" },
-  { key: "blog", label: "Blog", icon: "blog" },
+  { key: "chat", label: "Discord", brand: "discord" },
+  { key: "social", label: "X (Twitter)", brand: "x" },
+  { key: "marketplace", label: "OpenSea", brand: "opensea" },
+  { key: "blog", label: "Medium", brand: "medium" },
 ];
 
-export const MARKETPLACE_LINK: CommunityLink = {
-  key: "marketplace",
-  label: "Marketplace collection",
-  icon: "marketplace",
-};
+export const MARKETPLACE_LINK: CommunityLink = { key: "marketplace", label: "OpenSea", brand: "opensea" };
 
 export const FOOTER_COPY = {
   tagline: "THE END IS NEAR, HURRY UP!",

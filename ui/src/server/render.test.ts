@@ -65,7 +65,7 @@ describe("server bundle", () => {
   it("renders the words page with every phrase as text", () => {
     const html = v8(words);
     expect(html).toContain("Already-minted Last Words");
-    expect(html).toContain("GOOD LUCK!");
+    expect(html).toContain("GOOD\u00a0LUCK!");
     for (const phrase of words.props.phrases) expect(html).toContain(`>${escapeHtml(phrase.word)}<`);
     expect(html).not.toContain("<script>");
     expect(html).toContain("&lt;script&gt;alert(0)&lt;/script&gt;");

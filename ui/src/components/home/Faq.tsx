@@ -13,7 +13,7 @@ export interface Props {
 
 export function Faq({ site }: Props) {
   return (
-    <Section id="faq" className="mx-auto grid max-w-6xl gap-10 px-4 py-16 sm:px-6 md:py-24 lg:grid-cols-[1fr_2fr] lg:gap-16 xl:max-w-7xl">
+    <Section id="faq" className="mx-auto grid max-w-6xl gap-10 px-4 pb-16 pt-8 sm:px-6 md:pb-24 md:pt-12 lg:grid-cols-[1fr_2fr] lg:gap-16 xl:max-w-7xl">
       <div className="flex flex-col items-start gap-6">
         <SectionHeading section="faq">{FAQ_COPY.heading}</SectionHeading>
         <p className="max-w-sm text-lg text-white/85">{FAQ_COPY.more}</p>

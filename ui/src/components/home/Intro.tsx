@@ -21,8 +21,6 @@ export function Intro({ site }: Props) {
           priority={variant === "mobile"}
         />
       ))}
-      <ArtImage name="meteorite" className="meteor-a pointer-events-none absolute right-[6%] top-4 -z-10 h-auto w-20 sm:w-28" />
-      <ArtImage name="meteorite" className="meteor-b pointer-events-none absolute right-[34%] top-2 -z-10 h-auto w-14 sm:w-20" />
       <div className="mx-auto grid max-w-6xl items-center gap-8 px-4 pb-10 pt-12 sm:px-6 md:grid-cols-[1.1fr_1fr] md:pb-16 md:pt-20 xl:max-w-7xl">
         <div>
           <p className="font-display text-sm font-bold uppercase tracking-widest text-accent">{INTRO.eyebrow}</p>
@@ -35,13 +33,18 @@ export function Intro({ site }: Props) {
           <p className="mt-6 max-w-xl text-lg text-white/85 sm:text-xl">{INTRO.mission}</p>
           <JoinButtons site={site} />
         </div>
-        <a
-          href={site.links.chat}
-          {...NEW_TAB_LINK}
-          className="mx-auto block w-full max-w-md rounded-3xl transition-transform hover:-rotate-1 hover:scale-[1.02] motion-reduce:transition-none md:max-w-none"
-        >
-          <ArtImage name="hero" alt={INTRO.heroAlt} priority className="h-auto w-full" />
-        </a>
+        {/* The meteorites fall through the picture's sky, behind it, so they never cross the text. */}
+        <div className="relative mx-auto w-full max-w-md md:max-w-none">
+          <ArtImage name="meteorite" className="meteor-a pointer-events-none absolute right-[4%] top-0 -z-10 h-auto w-16 sm:w-24" />
+          <ArtImage name="meteorite" className="meteor-b pointer-events-none absolute right-[38%] top-0 -z-10 h-auto w-12 sm:w-16" />
+          <a
+            href={site.links.chat}
+            {...NEW_TAB_LINK}
+            className="block rounded-3xl transition-transform hover:-rotate-1 hover:scale-[1.02] motion-reduce:transition-none"
+          >
+            <ArtImage name="hero" alt={INTRO.heroAlt} priority className="h-auto w-full" />
+          </a>
+        </div>
       </div>
     </section>
   );

@@ -12,13 +12,13 @@ export interface Props {
 
 export function MintedDinos({ site }: Props) {
   return (
-    <Section id="minted" className="mx-auto max-w-6xl px-4 py-16 sm:px-6 md:py-24 xl:max-w-7xl">
+    <Section id="minted" className="mx-auto max-w-6xl px-4 pb-8 pt-16 sm:px-6 md:pb-12 md:pt-24 xl:max-w-7xl">
       <div className="flex flex-col gap-6 md:flex-row md:items-end md:justify-between">
         <div>
           <SectionHeading section="minted">{MINTED.heading}</SectionHeading>
           <p className="mt-4 max-w-xl text-lg text-white/80">{MINTED.body}</p>
         </div>
-        <ButtonLink href={site.links.marketplace} newTab className="self-start md:self-auto">
+        <ButtonLink href={site.links.marketplace} newTab className="shrink-0 self-start md:self-auto">
           {VIEW_COLLECTION}
         </ButtonLink>
       </div>

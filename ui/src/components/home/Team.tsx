@@ -6,7 +6,7 @@ import { Section, SectionHeading } from "./Section";
 
 export function Team() {
   return (
-    <Section id="team" className="mx-auto max-w-6xl px-4 py-16 sm:px-6 md:py-24 xl:max-w-7xl">
+    <Section id="team" className="mx-auto max-w-6xl px-4 py-8 sm:px-6 md:py-12 xl:max-w-7xl">
       <SectionHeading section="team">{TEAM_COPY.heading}</SectionHeading>
       <p className="mt-4 max-w-xl text-lg text-white/80">{TEAM_COPY.intro}</p>
       <ul className="mt-10 grid grid-cols-2 gap-3 sm:gap-5 lg:grid-cols-4">
