@@ -187,12 +187,15 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         while arrived.try_recv().is_ok() {}
     }
     all.sort();
-    println!(
-        "change -> every client ({clients} clients, {rounds} changes): p50 {:.0} ms, p99 {:.0} ms, max {:.0} ms",
-        ms(all[all.len() / 2]),
-        ms(all[all.len() * 99 / 100]),
-        ms(all[all.len() - 1])
-    );
+    // With no rounds (memory only) there is nothing to sum up.
+    if !all.is_empty() {
+        println!(
+            "change -> every client ({clients} clients, {rounds} changes): p50 {:.0} ms, p99 {:.0} ms, max {:.0} ms",
+            ms(all[all.len() / 2]),
+            ms(all[all.len() * 99 / 100]),
+            ms(all[all.len() - 1])
+        );
+    }
     for task in tasks {
         task.abort();
     }
