@@ -9,6 +9,9 @@
 //! `lastwords phrases add` process), and, at 100,000, the time from starting a CLI add
 //! to a live client holding the phrase.
 
+#[path = "support/proc.rs"]
+mod proc;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -143,7 +146,7 @@ async fn cli_to_live_client(binary: &Path, data_dir: &Path) -> Result<(), Error>
         println!(
             "host start with the store: ready in {:.2} s, RSS {} MiB",
             started.elapsed().as_secs_f64(),
-            rss_kib(server.id())? / 1024
+            proc::rss_kib(server.id())? / 1024
         );
         let mut request =
             format!("ws://127.0.0.1:{port}/api/phrases/live?since={version}").into_client_request()?;
@@ -213,17 +216,4 @@ fn percentile(samples: &mut [Duration], p: usize) -> f64 {
     samples.sort();
     let index = (samples.len() * p / 100).min(samples.len() - 1);
     samples[index].as_secs_f64() * 1000.0
-}
-
-fn rss_kib(pid: u32) -> Result<u64, Error> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status"))?;
-    let line = status
-        .lines()
-        .find(|l| l.starts_with("VmRSS:"))
-        .ok_or("no VmRSS line")?;
-    Ok(line
-        .split_whitespace()
-        .nth(1)
-        .ok_or("no VmRSS value")?
-        .parse()?)
 }

@@ -13,6 +13,9 @@
 //! delivery p50/p99 over every change, HTTP requests/s and errors, dropped sockets, and
 //! server RSS at the start and the end.
 
+#[path = "support/proc.rs"]
+mod proc;
+
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -54,7 +57,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     // The host refuses pages of other origins; a browser on the site sends this one.
     let origin = url.origin().ascii_serialization();
-    let rss_before = rss_kib(pid)?;
+    let rss_before = proc::rss_kib(pid)?;
     // tungstenite zero-fills its whole read buffer before every read: with the default
     // 128 KiB the clients, not the server, would take most of the CPU of a fan-out.
     let client_config = WebSocketConfig::default().read_buffer_size(4096);
@@ -113,7 +116,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         started.elapsed().as_secs_f64()
     );
     tokio::time::sleep(Duration::from_secs(2)).await;
-    let rss_idle = rss_kib(pid)?;
+    let rss_idle = proc::rss_kib(pid)?;
     println!(
         "server RSS: {} MiB before, {} MiB with {clients} idle clients{}: {:.1} KB per connection",
         rss_before / 1024,
@@ -242,7 +245,7 @@ async fn soak(
     seconds: u64,
     arrived: &mut mpsc::UnboundedReceiver<(Instant, Option<usize>)>,
 ) -> Result<String, Box<dyn std::error::Error>> {
-    let rss_start = rss_kib(pid)?;
+    let rss_start = proc::rss_kib(pid)?;
     let wrk = tokio::process::Command::new("wrk")
         .args([
             "-t1",
@@ -266,7 +269,7 @@ async fn soak(
     let first_round = 1000;
     while started.elapsed() < Duration::from_secs(seconds) {
         tokio::select! {
-            _ = sample.tick() => rss_samples.push(rss_kib(pid)? / 1024),
+            _ = sample.tick() => rss_samples.push(proc::rss_kib(pid)? / 1024),
             _ = tick.tick() => {
                 add_phrase(data_dir, first_round + changed_at.len())?;
                 changed_at.push(Instant::now());
@@ -296,7 +299,7 @@ async fn soak(
             seen[index] += 1;
         }
     }
-    let rss_end = rss_kib(pid)?;
+    let rss_end = proc::rss_kib(pid)?;
     let wrk = wrk.await??;
     let wrk_out = String::from_utf8_lossy(&wrk.stdout);
     latencies.sort();
@@ -350,19 +353,6 @@ fn add_phrase(data_dir: &Path, round: usize) -> Result<(), Box<dyn std::error::E
         ],
     )?;
     Ok(())
-}
-
-fn rss_kib(pid: &str) -> Result<u64, Box<dyn std::error::Error>> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status"))?;
-    let line = status
-        .lines()
-        .find(|l| l.starts_with("VmRSS:"))
-        .ok_or("no VmRSS line")?;
-    Ok(line
-        .split_whitespace()
-        .nth(1)
-        .ok_or("no VmRSS value")?
-        .parse()?)
 }
 
 /// CPU time used so far by every thread of process `pid` (the scheduler's own count,

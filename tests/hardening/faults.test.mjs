@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import { join } from 'node:path';
 import { startHost } from '../support/host.mjs';
-import { startEmulator } from '../support/emulator.mjs';
+import { startEmulator, startFirestoreHost } from '../support/emulator.mjs';
 import { connectLive } from '../support/live-client.mjs';
 import { propsOf } from './page.mjs';
 import { metric } from './metrics.mjs';
@@ -19,10 +19,10 @@ let emulator;
 let host;
 
 before(async () => {
-  emulator = await startEmulator();
-  await emulator.set('a1', { word: 'SEE YOU LATER', name: 'Rex' });
-  await emulator.set('b2', { word: 'TOO BIG TO FAIL', name: 'Bronto' });
-  host = await startHost({ args: FIRESTORE, env: { FIRESTORE_EMULATOR_HOST: emulator.host } });
+  ({ emulator, host } = await startFirestoreHost(
+    { a1: { word: 'SEE YOU LATER', name: 'Rex' }, b2: { word: 'TOO BIG TO FAIL', name: 'Bronto' } },
+    { args: FIRESTORE.slice(2) },
+  ));
 });
 
 after(async () => {

@@ -6,21 +6,17 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startHost } from '../support/host.mjs';
-import { startEmulator } from '../support/emulator.mjs';
+import { startFirestoreHost } from '../support/emulator.mjs';
 import { connectLive } from '../support/live-client.mjs';
 
 let emulator;
 let host;
 
 before(async () => {
-  emulator = await startEmulator();
-  await emulator.set('a1', { word: 'SEE YOU LATER', name: 'Rex' });
-  await emulator.set('b2', { word: 'TOO BIG TO FAIL', name: 'Bronto' });
-  host = await startHost({
-    args: ['--firestore-project', 'test'],
-    env: { FIRESTORE_EMULATOR_HOST: emulator.host },
-  });
+  ({ emulator, host } = await startFirestoreHost({
+    a1: { word: 'SEE YOU LATER', name: 'Rex' },
+    b2: { word: 'TOO BIG TO FAIL', name: 'Bronto' },
+  }));
 });
 
 after(async () => {

@@ -2,22 +2,18 @@
 // speaks the real Firestore gRPC protocol.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startHost } from '../support/host.mjs';
-import { startEmulator } from '../support/emulator.mjs';
+import { startEmulator, startFirestoreHost } from '../support/emulator.mjs';
 import { connectLive } from '../support/live-client.mjs';
 
 let emulator;
 let host;
 
 before(async () => {
-  emulator = await startEmulator();
-  await emulator.set('a1', { word: 'SEE YOU LATER', name: 'Rex' });
-  await emulator.set('b2', { word: 'TOO BIG TO FAIL', name: 'Bronto' });
-  await emulator.set('bad', { word: 42, name: 'Broken' });
-  host = await startHost({
-    args: ['--firestore-project', 'test'],
-    env: { FIRESTORE_EMULATOR_HOST: emulator.host },
-  });
+  ({ emulator, host } = await startFirestoreHost({
+    a1: { word: 'SEE YOU LATER', name: 'Rex' },
+    b2: { word: 'TOO BIG TO FAIL', name: 'Bronto' },
+    bad: { word: 42, name: 'Broken' },
+  }));
 });
 
 after(async () => {

@@ -37,3 +37,20 @@ export async function startEmulator(port = 0) {
     },
   };
 }
+
+/**
+ * An emulator holding `documents` (id → fields) and a host following it, for tests of
+ * the Firestore mode. `args` are added to the host's Firestore flags.
+ * @param {Record<string, Record<string, unknown>>} documents
+ * @param {{ args?: string[] }} [options]
+ */
+export async function startFirestoreHost(documents, { args = [] } = {}) {
+  const emulator = await startEmulator();
+  for (const [id, fields] of Object.entries(documents)) await emulator.set(id, fields);
+  const { startHost } = await import('./host.mjs');
+  const host = await startHost({
+    args: ['--firestore-project', 'test', ...args],
+    env: { FIRESTORE_EMULATOR_HOST: emulator.host },
+  });
+  return { emulator, host };
+}
