@@ -4,10 +4,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::{Parser, Subcommand};
-use lastwords::app::AppState;
 use lastwords::assets::Ui;
 use lastwords::config::{Config, Environment, FirestoreLocation, Settings};
 use lastwords::snapshot::Feed;
+use lastwords::state::AppState;
 use lastwords::store::embedded::{EmbeddedStore, Seed};
 use lastwords::store::firestore::{self, FirestoreSettings, FirestoreStore};
 use lastwords::store::saved;
@@ -234,7 +234,7 @@ async fn serve(config: Arc<Config>) -> Result<(), String> {
         public_url = %config.public_url,
         "serving"
     );
-    lastwords::serve(listener, state, shutdown_signal())
+    lastwords::server::serve(listener, state, lastwords::server::shutdown_signal())
         .await
         .map_err(|e| e.to_string())?;
     tracing::info!("stopped");
@@ -313,26 +313,6 @@ async fn healthcheck(config: &Config, ready: bool, limit: Duration) -> Result<()
         let body = text.split("\r\n\r\n").nth(1).unwrap_or_default().trim();
         Err(format!("http://{addr}{path} answered {status:?}: {body}"))
     }
-}
-
-async fn shutdown_signal() {
-    let interrupt = tokio::signal::ctrl_c();
-    #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
-                signal.recv().await;
-            }
-            Err(_) => std::future::pending().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        _ = interrupt => {},
-        _ = terminate => {},
-    }
-    tracing::info!("shutting down");
 }
 
 async fn phrases(config: Arc<Config>, command: PhrasesCommand) -> Result<(), String> {
