@@ -29,27 +29,23 @@ pub async fn home(State(state): State<AppState>, headers: HeaderMap) -> Response
     }
 }
 
-/// A failed page as an HTML page: visitors get words, not JSON. The cause is logged.
+/// A failed page as an HTML page: visitors get words, not JSON. A refused request keeps
+/// the JSON answer, which names what was wrong with it. The cause is logged.
 fn html_error(state: &AppState, error: AppError) -> Response {
-    let (status, title, message) = match &error {
-        AppError::Busy | AppError::Unavailable(_) => (
-            StatusCode::SERVICE_UNAVAILABLE,
+    let (title, message) = match error.status() {
+        status if status.is_client_error() => return error.into_response(),
+        StatusCode::SERVICE_UNAVAILABLE => (
             "Too busy right now",
             "So many visitors at once that this page could not be prepared. Try again in a moment.",
         ),
-        AppError::BadRequest { .. } | AppError::NotFound => return error.into_response(),
-        AppError::Internal(cause) => {
-            tracing::error!(error = %format!("{cause:#}"), "page failed");
-            (
-                StatusCode::INTERNAL_SERVER_ERROR,
-                "Something went wrong",
-                "This page could not be prepared. It is our fault, not yours; try again in a minute.",
-            )
-        }
+        _ => (
+            "Something went wrong",
+            "This page could not be prepared. It is our fault, not yours; try again in a minute.",
+        ),
     };
+    error.log("page failed");
     let html = shell::error_document(&state.ui.manifest, title, message);
-    let mut response = (
-        status,
+    error.respond((
         [
             (
                 header::CONTENT_TYPE,
@@ -58,14 +54,7 @@ fn html_error(state: &AppState, error: AppError) -> Response {
             (header::CACHE_CONTROL, HeaderValue::from_static("no-store")),
         ],
         html,
-    )
-        .into_response();
-    if status == StatusCode::SERVICE_UNAVAILABLE {
-        response
-            .headers_mut()
-            .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
-    }
-    response
+    ))
 }
 
 #[derive(Deserialize)]
