@@ -23,9 +23,11 @@
 //! - [`state`]: what the handlers share.
 //! - [`routes`]: the router and its handlers.
 //! - [`server`]: the accept loop and a graceful stop.
+//! - [`cli`]: each subcommand of the binary (serve, phrases, healthcheck, config check).
 
 pub mod assets;
 pub mod check;
+pub mod cli;
 pub mod config;
 pub mod connections;
 pub mod error;
