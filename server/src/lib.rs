@@ -3,12 +3,12 @@
 //!
 //! Modules are listed from the bottom up; each imports only those above it in this list.
 //!
-//! - [`config`]: the typed configuration, parsed once.
 //! - [`text`]: upper-casing and character counting shared by every check.
 //! - [`escape`]: inert JSON, URL checks.
 //! - [`snapshot`]: the versioned phrase list every reader shares; [`check`]: a word
 //!   checked against it.
 //! - [`store`]: where phrases come from (embedded SQLite store, Firestore).
+//! - [`config`]: the typed configuration, parsed once.
 //! - [`renderer`]: JS engines on their own threads, behind a bounded queue.
 //! - [`negotiate`]: content encodings and validators; [`page_cache`]: rendered pages per
 //!   route and data version.
