@@ -25,6 +25,8 @@ use crate::connections::{
 
 /// How long a connection told to close (idle, or the server stopping) may take to go.
 const CLOSE_GRACE: Duration = Duration::from_secs(1);
+/// How long the live sockets get, once told to go, to send their close frames.
+const SESSIONS_GRACE: Duration = Duration::from_secs(2);
 
 /// Serves `state` on `listener` until `shutdown` completes: then stops accepting,
 /// closes every WebSocket with 1001 (so browsers reconnect elsewhere) and gives
@@ -35,7 +37,7 @@ pub async fn serve(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let sockets = state.shutdown.clone();
-    let hub = state.hub.clone();
+    let sessions = state.sessions.clone();
     let connections = state.connections.clone();
     let deadline = state.config.shutdown_timeout;
     // A connection gets the request timeout to send each request (its headers too, so
@@ -104,9 +106,9 @@ pub async fn serve(
         }
     }
     // Upgraded sockets outlive their connections; give their close frames a moment.
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(2);
-    while hub.listeners() > 0 && tokio::time::Instant::now() < deadline {
-        tokio::time::sleep(Duration::from_millis(20)).await;
+    sessions.close();
+    if timeout(SESSIONS_GRACE, sessions.wait()).await.is_err() {
+        tracing::debug!("live sockets still open at the shutdown deadline");
     }
     Ok(())
 }

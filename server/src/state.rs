@@ -7,6 +7,7 @@ use axum::extract::FromRef;
 use serde_json::json;
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
 
 use crate::assets::Ui;
 use crate::config::Config;
@@ -34,6 +35,9 @@ pub struct AppState {
     pub hub: Hub,
     /// Cancelled when the server stops, so long-lived sockets close with 1001.
     pub shutdown: CancellationToken,
+    /// The WebSocket sessions, which outlive the connections they were upgraded from:
+    /// the server waits on it for their close frames.
+    pub sessions: TaskTracker,
     /// The embedded UI build.
     pub ui: Arc<Ui>,
     /// The site facts every page receives, built once from the configuration.
@@ -83,6 +87,7 @@ impl AppState {
             hub: Hub::start(feed.clone()),
             feed,
             shutdown: CancellationToken::new(),
+            sessions: TaskTracker::new(),
             ui: Arc::new(ui),
             site: Arc::new(site),
         })

@@ -22,6 +22,7 @@ pub async fn run(config: Arc<Config>) -> anyhow::Result<()> {
     super::feed_from_store(&config, &feed).await?;
     let state = {
         let config = config.clone();
+        let feed = feed.clone();
         tokio::task::spawn_blocking(move || AppState::start(config, ui, feed)).await??
     };
     tracing::info!(
@@ -30,6 +31,7 @@ pub async fn run(config: Arc<Config>) -> anyhow::Result<()> {
         "serving"
     );
     server::serve(listener, state, server::shutdown_signal()).await?;
+    feed.stop_tasks().await;
     tracing::info!("stopped");
     Ok(())
 }

@@ -54,7 +54,7 @@ pub async fn upgrade(
     let upgrading = hyper::upgrade::on(&mut request);
     let hub = state.hub.clone();
     let shutdown = state.shutdown.clone();
-    tokio::spawn(async move {
+    state.sessions.spawn(async move {
         match upgrading.await {
             Ok(upgraded) => {
                 websocket::session(

@@ -649,7 +649,7 @@ pub fn backoff(attempt: u32) -> Duration {
 /// probe fails, marks the feed down, drops the listener and starts over with backoff.
 /// Returns at once; the list shown meanwhile is whatever `feed` holds.
 pub fn follow(settings: FirestoreSettings, feed: Feed) {
-    tokio::spawn(async move {
+    feed.clone().spawn_task(async move {
         let mut attempt = 0;
         loop {
             match FirestoreStore::connect(settings.clone()).await {
