@@ -31,7 +31,14 @@ pub fn load_config(file: Option<&Path>, settings: &Settings) -> Result<Config, C
 /// Logs to standard error: JSON lines in production, compact text in staging.
 pub fn init_tracing(environment: Environment) {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+        // The Firestore client warns at every RESET of the listen stream, a routine part
+        // of the protocol that the feed handles (an emulator sends one per write): only
+        // its errors are worth a line.
+        .unwrap_or_else(|_| {
+            tracing_subscriber::EnvFilter::new(
+                "info,firestore::db::listen_changes::event_loop=error",
+            )
+        });
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
