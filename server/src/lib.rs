@@ -16,7 +16,8 @@
 //!   React's markup; [`site_files`]: robots, sitemap, icons.
 //! - [`hub`]: the phrase feed fanned out; [`socket_limits`]: the caps on live sockets;
 //!   [`websocket`]: one socket's framing and session.
-//! - [`connections`]: the listener, the connection budget and each connection's deadlines.
+//! - [`listener`]: the listening socket and the open-file limit; [`connections`]: the
+//!   connection budget and each connection's deadlines.
 //! - [`metrics`]: counters and the request span.
 //! - [`headers`]: the headers every response carries and requests refused early.
 //! - [`error`]: every outcome a client can see, as a response.
@@ -34,6 +35,7 @@ pub mod error;
 pub mod escape;
 pub mod headers;
 pub mod hub;
+pub mod listener;
 pub mod metrics;
 pub mod negotiate;
 pub mod page_cache;

@@ -4,14 +4,14 @@ use std::sync::Arc;
 
 use crate::assets::Ui;
 use crate::config::Config;
-use crate::connections;
+use crate::listener;
 use crate::server;
 use crate::snapshot::Feed;
 use crate::state::AppState;
 
 pub async fn run(config: Arc<Config>) -> anyhow::Result<()> {
     let ui = Ui::embedded().map_err(anyhow::Error::msg)?;
-    let listener = connections::open_listener(&config).map_err(anyhow::Error::msg)?;
+    let listener = listener::open_listener(&config).map_err(anyhow::Error::msg)?;
     let bound = listener.local_addr()?;
     let config = {
         let mut config = Config::clone(&config);
