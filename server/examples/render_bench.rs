@@ -2,8 +2,8 @@
 //!
 //! Builds the renderer pool from the embedded UI with one thread, as the host does,
 //! and times the `words` route with 200 generated phrases: the render alone, the
-//! askama shell, the compression done by `Page::new`, and the whole page path as
-//! `pages::render` runs it. A last section times the same bundle inside one engine
+//! askama shell, the ETag of `Page::new` and each encoding `Page::encode` makes the
+//! first time a client asks for it, and the whole page path as `routes::pages` runs it. A last section times the same bundle inside one engine
 //! without the pool, to show where a render's time goes.
 //!
 //!     cargo run --release --example render_bench
@@ -22,9 +22,9 @@ use std::time::{Duration, Instant};
 use anyhow::{Context as _, anyhow, bail};
 use deno_core::{JsRuntime, RuntimeOptions, v8};
 use lastwords::assets::Ui;
-use lastwords::http::Encoding;
+use lastwords::check::Check;
+use lastwords::negotiate::Encoding;
 use lastwords::page_cache::Page;
-use lastwords::pages::Check;
 use lastwords::renderer::{PoolOptions, RendererPool};
 use lastwords::shell::{self, Head};
 use lastwords::snapshot::{Phrase, Snapshot, into_document_order};

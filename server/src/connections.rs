@@ -1,9 +1,8 @@
-//! Every TCP connection, from the listener to its close.
+//! Every TCP connection, from its accept to its close.
 //!
-//! The listener's backlog is sized for reconnect storms, and the process raises its
-//! open-file limit at start. Connections are held to a budget well under that limit;
-//! past it, a connection gets a short-lived place in a small reserve where only the
-//! probes are served (everything else gets 503), so `/healthz` answers however many
+//! Connections are held to a budget well under the open-file limit (which
+//! [`crate::listener`] raises at start); past it, a connection gets a short-lived place
+//! in a small reserve where only the probes are served (everything else gets 503), so `/healthz` answers however many
 //! sockets are open. Each connection has deadlines: it must send a request within the
 //! request timeout of being accepted or of its last response, and a write the peer
 //! does not take within that timeout ends it.
@@ -11,7 +10,6 @@
 use std::collections::VecDeque;
 use std::future::Future;
 use std::io;
-use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -22,69 +20,15 @@ use axum::body::Body;
 use bytes::Bytes;
 use hyper::body::{Frame, SizeHint};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::net::{TcpListener, TcpSocket};
 use tokio::sync::Notify;
 use tokio::time::{Instant, Sleep};
 use tokio_util::sync::CancellationToken;
-
-use crate::config::Config;
 
 /// Connections past the budget that may still be answered at once (the probes, and a
 /// 503 for everyone else). When it is full the oldest place is taken back.
 pub const RESERVE: usize = 64;
 /// How long a connection in the reserve may live: probes ask at once.
 pub const RESERVE_DEADLINE: Duration = Duration::from_secs(2);
-
-/// Raises the open-file limit to its hard limit (logging both), then listens on the
-/// configured address with a backlog of `listen_backlog`, capped by the kernel's
-/// `somaxconn`. The one call `main` makes before serving.
-pub fn open_listener(config: &Config) -> Result<TcpListener, String> {
-    raise_open_file_limit();
-    let addr = config.addr;
-    let failed = |e: io::Error| format!("cannot listen on {addr} (set --host/--port): {e}");
-    let socket = match addr {
-        SocketAddr::V4(_) => TcpSocket::new_v4(),
-        SocketAddr::V6(_) => TcpSocket::new_v6(),
-    }
-    .map_err(failed)?;
-    socket.set_reuseaddr(true).map_err(failed)?;
-    socket.bind(addr).map_err(failed)?;
-    let somaxconn = std::fs::read_to_string("/proc/sys/net/core/somaxconn")
-        .ok()
-        .and_then(|text| text.trim().parse::<u32>().ok());
-    let backlog = somaxconn.map_or(config.listen_backlog, |max| config.listen_backlog.min(max));
-    if backlog < config.listen_backlog {
-        tracing::warn!(
-            wanted = config.listen_backlog,
-            somaxconn = backlog,
-            "the kernel caps the listen backlog (raise net.core.somaxconn)"
-        );
-    }
-    tracing::info!(backlog, "listen backlog");
-    socket.listen(backlog).map_err(failed)
-}
-
-/// Sets the soft limit on open files to the hard limit, as servers do, and logs both.
-fn raise_open_file_limit() {
-    use rustix::process::{Resource, Rlimit, getrlimit, setrlimit};
-    let before = getrlimit(Resource::Nofile);
-    if before.current != before.maximum {
-        let raised = Rlimit {
-            current: before.maximum,
-            maximum: before.maximum,
-        };
-        if let Err(error) = setrlimit(Resource::Nofile, raised) {
-            tracing::warn!(%error, "cannot raise the open-file limit");
-        }
-    }
-    let after = getrlimit(Resource::Nofile);
-    tracing::info!(
-        soft_before = ?before.current,
-        soft = ?after.current,
-        hard = ?after.maximum,
-        "open-file limit (None: unlimited)"
-    );
-}
 
 /// The connection budget for `configured` (None: as many as the limit allows): at most
 /// nine tenths of the open-file limit less the reserve, so files, the store and the

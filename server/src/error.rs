@@ -1,4 +1,5 @@
-//! Every outcome a client can see, and the one place that turns it into a response.
+//! Every outcome a client can see, and the one place that decides its status: the JSON
+//! answer here and the HTML error page (`routes::pages`) both ask [`AppError::status`].
 
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -8,8 +9,6 @@ use axum::response::{IntoResponse, Response};
 pub enum AppError {
     #[error("{reason}")]
     BadRequest { reason: String },
-    #[error("not found")]
-    NotFound,
     #[error("busy, try again shortly")]
     Busy,
     /// Something the answer depends on is not there yet.
@@ -25,29 +24,44 @@ impl AppError {
             reason: reason.into(),
         }
     }
-}
 
-impl IntoResponse for AppError {
-    fn into_response(self) -> Response {
-        let (status, message) = match &self {
-            AppError::BadRequest { reason } => (StatusCode::BAD_REQUEST, reason.clone()),
-            AppError::NotFound => (StatusCode::NOT_FOUND, "not found".into()),
-            AppError::Busy | AppError::Unavailable(_) => {
-                (StatusCode::SERVICE_UNAVAILABLE, self.to_string())
-            }
-            AppError::Internal(cause) => {
-                tracing::error!(error = %format!("{cause:#}"), "request failed");
-                (StatusCode::INTERNAL_SERVER_ERROR, "internal error".into())
-            }
-        };
-        let body = serde_json::json!({ "error": message });
-        let mut response = (status, axum::Json(body)).into_response();
-        if matches!(self, AppError::Busy | AppError::Unavailable(_)) {
+    /// The status every response for this outcome carries, whatever its content type.
+    pub fn status(&self) -> StatusCode {
+        match self {
+            AppError::BadRequest { .. } => StatusCode::BAD_REQUEST,
+            AppError::Busy | AppError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+            AppError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    /// `status` with the headers that belong to it: a retry hint on 503, so clients and
+    /// load balancers come back in a second rather than give up.
+    pub fn respond(&self, body: impl IntoResponse) -> Response {
+        let mut response = (self.status(), body).into_response();
+        if self.status() == StatusCode::SERVICE_UNAVAILABLE {
             response
                 .headers_mut()
                 .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
         }
         response
+    }
+
+    /// Logs an internal cause (once, here), with what failed.
+    pub fn log(&self, what: &'static str) {
+        if let AppError::Internal(cause) = self {
+            tracing::error!(error = %format!("{cause:#}"), "{what}");
+        }
+    }
+}
+
+impl IntoResponse for AppError {
+    fn into_response(self) -> Response {
+        self.log("request failed");
+        let message = match &self {
+            AppError::BadRequest { reason } => reason.clone(),
+            other => other.to_string(),
+        };
+        self.respond(axum::Json(serde_json::json!({ "error": message })))
     }
 }
 

@@ -89,18 +89,13 @@ impl Hub {
             updates,
             log: Arc::default(),
         };
-        tokio::spawn(hub.clone().follow(receiver, current));
+        hub.feed.spawn_task(hub.clone().follow(receiver, current));
         hub
     }
 
     /// Receives every update from now on.
     pub fn subscribe(&self) -> broadcast::Receiver<Update> {
         self.updates.subscribe()
-    }
-
-    /// How many sockets are listening.
-    pub fn listeners(&self) -> usize {
-        self.updates.receiver_count()
     }
 
     /// What a browser that has `since` needs to be current.

@@ -1,243 +1,52 @@
 //! The Dinos host: serves the site's HTML (React rendered inside an embedded JS engine),
 //! its static assets, a JSON API and the live phrase feed.
 //!
-//! - [`config`]: the typed configuration, parsed once.
-//! - [`connections`]: the listener, the connection budget and each connection's deadlines.
+//! Modules are listed from the bottom up; each imports only those above it in this list.
+//!
 //! - [`text`]: upper-casing and character counting shared by every check.
-//! - [`snapshot`]: the versioned phrase list every reader shares.
-//! - [`store`]: where phrases come from (embedded JSON store, Firestore).
+//! - [`escape`]: inert JSON, URL checks.
+//! - [`snapshot`]: the versioned phrase list every reader shares; [`check`]: a word
+//!   checked against it.
+//! - [`store`]: where phrases come from (embedded SQLite store, Firestore).
+//! - [`config`]: the typed configuration, parsed once.
 //! - [`renderer`]: JS engines on their own threads, behind a bounded queue.
-//! - [`page_cache`]: rendered pages per route and data version.
-//! - [`shell`]: the HTML document around React's markup; [`escape`]: inert JSON, URL checks.
-//! - [`pages`]: what each route renders.
-//! - [`hub`]: the phrase feed fanned out; [`live`]: the WebSocket per browser.
-//! - [`metrics`]: counters, the request span and `/metrics`.
-//! - [`app`]: the router and handlers; [`http`]: negotiation and headers; [`error`]: outcomes.
-//! - [`assets`]: the UI build embedded in the binary; [`site_files`]: robots, sitemap, icons.
+//! - [`negotiate`]: content encodings and validators; [`page_cache`]: rendered pages per
+//!   route and data version.
+//! - [`assets`]: the UI build embedded in the binary; [`shell`]: the HTML document around
+//!   React's markup; [`site_files`]: robots, sitemap, icons.
+//! - [`hub`]: the phrase feed fanned out; [`socket_limits`]: the caps on live sockets;
+//!   [`websocket`]: one socket's framing and session.
+//! - [`listener`]: the listening socket and the open-file limit; [`connections`]: the
+//!   connection budget and each connection's deadlines.
+//! - [`metrics`]: counters and the request span.
+//! - [`headers`]: the headers every response carries and requests refused early.
+//! - [`error`]: every outcome a client can see, as a response.
+//! - [`state`]: what the handlers share.
+//! - [`routes`]: the router and its handlers.
+//! - [`server`]: the accept loop and a graceful stop.
+//! - [`cli`]: each subcommand of the binary (serve, phrases, healthcheck, config check).
 
-pub mod app;
 pub mod assets;
+pub mod check;
+pub mod cli;
 pub mod config;
 pub mod connections;
 pub mod error;
 pub mod escape;
-pub mod http;
+pub mod headers;
 pub mod hub;
-pub mod live;
+pub mod listener;
 pub mod metrics;
+pub mod negotiate;
 pub mod page_cache;
-pub mod pages;
 pub mod renderer;
+pub mod routes;
+pub mod server;
 pub mod shell;
 pub mod site_files;
 pub mod snapshot;
+pub mod socket_limits;
+pub mod state;
 pub mod store;
 pub mod text;
-
-use std::net::SocketAddr;
-use std::time::Duration;
-
-use axum::Router;
-use axum::extract::ConnectInfo;
-use hyper::body::Incoming;
-use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
-use hyper_util::server::conn::auto::Builder;
-use tokio::net::{TcpListener, TcpStream};
-use tokio::time::{Instant, sleep_until, timeout};
-use tokio_util::sync::CancellationToken;
-use tokio_util::task::TaskTracker;
-use tower::ServiceExt as _;
-
-use crate::connections::{Activity, Admission, Connections, Guarded, Place, RESERVE_DEADLINE};
-
-/// How long a connection told to close (idle, or the server stopping) may take to go.
-const CLOSE_GRACE: Duration = Duration::from_secs(1);
-
-/// Serves `state` on `listener` until `shutdown` completes: then stops accepting,
-/// closes every WebSocket with 1001 (so browsers reconnect elsewhere) and gives
-/// in-flight requests `shutdown_timeout` to finish.
-pub async fn serve(
-    listener: TcpListener,
-    state: app::AppState,
-    shutdown: impl Future<Output = ()> + Send + 'static,
-) -> std::io::Result<()> {
-    let sockets = state.shutdown.clone();
-    let hub = state.hub.clone();
-    let connections = state.connections.clone();
-    let deadline = state.config.shutdown_timeout;
-    // A connection gets the request timeout to send each request (its headers too, so
-    // connections that trickle bytes are closed), and each write the same time to be read.
-    let limit = state.config.request_timeout;
-    tracing::info!(
-        budget = connections.budget(),
-        reserve = connections::RESERVE,
-        "connection budget"
-    );
-    let site = app::router(state.clone());
-    let probes = app::probe_router(state);
-    let mut builder = Builder::new(TokioExecutor::new());
-    builder
-        .http1()
-        .timer(TokioTimer::new())
-        .header_read_timeout(limit);
-    builder
-        .http2()
-        .timer(TokioTimer::new())
-        .max_concurrent_streams(100)
-        .keep_alive_interval(Some(Duration::from_secs(20)))
-        .keep_alive_timeout(limit);
-    let closing = CancellationToken::new();
-    let tasks = TaskTracker::new();
-    let mut shutdown = std::pin::pin!(shutdown);
-    loop {
-        let (stream, peer) = tokio::select! {
-            accepted = listener.accept() => match accepted {
-                Ok(accepted) => accepted,
-                Err(error) => {
-                    // Out of file descriptors, usually: wait for some to close.
-                    tracing::warn!(%error, "accept failed");
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                    continue;
-                }
-            },
-            () = &mut shutdown => break,
-        };
-        let _ = stream.set_nodelay(true);
-        let connection = Connection {
-            builder: builder.clone(),
-            peer,
-            limit,
-            closing: closing.clone(),
-            connections: connections.clone(),
-        };
-        match connections.admit() {
-            Admission::Budget(place) => {
-                tasks.spawn(connection.serve(stream, place, site.clone()));
-            }
-            Admission::Reserve(place, evicted) => {
-                tasks.spawn(connection.serve_reserve(stream, place, probes.clone(), evicted));
-            }
-        }
-    }
-    drop(listener);
-    sockets.cancel();
-    closing.cancel();
-    tasks.close();
-    // In-flight requests get `shutdown_timeout` to finish; then the process goes anyway.
-    tokio::select! {
-        () = tasks.wait() => {}
-        () = tokio::time::sleep(deadline) => {
-            tracing::warn!(deadline_s = deadline.as_secs(), "requests still running at the shutdown deadline");
-        }
-    }
-    // Upgraded sockets outlive their connections; give their close frames a moment.
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(2);
-    while hub.listeners() > 0 && tokio::time::Instant::now() < deadline {
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    Ok(())
-}
-
-/// What serving one accepted connection needs.
-struct Connection {
-    builder: Builder<TokioExecutor>,
-    peer: SocketAddr,
-    /// The request timeout: for a request to arrive, and for a write to be read.
-    limit: Duration,
-    /// Cancelled when the server stops.
-    closing: CancellationToken,
-    connections: std::sync::Arc<Connections>,
-}
-
-impl Connection {
-    /// Serves the whole site, closing the connection once it has had no request in
-    /// flight for the request timeout (from the start, or since its last response).
-    async fn serve(self, stream: TcpStream, place: Place, router: Router) {
-        let activity = Activity::new();
-        let peer = self.peer;
-        let tracking = activity.clone();
-        let service =
-            hyper::service::service_fn(move |mut request: axum::extract::Request<Incoming>| {
-                let in_flight = tracking.begin();
-                request.extensions_mut().insert(ConnectInfo(peer));
-                let router = router.clone();
-                async move {
-                    let response = match http::host_problem(&request) {
-                        Some(refusal) => Ok(refusal),
-                        None => router.oneshot(request).await,
-                    };
-                    response
-                        .map(|response| response.map(|body| connections::tracked(body, in_flight)))
-                }
-            });
-        let io = TokioIo::new(Guarded::new(stream, place, self.limit));
-        let connection = self.builder.serve_connection_with_upgrades(io, service);
-        tokio::pin!(connection);
-        // Set once the connection was told to close: by then it must be gone.
-        let mut close_by: Option<Instant> = None;
-        loop {
-            let idle_at = activity.idle_deadline(self.limit);
-            let wake = close_by.or(idle_at);
-            tokio::select! {
-                outcome = connection.as_mut() => {
-                    if let Err(error) = outcome {
-                        tracing::debug!(%error, "connection ended with an error");
-                    }
-                    return;
-                }
-                () = self.closing.cancelled(), if close_by.is_none() => {
-                    connection.as_mut().graceful_shutdown();
-                    // The server's own shutdown deadline bounds the requests in flight.
-                    close_by = Some(Instant::now() + Duration::from_secs(24 * 3600));
-                }
-                () = activity.went_idle(), if close_by.is_none() => {}
-                () = sleep_until(wake.unwrap_or_else(far_future)), if wake.is_some() => {
-                    if close_by.is_some() {
-                        return;
-                    }
-                    if activity.idle_deadline(self.limit).is_some_and(|at| at <= Instant::now()) {
-                        self.connections.idle_closed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        connection.as_mut().graceful_shutdown();
-                        close_by = Some(Instant::now() + CLOSE_GRACE);
-                    }
-                }
-            }
-        }
-    }
-
-    /// Serves a connection past the budget: the probes, and 503 for everything else,
-    /// until [`RESERVE_DEADLINE`] or until a newer connection needs its place.
-    async fn serve_reserve(
-        self,
-        stream: TcpStream,
-        place: Place,
-        router: Router,
-        evicted: CancellationToken,
-    ) {
-        let peer = self.peer;
-        let service =
-            hyper::service::service_fn(move |mut request: axum::extract::Request<Incoming>| {
-                request.extensions_mut().insert(ConnectInfo(peer));
-                let router = router.clone();
-                async move {
-                    match http::host_problem(&request) {
-                        Some(refusal) => Ok(refusal),
-                        None => router.oneshot(request).await,
-                    }
-                }
-            });
-        let io = TokioIo::new(Guarded::new(stream, place, RESERVE_DEADLINE));
-        let connection = self.builder.serve_connection(io, service);
-        tokio::select! {
-            _ = timeout(RESERVE_DEADLINE, connection) => {}
-            () = evicted.cancelled() => {
-                self.connections.refused.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            }
-            () = self.closing.cancelled() => {}
-        }
-    }
-}
-
-fn far_future() -> Instant {
-    Instant::now() + Duration::from_secs(24 * 3600)
-}
+pub mod websocket;

@@ -13,7 +13,7 @@ use std::sync::{Arc, OnceLock, RwLock};
 
 use bytes::Bytes;
 
-use crate::http::Encoding;
+use crate::negotiate::Encoding;
 
 /// Which page, at which data version.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -47,7 +47,7 @@ pub struct Page {
 impl Page {
     pub fn new(html: String) -> Self {
         Self {
-            etag: crate::http::strong_etag(html.as_bytes()),
+            etag: crate::negotiate::strong_etag(html.as_bytes()),
             html: Bytes::from(html),
             gzip: OnceLock::new(),
             br: OnceLock::new(),

@@ -55,7 +55,6 @@ struct Job {
 #[derive(Clone)]
 pub struct RendererPool {
     jobs: Sender<Job>,
-    timeout: Duration,
 }
 
 impl RendererPool {
@@ -78,10 +77,7 @@ impl RendererPool {
         for ready_rx in ready {
             ready_rx.recv().map_err(|_| RenderError::Stopped)??;
         }
-        Ok(Self {
-            jobs,
-            timeout: options.timeout,
-        })
+        Ok(Self { jobs })
     }
 
     /// Renders one request (`{"route": …, "props": …}` as JSON) to HTML.
@@ -93,11 +89,6 @@ impl RendererPool {
             Err(TrySendError::Disconnected(_)) => return Err(RenderError::Stopped),
         }
         answer.await.unwrap_or(Err(RenderError::Stopped))
-    }
-
-    /// The time limit of one render.
-    pub fn timeout(&self) -> Duration {
-        self.timeout
     }
 }
 

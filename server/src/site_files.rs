@@ -2,18 +2,14 @@
 //! `robots.txt`, `sitemap.xml`, the web app manifest, the favicon and icons, and the
 //! Open Graph image. Built once from the configuration; none of them depends on data.
 
-use axum::Router;
-use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
 use bytes::Bytes;
 use serde_json::json;
 
-use crate::app::AppState;
 use crate::assets::RasterImages;
 use crate::config::{Config, Environment};
-use crate::http;
+use crate::negotiate;
 
 /// Paths the pages link to; the shell and the manifest name them.
 pub const OG_IMAGE: &str = "/og.png";
@@ -79,7 +75,7 @@ impl SiteFiles {
         .map(|(path, content_type, body)| File {
             path,
             content_type,
-            etag: http::strong_etag(&body),
+            etag: negotiate::strong_etag(&body),
             body,
         })
         .collect();
@@ -93,22 +89,17 @@ impl SiteFiles {
         }
     }
 
-    /// A route for each file, served with an ETag and a bounded cache lifetime: the
-    /// names are fixed (link previews and launchers keep them), so they cannot be immutable.
-    pub fn routes(&self) -> Router<AppState> {
-        let mut router = Router::new();
-        for (index, file) in self.files.iter().enumerate() {
-            router = router.route(
-                file.path,
-                get(
-                    move |State(state): State<AppState>, headers: HeaderMap| async move {
-                        let files = &state.site_files;
-                        files.files[index].response(&headers, &files.cache_control)
-                    },
-                ),
-            );
+    /// The path of each file, in the order [`SiteFiles::response`] numbers them.
+    pub fn paths(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.files.iter().map(|file| file.path)
+    }
+
+    /// File `index` with its ETag and cache lifetime, or 304 when the client has it.
+    pub fn response(&self, index: usize, headers: &HeaderMap) -> Response {
+        match self.files.get(index) {
+            Some(file) => file.response(headers, &self.cache_control),
+            None => StatusCode::NOT_FOUND.into_response(),
         }
-        router
     }
 }
 
@@ -116,7 +107,7 @@ impl File {
     fn response(&self, headers: &HeaderMap, cache: &HeaderValue) -> Response {
         let etag = HeaderValue::from_str(&self.etag).unwrap_or(HeaderValue::from_static("\"\""));
         let cache = cache.clone();
-        if http::not_modified(headers, &self.etag) {
+        if negotiate::not_modified(headers, &self.etag) {
             return (
                 StatusCode::NOT_MODIFIED,
                 [(header::ETAG, etag), (header::CACHE_CONTROL, cache)],

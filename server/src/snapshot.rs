@@ -9,6 +9,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use serde::{Deserialize, Serialize};
 use tokio::sync::watch;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
 
 /// One minted phrase, as stored.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -56,6 +58,11 @@ pub fn into_document_order(mut phrases: Vec<Phrase>) -> Vec<Phrase> {
 pub struct Feed {
     sender: Arc<watch::Sender<Arc<Snapshot>>>,
     health: Arc<FeedHealth>,
+    /// The long-lived tasks that fill or follow this feed (store watcher, Firestore
+    /// follower, saved-list writer, hub): each takes the feed, so it is their handle.
+    tasks: TaskTracker,
+    /// Cancelled by [`Feed::stop_tasks`].
+    stop: CancellationToken,
 }
 
 /// How the source behind the feed is doing, for `/readyz` and `/metrics`.
@@ -136,7 +143,27 @@ impl Feed {
         Self {
             sender: Arc::new(sender),
             health: Arc::default(),
+            tasks: TaskTracker::new(),
+            stop: CancellationToken::new(),
         }
+    }
+
+    /// Runs `task` until it ends or [`Feed::stop_tasks`] is called.
+    pub fn spawn_task(&self, task: impl Future<Output = ()> + Send + 'static) {
+        let stop = self.stop.clone();
+        self.tasks.spawn(async move {
+            tokio::select! {
+                () = stop.cancelled() => {}
+                () = task => {}
+            }
+        });
+    }
+
+    /// Stops every task started with [`Feed::spawn_task`] and waits until each has.
+    pub async fn stop_tasks(&self) {
+        self.stop.cancel();
+        self.tasks.close();
+        self.tasks.wait().await;
     }
 
     /// How the source is doing.

@@ -120,7 +120,7 @@ async fn pages_render_once_per_data_version() {
     }
     let misses = host
         .state
-        .pages
+        .page_cache
         .misses
         .load(std::sync::atomic::Ordering::SeqCst);
     assert_eq!(misses, 2, "one render for / and one for /words");

@@ -108,7 +108,7 @@ test('the runtime stage is slim, runs as a non-root user, listens on $PORT and c
   assert.equal(env.PORT, '8080');
   assert.equal(env.HOST, '0.0.0.0');
   // The binary reads exactly these variables (clap's env = "..."), so $PORT is honoured.
-  const config = read('server/src/config.rs');
+  const config = read('server/src/config/settings.rs');
   assert.match(config, /env = "PORT"/);
   assert.match(config, /env = "HOST"/);
 

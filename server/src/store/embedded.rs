@@ -356,7 +356,8 @@ impl EmbeddedStore {
         };
         follower.publish();
         follower.feed.health().synced();
-        tokio::spawn(follower.run());
+        let feed = follower.feed.clone();
+        feed.spawn_task(follower.run());
         Ok(())
     }
 }

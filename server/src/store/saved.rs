@@ -29,8 +29,9 @@ pub fn restore_and_keep(data_dir: &Path, feed: &Feed) {
         Err(error) => tracing::warn!(%error, file = %file.display(), "cannot read the saved list"),
     }
     let mut changes = feed.subscribe();
-    let feed = feed.clone();
-    tokio::spawn(async move {
+    let writer = feed.clone();
+    feed.spawn_task(async move {
+        let feed = writer;
         while changes.changed().await.is_ok() {
             if feed.health().is_restored() {
                 continue;

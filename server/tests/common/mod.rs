@@ -8,10 +8,11 @@ use axum::Router;
 use axum::body::Body;
 use axum::http::{Request, Response};
 use http_body_util::BodyExt as _;
-use lastwords::app::{self, AppState};
 use lastwords::assets::Ui;
 use lastwords::config::Config;
+use lastwords::routes;
 use lastwords::snapshot::{Feed, Phrase};
+use lastwords::state::AppState;
 use lastwords::store::embedded::{EmbeddedStore, LEGACY_FILE_NAME, Seed};
 use tower::ServiceExt as _;
 
@@ -68,7 +69,7 @@ impl TestHost {
             .expect("start joins")
             .expect("renderers start");
         TestHost {
-            router: app::router(state.clone()),
+            router: routes::router(state.clone()),
             state,
             store,
             _data: data,

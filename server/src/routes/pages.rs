@@ -1,70 +1,116 @@
-//! The site's pages: what each route passes to React, what its `<head>` says, and how
-//! a render is cached and wrapped in the document shell.
+//! The site's pages: what each route passes to React, what its `<head>` says, how a
+//! render is cached and wrapped in the document shell, and how it is sent.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
-use serde::Serialize;
+use axum::body::Body;
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{Query, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde::Deserialize;
 use serde_json::json;
 
-use crate::app::AppState;
+use crate::check::Check;
 use crate::config::Config;
 use crate::error::AppError;
+use crate::negotiate::{Encoding, coding_headers, not_modified, preferred_encoding};
 use crate::page_cache::{Page, PageKey};
 use crate::renderer::RenderError;
 use crate::shell::{self, Head};
 use crate::site_files;
-use crate::snapshot::Snapshot;
-use crate::text::{ContentError, NormalizedWord};
+use crate::state::AppState;
 
-/// The outcome of checking a word, shown by the checker.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Check {
-    /// What the visitor typed.
-    pub input: String,
-    /// Upper-cased, as phrases are stored.
-    pub normalized: String,
-    /// Characters (grapheme clusters) of `normalized`.
-    pub length: usize,
-    pub status: CheckStatus,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum CheckStatus {
-    Empty,
-    Available,
-    Taken,
-    TooLong,
-    /// Holds something no phrase may (an invisible, control or unassigned character).
-    Invalid,
-    /// The list has not loaded yet, so nobody can tell.
-    Unavailable,
-}
-
-impl Check {
-    pub fn new(input: &str, snapshot: &Snapshot) -> Self {
-        let NormalizedWord { word, length } = NormalizedWord::new(input);
-        let status = match NormalizedWord::validated(input) {
-            Err(ContentError::Empty { .. }) => CheckStatus::Empty,
-            Err(ContentError::TooLong { .. }) => CheckStatus::TooLong,
-            Err(_) => CheckStatus::Invalid,
-            Ok(_) if !snapshot.loaded => CheckStatus::Unavailable,
-            Ok(_) if snapshot.is_taken(&word) => CheckStatus::Taken,
-            Ok(_) => CheckStatus::Available,
-        };
-        Self {
-            input: input.into(),
-            normalized: word,
-            length,
-            status,
-        }
+pub async fn home(State(state): State<AppState>, headers: HeaderMap) -> Response {
+    match home_page(&state).await {
+        Ok(page) => page_response(StatusCode::OK, &headers, page).await,
+        Err(error) => html_error(&state, error),
     }
 }
 
+/// A failed page as an HTML page: visitors get words, not JSON. A refused request keeps
+/// the JSON answer, which names what was wrong with it. The cause is logged.
+fn html_error(state: &AppState, error: AppError) -> Response {
+    let (title, message) = match error.status() {
+        status if status.is_client_error() => return error.into_response(),
+        StatusCode::SERVICE_UNAVAILABLE => (
+            "Too busy right now",
+            "So many visitors at once that this page could not be prepared. Try again in a moment.",
+        ),
+        _ => (
+            "Something went wrong",
+            "This page could not be prepared. It is our fault, not yours; try again in a minute.",
+        ),
+    };
+    error.log("page failed");
+    let html = shell::error_document(&state.ui.manifest, title, message);
+    error.respond((
+        [
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("text/html; charset=utf-8"),
+            ),
+            (header::CACHE_CONTROL, HeaderValue::from_static("no-store")),
+        ],
+        html,
+    ))
+}
+
+#[derive(Deserialize)]
+pub struct WordsQuery {
+    check: Option<String>,
+}
+
+pub async fn words(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    query: Result<Query<WordsQuery>, QueryRejection>,
+) -> Result<Response, AppError> {
+    let Query(query) = query.map_err(|e| AppError::bad_request(e.body_text()))?;
+    Ok(match words_page(&state, query.check.as_deref()).await {
+        Ok(page) => page_response(StatusCode::OK, &headers, page).await,
+        Err(error) => html_error(&state, error),
+    })
+}
+
+pub async fn not_found(State(state): State<AppState>, headers: HeaderMap) -> Response {
+    match not_found_page(&state).await {
+        Ok(page) => page_response(StatusCode::NOT_FOUND, &headers, page).await,
+        Err(error) => html_error(&state, error),
+    }
+}
+
+/// An HTML page with its validator, or 304 when the client has it.
+async fn page_response(status: StatusCode, headers: &HeaderMap, page: Arc<Page>) -> Response {
+    let etag = HeaderValue::from_str(&page.etag).unwrap_or(HeaderValue::from_static("\"\""));
+    if status == StatusCode::OK && not_modified(headers, &page.etag) {
+        return (StatusCode::NOT_MODIFIED, [(header::ETAG, etag)]).into_response();
+    }
+    let wanted = preferred_encoding(headers);
+    let (encoding, body) = match page.ready(wanted) {
+        Some(body) => (wanted, body),
+        // The first client of an encoding has the page compressed, off the async threads.
+        None => {
+            let compressing = page.clone();
+            match tokio::task::spawn_blocking(move || compressing.encode(wanted)).await {
+                Ok(body) => (wanted, body),
+                Err(_) => (Encoding::Identity, page.html.clone()),
+            }
+        }
+    };
+    let mut out = coding_headers(encoding);
+    out.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/html; charset=utf-8"),
+    );
+    out.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    out.insert(header::ETAG, etag);
+    (status, out, Body::from(body)).into_response()
+}
+
 /// The home page, rendered once.
-pub async fn home(state: &AppState) -> Result<Arc<Page>, AppError> {
+async fn home_page(state: &AppState) -> Result<Arc<Page>, AppError> {
     let page = || {
         let head = Head {
             title: "Dinos — the NFT collection that saves the world".into(),
@@ -80,7 +126,7 @@ pub async fn home(state: &AppState) -> Result<Arc<Page>, AppError> {
 }
 
 /// The phrases page; with `check`, the checker's answer computed on the server.
-pub async fn words(state: &AppState, check: Option<&str>) -> Result<Arc<Page>, AppError> {
+async fn words_page(state: &AppState, check: Option<&str>) -> Result<Arc<Page>, AppError> {
     let snapshot = state.feed.current();
     // Built only when a render is due: a cache hit must not copy 200 phrases.
     let page = || {
@@ -126,7 +172,7 @@ pub async fn words(state: &AppState, check: Option<&str>) -> Result<Arc<Page>, A
 }
 
 /// The 404 page. It does not repeat the path, so one cached render serves every miss.
-pub async fn not_found(state: &AppState) -> Result<Arc<Page>, AppError> {
+async fn not_found_page(state: &AppState) -> Result<Arc<Page>, AppError> {
     let page = || {
         let head = Head {
             title: "Page not found — Dinos".into(),
@@ -164,7 +210,7 @@ async fn cached(
 ) -> Result<Arc<Page>, AppError> {
     // The head and props are built only on a miss; a hit only reads the cache.
     let fresh = state
-        .pages
+        .page_cache
         .get_or_render(key, || async move {
             let (head, props) = page();
             render(state, route, &head, &props).await
@@ -173,7 +219,7 @@ async fn cached(
     match fresh {
         Ok(page) => Ok(page),
         Err(AppError::Busy) => Err(AppError::Busy),
-        Err(error) => match state.pages.last_good(key) {
+        Err(error) => match state.page_cache.last_good(key) {
             Some(page) => {
                 tracing::warn!(route, "serving the last good page after a failed render");
                 Ok(page)

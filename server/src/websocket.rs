@@ -1,4 +1,4 @@
-//! `/api/phrases/live`: one WebSocket per browser, kept current from the [`Hub`].
+//! One WebSocket per browser, kept current from the [`Hub`].
 //!
 //! The browser connects with the version it has (`?since=`), gets what it missed, then
 //! every change as it happens. Pings find dead peers; a peer that stops reading is cut
@@ -12,28 +12,20 @@
 //! ping waits for its pong in a single slot. A socket costs its task and its kernel
 //! buffers, however large the list.
 
-use std::collections::HashMap;
-use std::net::{IpAddr, SocketAddr};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::io;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use std::io;
-
-use axum::Extension;
-use axum::extract::{ConnectInfo, Query, Request, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
-use axum::response::{IntoResponse, Response};
-use hyper_util::rt::TokioIo;
-use serde::Deserialize;
+use axum::http::{HeaderMap, HeaderValue, header};
 use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWrite, AsyncWriteExt as _};
 use tokio::sync::Notify;
 use tokio::sync::broadcast::error::RecvError;
 use tokio::time::{Instant, MissedTickBehavior, interval, timeout};
 use tokio_util::sync::CancellationToken;
 
-use crate::app::AppState;
 use crate::hub::{Catchup, Hub};
+use crate::socket_limits::SocketLimits;
 
 /// How often the server pings.
 const PING_EVERY: Duration = Duration::from_secs(20);
@@ -48,161 +40,8 @@ pub const MAX_FRAME: usize = 4 * 1024;
 const FRAMES_PER_WINDOW: u32 = 100;
 const FRAME_WINDOW: Duration = Duration::from_secs(10);
 
-#[derive(Deserialize)]
-pub struct LiveQuery {
-    /// The version the browser already has (from the page's props).
-    since: Option<u64>,
-}
-
-/// How many live sockets there are, in all and per client address, with the caps.
-#[derive(Debug)]
-pub struct SocketLimits {
-    max: usize,
-    /// 0 means no per-address limit.
-    max_per_ip: usize,
-    open: AtomicUsize,
-    per_ip: Mutex<HashMap<IpAddr, usize>>,
-    /// Upgrades refused by a cap, for `/metrics`.
-    pub refused: AtomicU64,
-    /// Messages written to sockets, for `/metrics`.
-    pub sent: AtomicU64,
-    /// Sockets that fell behind the broadcast and were sent the whole list instead.
-    pub resnapshots: AtomicU64,
-}
-
-/// One socket's place under the caps, given back when the socket ends.
-pub struct SocketPermit {
-    limits: Arc<SocketLimits>,
-    ip: Option<IpAddr>,
-}
-
-impl SocketLimits {
-    pub fn new(max: usize, max_per_ip: usize) -> Arc<Self> {
-        Arc::new(Self {
-            max,
-            max_per_ip,
-            open: AtomicUsize::new(0),
-            per_ip: Mutex::default(),
-            refused: AtomicU64::new(0),
-            sent: AtomicU64::new(0),
-            resnapshots: AtomicU64::new(0),
-        })
-    }
-
-    /// Live sockets now.
-    pub fn open(&self) -> usize {
-        self.open.load(Ordering::Relaxed)
-    }
-
-    fn try_acquire(self: &Arc<Self>, ip: Option<IpAddr>) -> Option<SocketPermit> {
-        let taken = self
-            .open
-            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |open| {
-                (open < self.max).then_some(open + 1)
-            });
-        if taken.is_err() {
-            self.refused.fetch_add(1, Ordering::Relaxed);
-            return None;
-        }
-        // From here the permit's Drop gives back what was taken.
-        let mut permit = SocketPermit {
-            limits: self.clone(),
-            ip: None,
-        };
-        if let (Some(ip), true) = (ip, self.max_per_ip > 0) {
-            let mut per_ip = self.per_ip.lock().unwrap_or_else(|e| e.into_inner());
-            let count = per_ip.entry(ip).or_default();
-            if *count >= self.max_per_ip {
-                self.refused.fetch_add(1, Ordering::Relaxed);
-                return None;
-            }
-            *count += 1;
-            permit.ip = Some(ip);
-        }
-        Some(permit)
-    }
-}
-
-impl Drop for SocketPermit {
-    fn drop(&mut self) {
-        self.limits.open.fetch_sub(1, Ordering::AcqRel);
-        if let Some(ip) = self.ip {
-            let mut per_ip = self.limits.per_ip.lock().unwrap_or_else(|e| e.into_inner());
-            if let Some(count) = per_ip.get_mut(&ip) {
-                *count -= 1;
-                if *count == 0 {
-                    per_ip.remove(&ip);
-                }
-            }
-        }
-    }
-}
-
-/// Upgrades to a WebSocket. Pages of other origins may not open it (a browser always
-/// sends `Origin`), and the caps answer 503 so a client retries later or elsewhere.
-pub async fn upgrade(
-    State(state): State<AppState>,
-    Query(query): Query<LiveQuery>,
-    peer: Option<Extension<ConnectInfo<SocketAddr>>>,
-    mut request: Request,
-) -> Response {
-    let headers = request.headers();
-    let accept = match accept_key(headers) {
-        Ok(accept) => accept,
-        Err(problem) => return (StatusCode::BAD_REQUEST, problem).into_response(),
-    };
-    let origin = headers
-        .get(header::ORIGIN)
-        .and_then(|value| value.to_str().ok());
-    if !origin.is_some_and(|origin| state.config.allowed_origins.iter().any(|o| o == origin)) {
-        tracing::debug!(?origin, "websocket from a foreign origin refused");
-        return (
-            StatusCode::FORBIDDEN,
-            "this origin may not open the live feed",
-        )
-            .into_response();
-    }
-    let ip = peer.map(|Extension(ConnectInfo(addr))| addr.ip());
-    let Some(permit) = state.sockets.try_acquire(ip) else {
-        return (
-            StatusCode::SERVICE_UNAVAILABLE,
-            [(header::RETRY_AFTER, "5")],
-            "too many live connections; try again shortly",
-        )
-            .into_response();
-    };
-    let upgrading = hyper::upgrade::on(&mut request);
-    let hub = state.hub.clone();
-    let shutdown = state.shutdown.clone();
-    tokio::spawn(async move {
-        match upgrading.await {
-            Ok(upgraded) => {
-                session(
-                    TokioIo::new(upgraded),
-                    hub,
-                    query.since,
-                    shutdown,
-                    &permit.limits,
-                )
-                .await;
-            }
-            Err(error) => tracing::debug!(%error, "websocket upgrade failed"),
-        }
-        drop(permit);
-    });
-    (
-        StatusCode::SWITCHING_PROTOCOLS,
-        [
-            (header::CONNECTION, HeaderValue::from_static("upgrade")),
-            (header::UPGRADE, HeaderValue::from_static("websocket")),
-            (header::SEC_WEBSOCKET_ACCEPT, accept),
-        ],
-    )
-        .into_response()
-}
-
 /// The `Sec-WebSocket-Accept` answering a valid opening handshake (RFC 6455, 4.2.1).
-fn accept_key(headers: &HeaderMap) -> Result<HeaderValue, &'static str> {
+pub fn accept_key(headers: &HeaderMap) -> Result<HeaderValue, &'static str> {
     let has_token = |name: header::HeaderName, token: &str| {
         headers
             .get_all(name)
@@ -414,7 +253,7 @@ async fn write_frame<W: AsyncWrite + Unpin>(
     writer.flush().await
 }
 
-async fn session<IO: AsyncRead + AsyncWrite + Unpin>(
+pub async fn session<IO: AsyncRead + AsyncWrite + Unpin>(
     socket: IO,
     hub: Hub,
     since: Option<u64>,

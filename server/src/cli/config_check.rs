@@ -1,0 +1,44 @@
+//! `lastwords config check`: the effective configuration, and what would stop `serve`.
+
+use anyhow::bail;
+
+use crate::assets::Ui;
+use crate::config::Config;
+
+/// Prints every setting; fails on what would stop `serve` or break it later.
+pub fn run(config: &Config) -> anyhow::Result<()> {
+    let rows = config.describe();
+    let width = rows.iter().map(|(key, _)| key.len()).max().unwrap_or(0);
+    for (key, value) in &rows {
+        println!("{key:width$}  {value}");
+    }
+    let mut problems = Vec::new();
+    if let Err(message) = Ui::embedded() {
+        problems.push(message);
+    }
+    let data_dir = &config.data_dir;
+    let parent = data_dir.parent().filter(|p| !p.as_os_str().is_empty());
+    if data_dir.exists() && !data_dir.is_dir() {
+        problems.push(format!("data_dir {} is not a folder", data_dir.display()));
+    } else if !data_dir.exists() && parent.is_some_and(|p| !p.is_dir()) {
+        problems.push(format!(
+            "data_dir {} cannot be created: its parent folder does not exist",
+            data_dir.display()
+        ));
+    }
+    if config.firestore.is_some()
+        && std::env::var_os("FIRESTORE_EMULATOR_HOST").is_none()
+        && let Some(path) = std::env::var_os("GOOGLE_APPLICATION_CREDENTIALS")
+        && !std::path::Path::new(&path).is_file()
+    {
+        problems.push(format!(
+            "GOOGLE_APPLICATION_CREDENTIALS names {}, which is not a file",
+            std::path::Path::new(&path).display()
+        ));
+    }
+    if !problems.is_empty() {
+        bail!(problems.join("\n"));
+    }
+    eprintln!("configuration ok");
+    Ok(())
+}

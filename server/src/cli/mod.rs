@@ -1,0 +1,97 @@
+//! What the binary does, apart from parsing its command line: each subcommand as a
+//! function over the resolved [`Config`], so `main.rs` only dispatches.
+
+pub mod config_check;
+pub mod healthcheck;
+pub mod phrases;
+pub mod serve;
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context as _;
+
+use crate::config::{Config, ConfigError, Environment, FirestoreLocation, Settings};
+use crate::snapshot::Feed;
+use crate::store::PhraseStore;
+use crate::store::embedded::{EmbeddedStore, Seed};
+use crate::store::firestore::{self, FirestoreSettings, FirestoreStore};
+use crate::store::saved;
+
+/// Flags and environment (`settings`) over the TOML `file`, resolved.
+pub fn load_config(file: Option<&Path>, settings: &Settings) -> Result<Config, ConfigError> {
+    let file = match file {
+        Some(path) => Settings::from_file(path)?,
+        None => Settings::default(),
+    };
+    settings.clone().or(file).resolve()
+}
+
+/// Logs to standard error: JSON lines in production, compact text in staging.
+pub fn init_tracing(environment: Environment) {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        // The Firestore client warns at every RESET of the listen stream, a routine part
+        // of the protocol that the feed handles (an emulator sends one per write): only
+        // its errors are worth a line.
+        .unwrap_or_else(|_| {
+            tracing_subscriber::EnvFilter::new(
+                "info,firestore::db::listen_changes::event_loop=error",
+            )
+        });
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()));
+    match environment {
+        Environment::Production => builder.json().init(),
+        Environment::Staging => builder.compact().init(),
+    }
+}
+
+fn firestore_settings(location: &FirestoreLocation) -> FirestoreSettings {
+    FirestoreSettings {
+        project: location.project.clone(),
+        database: location.database.clone(),
+        collection: location.collection.clone(),
+        retry_delay: Duration::from_secs(1),
+    }
+}
+
+/// Starts keeping `feed` current from the configured store. Firestore is followed in
+/// the background (the host serves the saved list, or an "unavailable" page, until it
+/// answers); the embedded store is created when missing and must load now.
+pub(crate) async fn feed_from_store(config: &Config, feed: &Feed) -> anyhow::Result<()> {
+    match &config.firestore {
+        Some(location) => {
+            std::fs::create_dir_all(&config.data_dir).with_context(|| {
+                format!(
+                    "cannot create the data folder {}",
+                    config.data_dir.display()
+                )
+            })?;
+            saved::restore_and_keep(&config.data_dir, feed);
+            firestore::follow(firestore_settings(location), feed.clone());
+            Ok(())
+        }
+        None => {
+            let (store, _) = EmbeddedStore::open_or_create(&config.data_dir, Seed::Samples)?;
+            Ok(store.start(feed.clone())?)
+        }
+    }
+}
+
+/// The configured store for the CLI: Firestore when a project is set, else the embedded
+/// store, which must exist (the CLI never makes one up, except `phrases init`).
+pub(crate) async fn open_store(config: &Config) -> anyhow::Result<Arc<dyn PhraseStore>> {
+    match &config.firestore {
+        Some(location) => {
+            let store = FirestoreStore::connect(firestore_settings(location)).await?;
+            Ok(Arc::new(store))
+        }
+        None => {
+            let store = EmbeddedStore::open(&config.data_dir)?;
+            Ok(Arc::new(store))
+        }
+    }
+}

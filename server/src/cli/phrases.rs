@@ -1,0 +1,189 @@
+//! `lastwords phrases`: list, add, remove, import and export minted phrases in the
+//! configured store, and create the embedded one.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::{Context as _, bail};
+use clap::Subcommand;
+
+use crate::config::Config;
+use crate::store::embedded::{self, EmbeddedStore, Seed};
+use crate::store::{AddOutcome, NewPhrase, PhraseStore};
+use crate::text::{preview, terminal_safe};
+
+#[derive(Subcommand)]
+pub enum PhrasesCommand {
+    /// Create the embedded store in the data folder: empty, or with the phrases of a
+    /// phrases.json left by an earlier version (which is then renamed, never deleted)
+    Init,
+    /// Print every phrase, oldest first
+    List {
+        /// Print JSON instead of a table
+        #[arg(long)]
+        json: bool,
+    },
+    /// Mint a phrase: upper-cased, 1 to 20 characters, refused when already taken
+    Add {
+        /// The phrase
+        word: String,
+        /// Who minted it
+        #[arg(long)]
+        name: String,
+    },
+    /// Remove the phrase with this document id
+    Remove {
+        /// The document id, as `phrases list` shows it
+        id: String,
+    },
+    /// Add every valid phrase of a JSON file (an array of {"word": ..., "name": ...};
+    /// other fields are ignored); each rejected entry is reported with its reason.
+    /// Nothing is ever removed
+    Import {
+        /// The JSON file
+        file: PathBuf,
+    },
+    /// Write every phrase as JSON that `phrases import` takes back (oldest first)
+    Export {
+        /// Where to write it [default: standard output]
+        file: Option<PathBuf>,
+    },
+}
+
+pub async fn run(config: Arc<Config>, command: PhrasesCommand) -> anyhow::Result<()> {
+    if let PhrasesCommand::Init = command {
+        return init(&config);
+    }
+    let store = super::open_store(&config).await?;
+    match command {
+        PhrasesCommand::Init => unreachable!("handled above"),
+        PhrasesCommand::List { json } => {
+            let phrases = store.list().await?;
+            if json {
+                // JSON escapes every control character itself.
+                let text = serde_json::to_string_pretty(&phrases)?;
+                println!("{text}");
+            } else {
+                for phrase in &phrases {
+                    println!(
+                        "{}\t{}\t{}",
+                        terminal_safe(&phrase.id),
+                        terminal_safe(&phrase.word),
+                        terminal_safe(&phrase.name)
+                    );
+                }
+                eprintln!("{} phrases", phrases.len());
+            }
+        }
+        PhrasesCommand::Add { word, name } => {
+            let phrase = NewPhrase::validated(&word, &name)?;
+            let phrase = store.add(phrase).await?;
+            println!("added {} {:?} by {:?}", phrase.id, phrase.word, phrase.name);
+        }
+        PhrasesCommand::Remove { id } => {
+            let phrase = store.remove(id).await?;
+            println!(
+                "removed {} {:?} by {:?}",
+                terminal_safe(&phrase.id),
+                phrase.word,
+                phrase.name
+            );
+        }
+        PhrasesCommand::Import { file } => import(store.as_ref(), &file).await?,
+        PhrasesCommand::Export { file } => {
+            let phrases = store.list().await?;
+            let mut text = serde_json::to_string_pretty(&phrases)?;
+            text.push('\n');
+            match file {
+                Some(path) => {
+                    std::fs::write(&path, text)
+                        .with_context(|| format!("cannot write {}", path.display()))?;
+                    eprintln!("exported {} phrases to {}", phrases.len(), path.display());
+                }
+                None => print!("{text}"),
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Creates the embedded store; says what is there when it already exists.
+fn init(config: &Config) -> anyhow::Result<()> {
+    if let Some(location) = &config.firestore {
+        bail!(
+            "the configured store is Firestore (project {:?}), which needs no init; `phrases init` creates the embedded store (--store embedded)",
+            location.project
+        );
+    }
+    let (store, created) = EmbeddedStore::open_or_create(&config.data_dir, Seed::Empty)?;
+    let path = store.path().display();
+    match created {
+        None => println!("{path} already exists; nothing to do"),
+        Some(created) => match created.imported {
+            None => println!("created {path}"),
+            Some(import) => {
+                println!(
+                    "created {path} with {} phrases from {}, renamed to {}",
+                    import.added,
+                    embedded::LEGACY_FILE_NAME,
+                    embedded::LEGACY_IMPORTED_NAME
+                );
+                for reason in &import.rejected {
+                    println!("  not imported {reason}");
+                }
+            }
+        },
+    }
+    Ok(())
+}
+
+/// Adds every valid entry of `file` in as few writes as the store allows, then says what
+/// became of each: added, already taken, or rejected with its reason.
+async fn import(store: &dyn PhraseStore, file: &std::path::Path) -> anyhow::Result<()> {
+    let text =
+        std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
+    let entries: Vec<serde_json::Value> = serde_json::from_str(&text).with_context(|| {
+        format!(
+            "{} is not a JSON array of {{\"word\": ..., \"name\": ...}}",
+            file.display()
+        )
+    })?;
+    let total = entries.len();
+    let mut valid = Vec::with_capacity(total);
+    let mut rejected = Vec::new();
+    for (index, entry) in entries.iter().enumerate() {
+        let number = index + 1;
+        let (Some(word), Some(name)) = (
+            entry.get("word").and_then(|v| v.as_str()),
+            entry.get("name").and_then(|v| v.as_str()),
+        ) else {
+            rejected.push(format!("#{number}: needs string fields word and name"));
+            continue;
+        };
+        match NewPhrase::validated(word, name) {
+            Ok(phrase) => valid.push(phrase),
+            Err(error) => rejected.push(format!("#{number} \"{}\": {error}", preview(word))),
+        }
+    }
+    let outcomes = store.add_many(valid).await.context("nothing imported")?;
+    let added = outcomes
+        .iter()
+        .filter(|outcome| matches!(outcome, AddOutcome::Added(_)))
+        .count();
+    let taken = outcomes.len() - added;
+    for reason in &rejected {
+        println!("rejected {reason}");
+    }
+    println!(
+        "{total} entries: added {added}, skipped {taken} as already taken, rejected {}",
+        rejected.len()
+    );
+    if rejected.is_empty() {
+        Ok(())
+    } else {
+        bail!(
+            "{} of {total} entries were rejected (listed above); every valid one was imported",
+            rejected.len()
+        )
+    }
+}

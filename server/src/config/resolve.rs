@@ -1,0 +1,311 @@
+//! From [`Settings`] to [`Config`]: defaults filled in and every value checked, one short
+//! function per group. The groups run in a fixed order, so with several bad values the
+//! same one is always reported.
+
+use std::net::{IpAddr, SocketAddr};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use url::Url;
+
+use super::{Config, ConfigError, Environment, FirestoreLocation, SiteLinks, StoreKind};
+use super::{Settings, invalid, origin_of, parse_http_url};
+
+impl Settings {
+    /// Applies defaults and checks every value.
+    pub fn resolve(self) -> Result<Config, ConfigError> {
+        let host = self.host.unwrap_or(IpAddr::from([127, 0, 0, 1]));
+        let addr = SocketAddr::new(host, self.port.unwrap_or(8080));
+        let product_name = product_name(self.product_name)?;
+        let public_url_given = self.public_url.is_some();
+        let public_url = public_url(self.public_url, addr)?;
+        let links = links(
+            self.chat_url,
+            self.social_url,
+            self.marketplace_url,
+            self.blog_url,
+        )?;
+        let press_email = press_email(self.press_email)?;
+        let render = render(
+            self.render_threads,
+            self.render_timeout_ms,
+            self.render_queue,
+        )?;
+        let environment = self.environment.unwrap_or_default();
+        let project = firestore_project(
+            self.store.unwrap_or_default(),
+            self.firestore_project,
+            environment,
+            public_url_given,
+        )?;
+        let allowed_origins = allowed_origins(self.allowed_origins, &public_url)?;
+        let max_sockets = positive(
+            "max_sockets",
+            self.max_sockets.map(|n| n as u64),
+            15_000,
+            1_000_000,
+        )? as usize;
+        let max_connections = match self.max_connections {
+            Some(n) => Some(positive("max_connections", Some(n as u64), 1, 10_000_000)? as usize),
+            None => None,
+        };
+        let listen_backlog = positive(
+            "listen_backlog",
+            self.listen_backlog.map(u64::from),
+            4096,
+            65_535,
+        )? as u32;
+        let max_concurrent_requests = positive(
+            "max_concurrent_requests",
+            self.max_concurrent_requests.map(|n| n as u64),
+            1024,
+            1_000_000,
+        )? as usize;
+        let seconds =
+            |key, value, default, max| positive(key, value, default, max).map(Duration::from_secs);
+        let request_timeout = seconds("request_timeout_s", self.request_timeout_s, 15, 3600)?;
+        let shutdown_timeout = seconds("shutdown_timeout_s", self.shutdown_timeout_s, 10, 3600)?;
+        let ready_stale_after =
+            seconds("ready_stale_after_s", self.ready_stale_after_s, 30, 86_400)?;
+        let firestore =
+            firestore_location(project, self.firestore_database, self.firestore_collection)?;
+
+        Ok(Config {
+            addr,
+            firestore,
+            data_dir: self.data_dir.unwrap_or_else(|| PathBuf::from("data")),
+            product_name,
+            public_url,
+            links,
+            press_email,
+            environment,
+            public_url_follows_listener: !public_url_given,
+            allowed_origins,
+            max_sockets,
+            max_sockets_per_ip: self.max_sockets_per_ip.unwrap_or(32),
+            max_connections,
+            listen_backlog,
+            max_concurrent_requests,
+            request_timeout,
+            shutdown_timeout,
+            ready_stale_after,
+            render_threads: render.threads,
+            render_timeout: render.timeout,
+            render_queue: render.queue,
+        })
+    }
+}
+
+fn product_name(given: Option<String>) -> Result<String, ConfigError> {
+    let product_name = given.unwrap_or_else(|| "Words".into());
+    if product_name.is_empty()
+        || !product_name.chars().all(|c| c.is_ascii_alphanumeric())
+        || !product_name.starts_with(|c: char| c.is_ascii_uppercase())
+    {
+        return Err(invalid(
+            "product_name",
+            &product_name,
+            "use one capitalised word of ASCII letters and digits, such as Words",
+        ));
+    }
+    Ok(product_name)
+}
+
+/// The given origin, or the listening address when none is given.
+fn public_url(given: Option<String>, addr: SocketAddr) -> Result<Url, ConfigError> {
+    let public_url = match given {
+        Some(raw) => parse_http_url("public_url", &raw)?,
+        None => parse_http_url("public_url", &format!("http://{addr}"))?,
+    };
+    if public_url.path() != "/" || public_url.query().is_some() {
+        return Err(invalid(
+            "public_url",
+            public_url.as_str(),
+            "give only the origin, such as https://dinos.example",
+        ));
+    }
+    Ok(public_url)
+}
+
+fn links(
+    chat: Option<String>,
+    social: Option<String>,
+    marketplace: Option<String>,
+    blog: Option<String>,
+) -> Result<SiteLinks, ConfigError> {
+    let link = |key, value: Option<String>, default: &str| -> Result<String, ConfigError> {
+        let raw = value.unwrap_or_else(|| default.into());
+        parse_http_url(key, &raw).map(|_| raw)
+    };
+    Ok(SiteLinks {
+        chat: link("chat_url", chat, "https://discord.com/invite/dinos")?,
+        social: link("social_url", social, "https://twitter.com/dinos")?,
+        marketplace: link(
+            "marketplace_url",
+            marketplace,
+            "https://opensea.io/collection/dinos",
+        )?,
+        blog: link("blog_url", blog, "https://medium.com/@dinos")?,
+    })
+}
+
+fn press_email(given: Option<String>) -> Result<String, ConfigError> {
+    let press_email = given.unwrap_or_else(|| "press@example.com".into());
+    let looks_like_email = press_email
+        .split_once('@')
+        .is_some_and(|(user, domain)| !user.is_empty() && domain.contains('.'))
+        && !press_email.contains(|c: char| c.is_whitespace() || "<>\"?&".contains(c));
+    if !looks_like_email {
+        return Err(invalid(
+            "press_email",
+            &press_email,
+            "expected an address such as press@dinos.example",
+        ));
+    }
+    Ok(press_email)
+}
+
+/// The renderer pool's settings.
+struct Render {
+    threads: usize,
+    timeout: Duration,
+    queue: usize,
+}
+
+fn render(
+    threads: Option<usize>,
+    timeout_ms: Option<u64>,
+    queue: Option<usize>,
+) -> Result<Render, ConfigError> {
+    let threads = match threads {
+        Some(0) => return Err(invalid("render_threads", "0", "at least 1 is needed")),
+        Some(n) => n,
+        None => std::thread::available_parallelism().map_or(2, |n| n.get()),
+    };
+    let timeout_ms = timeout_ms.unwrap_or(2000);
+    if !(10..=60_000).contains(&timeout_ms) {
+        return Err(invalid(
+            "render_timeout_ms",
+            &timeout_ms.to_string(),
+            "expected 10 to 60000 milliseconds",
+        ));
+    }
+    let queue = queue.unwrap_or(256);
+    if queue == 0 {
+        return Err(invalid("render_queue", "0", "at least 1 is needed"));
+    }
+    Ok(Render {
+        threads,
+        timeout: Duration::from_millis(timeout_ms),
+        queue,
+    })
+}
+
+/// The Firestore project to read phrases from, if any: production must name one (and a
+/// public URL) unless the embedded store is chosen explicitly.
+fn firestore_project(
+    store: StoreKind,
+    project: Option<String>,
+    environment: Environment,
+    public_url_given: bool,
+) -> Result<Option<String>, ConfigError> {
+    let project = match (store, project) {
+        (StoreKind::Embedded, _) => None,
+        (StoreKind::Firestore, None) => {
+            return Err(invalid(
+                "store",
+                "firestore",
+                "set firestore_project (LASTWORDS_FIRESTORE_PROJECT) to the Google Cloud project",
+            ));
+        }
+        (_, project) => project,
+    };
+    if environment == Environment::Production {
+        if !public_url_given {
+            return Err(invalid(
+                "public_url",
+                "",
+                "production needs the public base URL (LASTWORDS_PUBLIC_URL), such as https://dinos.example",
+            ));
+        }
+        if project.is_none() && store != StoreKind::Embedded {
+            return Err(invalid(
+                "firestore_project",
+                "",
+                "production reads phrases from Firestore: set LASTWORDS_FIRESTORE_PROJECT, or choose --store embedded explicitly",
+            ));
+        }
+    }
+    Ok(project)
+}
+
+/// The origins given, or the public URL's own.
+fn allowed_origins(
+    given: Option<Vec<String>>,
+    public_url: &Url,
+) -> Result<Vec<String>, ConfigError> {
+    let Some(list) = given else {
+        return Ok(vec![origin_of(public_url)]);
+    };
+    list.iter()
+        .map(|raw| {
+            let url = parse_http_url("allowed_origins", raw.trim())?;
+            if url.path() != "/" || url.query().is_some() {
+                return Err(invalid(
+                    "allowed_origins",
+                    raw,
+                    "give origins only, such as https://dinos.example",
+                ));
+            }
+            Ok(origin_of(&url))
+        })
+        .collect()
+}
+
+/// `value` (or `default`), which must be 1 to `max`.
+fn positive(
+    key: &'static str,
+    value: Option<u64>,
+    default: u64,
+    max: u64,
+) -> Result<u64, ConfigError> {
+    let value = value.unwrap_or(default);
+    if value == 0 || value > max {
+        return Err(invalid(
+            key,
+            &value.to_string(),
+            &format!("expected 1 to {max}"),
+        ));
+    }
+    Ok(value)
+}
+
+fn firestore_location(
+    project: Option<String>,
+    database: Option<String>,
+    collection: Option<String>,
+) -> Result<Option<FirestoreLocation>, ConfigError> {
+    let Some(project) = project else {
+        return Ok(None);
+    };
+    let database = database.unwrap_or_else(|| "(default)".into());
+    let collection = collection.unwrap_or_else(|| "words".into());
+    for (key, value) in [
+        ("firestore_project", &project),
+        ("firestore_database", &database),
+        ("firestore_collection", &collection),
+    ] {
+        if value.is_empty() || value.contains(['/', ' ']) {
+            return Err(invalid(
+                key,
+                value,
+                "expected an id without slashes or spaces",
+            ));
+        }
+    }
+    Ok(Some(FirestoreLocation {
+        project,
+        database,
+        collection,
+    }))
+}

@@ -1,0 +1,82 @@
+//! `/api/phrases/live`: the WebSocket upgrade, under the origin check and the caps.
+
+use std::net::SocketAddr;
+
+use axum::Extension;
+use axum::extract::{ConnectInfo, Query, Request, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use hyper_util::rt::TokioIo;
+use serde::Deserialize;
+
+use crate::state::AppState;
+use crate::websocket;
+
+#[derive(Deserialize)]
+pub struct LiveQuery {
+    /// The version the browser already has (from the page's props).
+    since: Option<u64>,
+}
+
+/// Upgrades to a WebSocket. Pages of other origins may not open it (a browser always
+/// sends `Origin`), and the caps answer 503 so a client retries later or elsewhere.
+pub async fn upgrade(
+    State(state): State<AppState>,
+    Query(query): Query<LiveQuery>,
+    peer: Option<Extension<ConnectInfo<SocketAddr>>>,
+    mut request: Request,
+) -> Response {
+    let headers = request.headers();
+    let accept = match websocket::accept_key(headers) {
+        Ok(accept) => accept,
+        Err(problem) => return (StatusCode::BAD_REQUEST, problem).into_response(),
+    };
+    let origin = headers
+        .get(header::ORIGIN)
+        .and_then(|value| value.to_str().ok());
+    if !origin.is_some_and(|origin| state.config.allowed_origins.iter().any(|o| o == origin)) {
+        tracing::debug!(?origin, "websocket from a foreign origin refused");
+        return (
+            StatusCode::FORBIDDEN,
+            "this origin may not open the live feed",
+        )
+            .into_response();
+    }
+    let ip = peer.map(|Extension(ConnectInfo(addr))| addr.ip());
+    let Some(permit) = state.sockets.try_acquire(ip) else {
+        return (
+            StatusCode::SERVICE_UNAVAILABLE,
+            [(header::RETRY_AFTER, "5")],
+            "too many live connections; try again shortly",
+        )
+            .into_response();
+    };
+    let upgrading = hyper::upgrade::on(&mut request);
+    let hub = state.hub.clone();
+    let shutdown = state.shutdown.clone();
+    state.sessions.spawn(async move {
+        match upgrading.await {
+            Ok(upgraded) => {
+                websocket::session(
+                    TokioIo::new(upgraded),
+                    hub,
+                    query.since,
+                    shutdown,
+                    permit.limits(),
+                )
+                .await;
+            }
+            Err(error) => tracing::debug!(%error, "websocket upgrade failed"),
+        }
+        drop(permit);
+    });
+    (
+        StatusCode::SWITCHING_PROTOCOLS,
+        [
+            (header::CONNECTION, HeaderValue::from_static("upgrade")),
+            (header::UPGRADE, HeaderValue::from_static("websocket")),
+            (header::SEC_WEBSOCKET_ACCEPT, accept),
+        ],
+    )
+        .into_response()
+}

@@ -1,0 +1,201 @@
+//! The operator's routes: the probes, `/metrics`, and the answer past the connection budget.
+
+use std::fmt::Write as _;
+use std::sync::atomic::Ordering;
+
+use axum::extract::State;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+
+use crate::metrics::help;
+use crate::state::AppState;
+
+pub async fn healthz() -> &'static str {
+    "ok"
+}
+
+/// Ready once the renderers run (they start before the router exists) and the feed has
+/// delivered a complete list, and for as long as the source has not been unreachable
+/// longer than `ready_stale_after`. A load balancer stops sending visitors meanwhile.
+pub async fn readyz(State(state): State<AppState>) -> Response {
+    let health = state.feed.health();
+    let problem = match (health.since_sync(), health.down_for()) {
+        (None, _) => Some("the phrase list has not loaded yet".to_owned()),
+        (Some(_), Some(down)) if down > state.config.ready_stale_after => Some(format!(
+            "the phrase source has been unreachable for {} s",
+            down.as_secs()
+        )),
+        _ => None,
+    };
+    match problem {
+        None => (StatusCode::OK, "ready").into_response(),
+        Some(problem) => (StatusCode::SERVICE_UNAVAILABLE, problem).into_response(),
+    }
+}
+
+/// `GET /metrics`.
+pub async fn scrape(State(state): State<AppState>) -> Response {
+    let mut out = String::with_capacity(4096);
+    state.metrics.write(&mut out);
+    let cache = &state.page_cache;
+    let sockets = &state.sockets;
+    let health = state.feed.health();
+    let snapshot = state.feed.current();
+    let connections = &state.connections;
+    let simple: [(&str, &str, &str, f64); 18] = [
+        (
+            "lastwords_connections",
+            "gauge",
+            "TCP connections open now, WebSockets included.",
+            connections.open() as f64,
+        ),
+        (
+            "lastwords_connections_budget",
+            "gauge",
+            "Connections served in full at once; past it only the probes are answered.",
+            connections.budget() as f64,
+        ),
+        (
+            "lastwords_connections_refused_total",
+            "counter",
+            "Connections past the budget answered 503 or closed unanswered.",
+            connections.refused.load(Ordering::Relaxed) as f64,
+        ),
+        (
+            "lastwords_connections_idle_closed_total",
+            "counter",
+            "Connections closed for sending no request within the request timeout.",
+            connections.idle_closed.load(Ordering::Relaxed) as f64,
+        ),
+        (
+            "lastwords_connections_write_stalled_total",
+            "counter",
+            "Connections closed because the peer read nothing within the request timeout.",
+            connections.write_stalled.load(Ordering::Relaxed) as f64,
+        ),
+        (
+            "lastwords_render_cache_hits_total",
+            "counter",
+            "Pages served from the render cache.",
+            cache.hits.load(Ordering::Relaxed) as f64,
+        ),
+        (
+            "lastwords_render_cache_misses_total",
+            "counter",
+            "Pages that had to be rendered.",
+            cache.misses.load(Ordering::Relaxed) as f64,
+        ),
+        (
+            "lastwords_render_queue_overflows_total",
+            "counter",
+            "Renders refused with 503 because the queue was full.",
+            state.metrics.render_overflows.load(Ordering::Relaxed) as f64,
+        ),
+        (
+            "lastwords_render_failures_total",
+            "counter",
+            "Renders that threw or ran out of time.",
+            state.metrics.render_failures.load(Ordering::Relaxed) as f64,
+        ),
+        (
+            "lastwords_websocket_connections",
+            "gauge",
+            "Live WebSockets open now.",
+            sockets.open() as f64,
+        ),
+        (
+            "lastwords_websocket_messages_sent_total",
+            "counter",
+            "Messages written to live WebSockets.",
+            sockets.sent.load(Ordering::Relaxed) as f64,
+        ),
+        (
+            "lastwords_websocket_refused_total",
+            "counter",
+            "WebSocket upgrades refused by a connection cap.",
+            sockets.refused.load(Ordering::Relaxed) as f64,
+        ),
+        (
+            "lastwords_websocket_resnapshots_total",
+            "counter",
+            "Sockets that fell behind and were sent the whole list.",
+            sockets.resnapshots.load(Ordering::Relaxed) as f64,
+        ),
+        (
+            "lastwords_feed_up",
+            "gauge",
+            "1 while the phrase source is reachable.",
+            if health.down_for().is_some() {
+                0.0
+            } else {
+                1.0
+            },
+        ),
+        (
+            "lastwords_feed_synced",
+            "gauge",
+            "1 once the phrase source delivered a complete list.",
+            if health.since_sync().is_some() {
+                1.0
+            } else {
+                0.0
+            },
+        ),
+        (
+            "lastwords_feed_seconds_since_sync",
+            "gauge",
+            "Seconds since the source last delivered a complete list (-1: never).",
+            health.since_sync().map_or(-1.0, |d| d.as_secs_f64()),
+        ),
+        (
+            "lastwords_feed_documents_skipped_total",
+            "counter",
+            "Documents or stored rows skipped because they break the content rules (a missing or non-string word or name, invisible or control characters, lengths).",
+            health.skipped.load(Ordering::Relaxed) as f64,
+        ),
+        (
+            "lastwords_phrases",
+            "gauge",
+            "Phrases in the current list.",
+            snapshot.phrases.len() as f64,
+        ),
+    ];
+    for (name, kind, text, value) in simple {
+        help(&mut out, name, kind, text);
+        let _ = writeln!(out, "{name} {value}");
+    }
+    help(
+        &mut out,
+        "lastwords_feed_resyncs_total",
+        "counter",
+        "Times Firestore disagreed with our list and sent it again.",
+    );
+    let _ = writeln!(
+        out,
+        "lastwords_feed_resyncs_total {}",
+        health.resyncs.load(Ordering::Relaxed)
+    );
+
+    (
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),
+        )],
+        out,
+    )
+        .into_response()
+}
+
+/// A connection past the budget asked for something other than the probes.
+pub async fn too_many_connections(State(state): State<AppState>) -> Response {
+    state
+        .connections
+        .refused
+        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    (
+        StatusCode::SERVICE_UNAVAILABLE,
+        [(header::RETRY_AFTER, "5")],
+        "too many connections; try again shortly\n",
+    )
+        .into_response()
+}

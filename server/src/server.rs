@@ -1,0 +1,239 @@
+//! The accept loop: each connection under the budget or in the reserve, its deadlines,
+//! and a graceful stop (WebSockets closed with 1001, requests given time to finish).
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::ConnectInfo;
+use hyper::body::Incoming;
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+use hyper_util::server::conn::auto::Builder;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::time::{Instant, sleep_until, timeout};
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+use tower::ServiceExt as _;
+
+use crate::headers;
+use crate::routes;
+use crate::state::AppState;
+
+use crate::connections::{
+    self, Activity, Admission, Connections, Guarded, Place, RESERVE_DEADLINE,
+};
+
+/// How long a connection told to close (idle, or the server stopping) may take to go.
+const CLOSE_GRACE: Duration = Duration::from_secs(1);
+/// How long the live sockets get, once told to go, to send their close frames.
+const SESSIONS_GRACE: Duration = Duration::from_secs(2);
+
+/// Serves `state` on `listener` until `shutdown` completes: then stops accepting,
+/// closes every WebSocket with 1001 (so browsers reconnect elsewhere) and gives
+/// in-flight requests `shutdown_timeout` to finish.
+pub async fn serve(
+    listener: TcpListener,
+    state: AppState,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let sockets = state.shutdown.clone();
+    let sessions = state.sessions.clone();
+    let connections = state.connections.clone();
+    let deadline = state.config.shutdown_timeout;
+    // A connection gets the request timeout to send each request (its headers too, so
+    // connections that trickle bytes are closed), and each write the same time to be read.
+    let limit = state.config.request_timeout;
+    tracing::info!(
+        budget = connections.budget(),
+        reserve = connections::RESERVE,
+        "connection budget"
+    );
+    let site = routes::router(state.clone());
+    let probes = routes::probe_router(state);
+    let mut builder = Builder::new(TokioExecutor::new());
+    builder
+        .http1()
+        .timer(TokioTimer::new())
+        .header_read_timeout(limit);
+    builder
+        .http2()
+        .timer(TokioTimer::new())
+        .max_concurrent_streams(100)
+        .keep_alive_interval(Some(Duration::from_secs(20)))
+        .keep_alive_timeout(limit);
+    let closing = CancellationToken::new();
+    let tasks = TaskTracker::new();
+    let mut shutdown = std::pin::pin!(shutdown);
+    loop {
+        let (stream, peer) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(accepted) => accepted,
+                Err(error) => {
+                    // Out of file descriptors, usually: wait for some to close.
+                    tracing::warn!(%error, "accept failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            () = &mut shutdown => break,
+        };
+        let _ = stream.set_nodelay(true);
+        let connection = Connection {
+            builder: builder.clone(),
+            peer,
+            limit,
+            closing: closing.clone(),
+            connections: connections.clone(),
+        };
+        match connections.admit() {
+            Admission::Budget(place) => {
+                tasks.spawn(connection.serve(stream, place, site.clone()));
+            }
+            Admission::Reserve(place, evicted) => {
+                tasks.spawn(connection.serve_reserve(stream, place, probes.clone(), evicted));
+            }
+        }
+    }
+    drop(listener);
+    sockets.cancel();
+    closing.cancel();
+    tasks.close();
+    // In-flight requests get `shutdown_timeout` to finish; then the process goes anyway.
+    tokio::select! {
+        () = tasks.wait() => {}
+        () = tokio::time::sleep(deadline) => {
+            tracing::warn!(deadline_s = deadline.as_secs(), "requests still running at the shutdown deadline");
+        }
+    }
+    // Upgraded sockets outlive their connections; give their close frames a moment.
+    sessions.close();
+    if timeout(SESSIONS_GRACE, sessions.wait()).await.is_err() {
+        tracing::debug!("live sockets still open at the shutdown deadline");
+    }
+    Ok(())
+}
+
+/// What serving one accepted connection needs.
+struct Connection {
+    builder: Builder<TokioExecutor>,
+    peer: SocketAddr,
+    /// The request timeout: for a request to arrive, and for a write to be read.
+    limit: Duration,
+    /// Cancelled when the server stops.
+    closing: CancellationToken,
+    connections: std::sync::Arc<Connections>,
+}
+
+impl Connection {
+    /// Serves the whole site, closing the connection once it has had no request in
+    /// flight for the request timeout (from the start, or since its last response).
+    async fn serve(self, stream: TcpStream, place: Place, router: Router) {
+        let activity = Activity::new();
+        let peer = self.peer;
+        let tracking = activity.clone();
+        let service =
+            hyper::service::service_fn(move |mut request: axum::extract::Request<Incoming>| {
+                let in_flight = tracking.begin();
+                request.extensions_mut().insert(ConnectInfo(peer));
+                let router = router.clone();
+                async move {
+                    let response = match headers::host_problem(&request) {
+                        Some(refusal) => Ok(refusal),
+                        None => router.oneshot(request).await,
+                    };
+                    response
+                        .map(|response| response.map(|body| connections::tracked(body, in_flight)))
+                }
+            });
+        let io = TokioIo::new(Guarded::new(stream, place, self.limit));
+        let connection = self.builder.serve_connection_with_upgrades(io, service);
+        tokio::pin!(connection);
+        // Set once the connection was told to close: by then it must be gone.
+        let mut close_by: Option<Instant> = None;
+        loop {
+            let idle_at = activity.idle_deadline(self.limit);
+            let wake = close_by.or(idle_at);
+            tokio::select! {
+                outcome = connection.as_mut() => {
+                    if let Err(error) = outcome {
+                        tracing::debug!(%error, "connection ended with an error");
+                    }
+                    return;
+                }
+                () = self.closing.cancelled(), if close_by.is_none() => {
+                    connection.as_mut().graceful_shutdown();
+                    // The server's own shutdown deadline bounds the requests in flight.
+                    close_by = Some(Instant::now() + Duration::from_secs(24 * 3600));
+                }
+                () = activity.went_idle(), if close_by.is_none() => {}
+                () = sleep_until(wake.unwrap_or_else(far_future)), if wake.is_some() => {
+                    if close_by.is_some() {
+                        return;
+                    }
+                    if activity.idle_deadline(self.limit).is_some_and(|at| at <= Instant::now()) {
+                        self.connections.idle_closed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        connection.as_mut().graceful_shutdown();
+                        close_by = Some(Instant::now() + CLOSE_GRACE);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Serves a connection past the budget: the probes, and 503 for everything else,
+    /// until [`RESERVE_DEADLINE`] or until a newer connection needs its place.
+    async fn serve_reserve(
+        self,
+        stream: TcpStream,
+        place: Place,
+        router: Router,
+        evicted: CancellationToken,
+    ) {
+        let peer = self.peer;
+        let service =
+            hyper::service::service_fn(move |mut request: axum::extract::Request<Incoming>| {
+                request.extensions_mut().insert(ConnectInfo(peer));
+                let router = router.clone();
+                async move {
+                    match headers::host_problem(&request) {
+                        Some(refusal) => Ok(refusal),
+                        None => router.oneshot(request).await,
+                    }
+                }
+            });
+        let io = TokioIo::new(Guarded::new(stream, place, RESERVE_DEADLINE));
+        let connection = self.builder.serve_connection(io, service);
+        tokio::select! {
+            _ = timeout(RESERVE_DEADLINE, connection) => {}
+            () = evicted.cancelled() => {
+                self.connections.refused.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            }
+            () = self.closing.cancelled() => {}
+        }
+    }
+}
+
+/// Completes on Ctrl-C or SIGTERM (what a container runtime sends to stop us).
+pub async fn shutdown_signal() {
+    let interrupt = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        _ = interrupt => {},
+        _ = terminate => {},
+    }
+    tracing::info!("shutting down");
+}
+
+fn far_future() -> Instant {
+    Instant::now() + Duration::from_secs(24 * 3600)
+}

@@ -1,0 +1,97 @@
+//! How many live sockets there are, in all and per client address, under their caps.
+
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// How many live sockets there are, in all and per client address, with the caps.
+#[derive(Debug)]
+pub struct SocketLimits {
+    max: usize,
+    /// 0 means no per-address limit.
+    max_per_ip: usize,
+    open: AtomicUsize,
+    per_ip: Mutex<HashMap<IpAddr, usize>>,
+    /// Upgrades refused by a cap, for `/metrics`.
+    pub refused: AtomicU64,
+    /// Messages written to sockets, for `/metrics`.
+    pub sent: AtomicU64,
+    /// Sockets that fell behind the broadcast and were sent the whole list instead.
+    pub resnapshots: AtomicU64,
+}
+
+/// One socket's place under the caps, given back when the socket ends.
+pub struct SocketPermit {
+    limits: Arc<SocketLimits>,
+    ip: Option<IpAddr>,
+}
+
+impl SocketLimits {
+    pub fn new(max: usize, max_per_ip: usize) -> Arc<Self> {
+        Arc::new(Self {
+            max,
+            max_per_ip,
+            open: AtomicUsize::new(0),
+            per_ip: Mutex::default(),
+            refused: AtomicU64::new(0),
+            sent: AtomicU64::new(0),
+            resnapshots: AtomicU64::new(0),
+        })
+    }
+
+    /// Live sockets now.
+    pub fn open(&self) -> usize {
+        self.open.load(Ordering::Relaxed)
+    }
+
+    pub fn try_acquire(self: &Arc<Self>, ip: Option<IpAddr>) -> Option<SocketPermit> {
+        let taken = self
+            .open
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |open| {
+                (open < self.max).then_some(open + 1)
+            });
+        if taken.is_err() {
+            self.refused.fetch_add(1, Ordering::Relaxed);
+            return None;
+        }
+        // From here the permit's Drop gives back what was taken.
+        let mut permit = SocketPermit {
+            limits: self.clone(),
+            ip: None,
+        };
+        if let (Some(ip), true) = (ip, self.max_per_ip > 0) {
+            let mut per_ip = self.per_ip.lock().unwrap_or_else(|e| e.into_inner());
+            let count = per_ip.entry(ip).or_default();
+            if *count >= self.max_per_ip {
+                self.refused.fetch_add(1, Ordering::Relaxed);
+                return None;
+            }
+            *count += 1;
+            permit.ip = Some(ip);
+        }
+        Some(permit)
+    }
+}
+
+impl SocketPermit {
+    /// The caps this permit counts against, with their counters.
+    pub fn limits(&self) -> &SocketLimits {
+        &self.limits
+    }
+}
+
+impl Drop for SocketPermit {
+    fn drop(&mut self) {
+        self.limits.open.fetch_sub(1, Ordering::AcqRel);
+        if let Some(ip) = self.ip {
+            let mut per_ip = self.limits.per_ip.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(count) = per_ip.get_mut(&ip) {
+                *count -= 1;
+                if *count == 0 {
+                    per_ip.remove(&ip);
+                }
+            }
+        }
+    }
+}

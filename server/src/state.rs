@@ -1,0 +1,117 @@
+//! What the handlers share: one [`AppState`], with [`FromRef`] for the parts a handler
+//! or middleware needs on its own.
+
+use std::sync::Arc;
+
+use axum::extract::FromRef;
+use serde_json::json;
+use tokio::sync::Semaphore;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+use crate::assets::Ui;
+use crate::config::Config;
+use crate::connections::{self, Connections};
+use crate::hub::Hub;
+use crate::metrics::Metrics;
+use crate::page_cache::PageCache;
+use crate::renderer::{PoolOptions, RenderError, RendererPool};
+use crate::site_files::SiteFiles;
+use crate::snapshot::Feed;
+use crate::socket_limits::SocketLimits;
+
+/// Everything the handlers share.
+#[derive(Clone)]
+pub struct AppState {
+    /// The effective configuration.
+    pub config: Arc<Config>,
+    /// The threads that run React.
+    pub renderer: RendererPool,
+    /// Rendered pages by route and data version.
+    pub page_cache: Arc<PageCache>,
+    /// The current phrase list.
+    pub feed: Feed,
+    /// Fans the feed out to every WebSocket.
+    pub hub: Hub,
+    /// Cancelled when the server stops, so long-lived sockets close with 1001.
+    pub shutdown: CancellationToken,
+    /// The WebSocket sessions, which outlive the connections they were upgraded from:
+    /// the server waits on it for their close frames.
+    pub sessions: TaskTracker,
+    /// The embedded UI build.
+    pub ui: Arc<Ui>,
+    /// The site facts every page receives, built once from the configuration.
+    site: Arc<serde_json::Value>,
+    /// robots.txt, the sitemap, icons and the Open Graph image.
+    pub site_files: Arc<SiteFiles>,
+    /// Live sockets under their caps.
+    pub sockets: Arc<SocketLimits>,
+    /// Open TCP connections under the budget and in the reserve.
+    pub connections: Arc<Connections>,
+    /// Request, render and feed counters for `/metrics`.
+    pub metrics: Arc<Metrics>,
+    /// Turns for the renders of `/words?check=` (each is a render of its own): one fewer
+    /// than the renderers, at least one, so a flood of them always leaves the pages'
+    /// own renders a renderer.
+    pub check_renders: Arc<Semaphore>,
+}
+
+impl AppState {
+    /// Starts the renderers (each loads the server bundle; this blocks for a moment)
+    /// and the hub. Call it inside a tokio runtime.
+    pub fn start(config: Arc<Config>, ui: Ui, feed: Feed) -> Result<Self, RenderError> {
+        let renderer = RendererPool::start(
+            ui.server_bundle.into(),
+            PoolOptions {
+                threads: config.render_threads,
+                timeout: config.render_timeout,
+                queue: config.render_queue,
+            },
+        )?;
+        let site = json!({
+            "productName": config.product_name,
+            "baseUrl": config.public_url.as_str().trim_end_matches('/'),
+            "links": config.links,
+            "pressEmail": config.press_email,
+        });
+        let site_files = Arc::new(SiteFiles::new(&config, ui.icon_svg, ui.images));
+        Ok(Self {
+            metrics: Arc::default(),
+            check_renders: Arc::new(Semaphore::new(config.render_threads.max(2) - 1)),
+            sockets: SocketLimits::new(config.max_sockets, config.max_sockets_per_ip),
+            connections: Connections::new(connections::budget(config.max_connections)),
+            site_files,
+            config,
+            renderer,
+            page_cache: Arc::default(),
+            hub: Hub::start(feed.clone()),
+            feed,
+            shutdown: CancellationToken::new(),
+            sessions: TaskTracker::new(),
+            ui: Arc::new(ui),
+            site: Arc::new(site),
+        })
+    }
+
+    /// The site facts every page receives.
+    pub fn site_props(&self) -> serde_json::Value {
+        (*self.site).clone()
+    }
+}
+
+macro_rules! part {
+    ($($field:ident: $type:ty),* $(,)?) => {
+        $(impl FromRef<AppState> for $type {
+            fn from_ref(state: &AppState) -> Self {
+                state.$field.clone()
+            }
+        })*
+    };
+}
+
+part! {
+    config: Arc<Config>,
+    feed: Feed,
+    metrics: Arc<Metrics>,
+    site_files: Arc<SiteFiles>,
+}

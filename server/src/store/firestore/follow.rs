@@ -1,0 +1,85 @@
+//! Following the collection for the life of the process, whatever happens to the network.
+
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use super::{FirestoreSettings, FirestoreStore};
+use crate::snapshot::{Feed, now_ms};
+
+/// A listener silent this long gets its connection checked with a probe query.
+const PROBE_AFTER: Duration = Duration::from_secs(10);
+/// A probe not answered within this time counts as Firestore being unreachable.
+pub(super) const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
+/// Reconnect delays grow from the first to the cap, each with up to 50% jitter.
+const BACKOFF_FIRST: Duration = Duration::from_millis(500);
+const BACKOFF_CAP: Duration = Duration::from_secs(30);
+
+/// The delay before reconnect attempt `attempt` (0-based): doubling, capped, jittered
+/// so replicas that lost Firestore together do not come back together.
+pub fn backoff(attempt: u32) -> Duration {
+    let base = BACKOFF_FIRST
+        .saturating_mul(1u32 << attempt.min(16))
+        .min(BACKOFF_CAP);
+    base.mul_f64(1.0 + rand::random::<f64>() * 0.5)
+}
+
+/// Keeps `feed` following the collection for the life of the process, whatever
+/// happens to the network: connects with backoff, listens, and when a silent listener's
+/// probe fails, marks the feed down, drops the listener and starts over with backoff.
+/// Returns at once; the list shown meanwhile is whatever `feed` holds.
+pub fn follow(settings: FirestoreSettings, feed: Feed) {
+    feed.clone().spawn_task(async move {
+        let mut attempt = 0;
+        loop {
+            match FirestoreStore::connect(settings.clone()).await {
+                Ok(store) => match store.listen(feed.clone()).await {
+                    Ok(mut listener) => {
+                        let connected = std::time::Instant::now();
+                        store.watch(&feed).await;
+                        let _ = listener.shutdown().await;
+                        // Back off afresh only once a connection delivered a whole list.
+                        if feed
+                            .health()
+                            .since_sync()
+                            .is_some_and(|since| since < connected.elapsed())
+                        {
+                            attempt = 0;
+                        }
+                    }
+                    Err(error) => tracing::warn!(%error, "cannot listen to Firestore"),
+                },
+                Err(error) => tracing::warn!(%error, "cannot connect to Firestore"),
+            }
+            feed.health().down();
+            let delay = backoff(attempt);
+            attempt = attempt.saturating_add(1);
+            tracing::info!(
+                delay_ms = delay.as_millis() as u64,
+                "reconnecting to Firestore"
+            );
+            tokio::time::sleep(delay).await;
+        }
+    });
+}
+
+impl FirestoreStore {
+    /// Returns when the connection looks lost: the listener was silent for
+    /// [`PROBE_AFTER`] and a probe query failed.
+    async fn watch(&self, feed: &Feed) {
+        loop {
+            tokio::time::sleep(PROBE_AFTER / 2).await;
+            let silent = now_ms().saturating_sub(self.heard.load(Ordering::Relaxed));
+            if silent < PROBE_AFTER.as_millis() as u64 {
+                continue;
+            }
+            if self.answers().await {
+                feed.health().up();
+                // Reachable but silent is normal for an idle collection.
+                self.heard.store(now_ms(), Ordering::Relaxed);
+            } else {
+                tracing::warn!(silent_ms = silent, "Firestore does not answer");
+                return;
+            }
+        }
+    }
+}

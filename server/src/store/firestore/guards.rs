@@ -1,0 +1,178 @@
+//! Uniqueness on Firestore: a guard document per minted word, created in the same commit
+//! as its phrase with a must-not-exist precondition, so two adds of one word cannot both
+//! commit; imports write phrases and guards in chunks.
+
+use firestore::FirestoreWritePrecondition;
+use firestore::gcloud_sdk::google::firestore::v1::Document;
+use serde::{Deserialize, Serialize};
+
+use super::listen::{document_id, text_field};
+use super::{FirestoreStore, StoredPhrase};
+use crate::snapshot::Phrase;
+use crate::store::{NewPhrase, StoreError, new_document_id};
+
+/// How many phrases an import writes per commit: a phrase and its guard are two writes,
+/// and a commit takes at most 500.
+pub(super) const IMPORT_CHUNK: usize = 200;
+
+impl FirestoreStore {
+    /// The collection of guard documents beside the phrases: one per minted word, its id
+    /// a hash of the word, created in the same commit as the phrase with a must-not-exist
+    /// precondition, so two adds of one word cannot both commit.
+    pub(super) fn guards(&self) -> String {
+        guard_collection(&self.settings.collection)
+    }
+
+    /// The phrase holding `word`, guarded or not (documents written by other tools have
+    /// no guard and still count).
+    async fn holder_of(&self, word: &str) -> Result<Option<Phrase>, StoreError> {
+        let found: Vec<Document> = self
+            .db
+            .fluent()
+            .select()
+            .from(self.settings.collection.as_str())
+            .filter(|q| q.for_all([q.field("word").eq(word)]))
+            .limit(1)
+            .query()
+            .await
+            .map_err(|e| self.backend("query", e))?;
+        Ok(found.first().map(|document| Phrase {
+            id: document_id(&document.name).to_owned(),
+            word: word.to_owned(),
+            name: text_field(document, "name").unwrap_or_default(),
+        }))
+    }
+
+    /// Commits every phrase with its guard, all or nothing. `Ok(false)` when a guard (or
+    /// an id) already existed.
+    pub(super) async fn commit_guarded(&self, phrases: &[Phrase]) -> Result<bool, StoreError> {
+        let guards = self.guards();
+        // The emulator implements Commit but not CreateDocument: write through a transaction.
+        let mut transaction = self
+            .db
+            .begin_transaction()
+            .await
+            .map_err(|e| self.backend("transaction", e))?;
+        for phrase in phrases {
+            let guard = Guard {
+                word: phrase.word.clone(),
+                phrase: phrase.id.clone(),
+            };
+            self.db
+                .fluent()
+                .update()
+                .in_col(guards.as_str())
+                .precondition(FirestoreWritePrecondition::Exists(false))
+                .document_id(guard_id(&phrase.word))
+                .object(&guard)
+                .add_to_transaction(&mut transaction)
+                .map_err(|e| self.backend("write", e))?;
+            let stored = StoredPhrase {
+                word: phrase.word.clone(),
+                name: phrase.name.clone(),
+            };
+            self.db
+                .fluent()
+                .update()
+                .in_col(self.settings.collection.as_str())
+                .precondition(FirestoreWritePrecondition::Exists(false))
+                .document_id(phrase.id.as_str())
+                .object(&stored)
+                .add_to_transaction(&mut transaction)
+                .map_err(|e| self.backend("write", e))?;
+        }
+        match transaction.commit().await {
+            Ok(_) => Ok(true),
+            Err(firestore::errors::FirestoreError::DataConflictError(_)) => Ok(false),
+            Err(error) => Err(self.backend("commit", error)),
+        }
+    }
+
+    /// Deletes the guard of `word`, whatever it points at.
+    async fn drop_guard(&self, word: &str) -> Result<(), StoreError> {
+        let mut transaction = self
+            .db
+            .begin_transaction()
+            .await
+            .map_err(|e| self.backend("transaction", e))?;
+        self.db
+            .fluent()
+            .delete()
+            .from(self.guards().as_str())
+            .document_id(guard_id(word))
+            .add_to_transaction(&mut transaction)
+            .map_err(|e| self.backend("delete", e))?;
+        transaction
+            .commit()
+            .await
+            .map_err(|e| self.backend("commit", e))?;
+        Ok(())
+    }
+
+    pub(super) async fn add_one(&self, new: NewPhrase) -> Result<Phrase, StoreError> {
+        let phrase = Phrase {
+            id: new_document_id(),
+            word: new.word,
+            name: new.name,
+        };
+        // Two rounds at most: the second after clearing a guard whose phrase is gone
+        // (deleted by another tool), so a word can be minted again.
+        for _ in 0..2 {
+            if let Some(holder) = self.holder_of(&phrase.word).await? {
+                return Err(StoreError::Taken {
+                    word: holder.word,
+                    name: holder.name,
+                });
+            }
+            if self.commit_guarded(std::slice::from_ref(&phrase)).await? {
+                return Ok(phrase);
+            }
+            if let Some(holder) = self.holder_of(&phrase.word).await? {
+                return Err(StoreError::Taken {
+                    word: holder.word,
+                    name: holder.name,
+                });
+            }
+            tracing::info!(word = %crate::text::terminal_safe(&phrase.word), "clearing the guard of a phrase that no longer exists");
+            self.drop_guard(&phrase.word).await?;
+        }
+        Err(StoreError::Backend(format!(
+            "the guard of {:?} keeps coming back; try again",
+            phrase.word
+        )))
+    }
+
+    /// The document with `id`, read with BatchGet (a query for one id would read them all).
+    pub(super) async fn document(&self, id: &str) -> Result<Option<Document>, StoreError> {
+        use futures_util::StreamExt as _;
+        let mut found = self
+            .db
+            .fluent()
+            .select()
+            .by_id_in(self.settings.collection.as_str())
+            .batch([id])
+            .await
+            .map_err(|e| self.backend("read", e))?;
+        Ok(found.next().await.and_then(|(_, document)| document))
+    }
+}
+
+/// The collection that holds the guards of `collection`.
+pub fn guard_collection(collection: &str) -> String {
+    format!("{collection}-taken")
+}
+
+/// A guard's document id: the SHA-256 of the normalised word, in hex (a word may hold
+/// characters a document id cannot).
+pub fn guard_id(word: &str) -> String {
+    use sha2::Digest as _;
+    hex::encode(sha2::Sha256::digest(word.as_bytes()))
+}
+
+/// The fields of a guard document.
+#[derive(Serialize, Deserialize)]
+struct Guard {
+    word: String,
+    /// The id of the phrase document that holds the word.
+    phrase: String,
+}

@@ -1,0 +1,320 @@
+//! The listener's raw Listen responses drive [`ListenState`], which rebuilds the
+//! collection the way Firestore's own SDKs do: a full snapshot begins on a target ADD
+//! without a resume token or on RESET, document changes upsert, deletes and removals
+//! remove, CURRENT closes a full snapshot and sweeps every id it did not see, and an
+//! existence filter whose count disagrees asks for a resync. The feed is published
+//! only at consistent points (CURRENT, or a global NO_CHANGE), never half-way through.
+
+use std::collections::{BTreeMap, HashSet};
+
+use firestore::gcloud_sdk::google::firestore::v1::listen_response::ResponseType;
+use firestore::gcloud_sdk::google::firestore::v1::target_change::TargetChangeType;
+use firestore::gcloud_sdk::google::firestore::v1::value::ValueType;
+use firestore::gcloud_sdk::google::firestore::v1::{Document, TargetChange};
+use firestore::gcloud_sdk::prost_types::Timestamp;
+
+use crate::snapshot::Phrase;
+use crate::store::NewPhrase;
+
+/// What one Listen response asks of the host.
+#[derive(Debug, Default, PartialEq)]
+pub struct Outcome {
+    /// A consistent list to publish.
+    pub publish: Option<Vec<Phrase>>,
+    /// The existence filter disagreed: listen again from scratch.
+    pub resync: bool,
+    /// Documents skipped as malformed.
+    pub skipped: u64,
+}
+
+/// The collection as the Listen stream has described it so far.
+#[derive(Debug)]
+pub struct ListenState {
+    target: i32,
+    /// Every well-formed document, by id.
+    documents: BTreeMap<String, Phrase>,
+    /// While a full snapshot arrives: the ids seen since it began.
+    full_snapshot: Option<HashSet<String>>,
+    /// Whether Firestore gave us a resume token, so that the next ADD resumes instead of
+    /// re-sending everything.
+    resumable: bool,
+    /// Broken document versions already reported (name, update time).
+    reported: HashSet<(String, Option<Timestamp>)>,
+}
+
+/// Broken document versions remembered before the memory is cleared.
+const MAX_REPORTED: usize = 10_000;
+
+impl ListenState {
+    pub fn new(target: u32) -> Self {
+        Self {
+            target: target as i32,
+            documents: BTreeMap::new(),
+            full_snapshot: None,
+            resumable: false,
+            reported: HashSet::new(),
+        }
+    }
+
+    fn list(&self) -> Vec<Phrase> {
+        self.documents.values().cloned().collect()
+    }
+
+    /// Applies one Listen response.
+    pub fn apply(&mut self, event: ResponseType) -> Outcome {
+        let mut outcome = Outcome::default();
+        match event {
+            ResponseType::TargetChange(change) => self.target_change(change, &mut outcome),
+            ResponseType::DocumentChange(change) => {
+                let Some(document) = change.document else {
+                    return outcome;
+                };
+                let id = document_id(&document.name).to_owned();
+                if change.target_ids.contains(&self.target) {
+                    if let Some(seen) = &mut self.full_snapshot {
+                        seen.insert(id.clone());
+                    }
+                    match phrase_of(&document) {
+                        Ok(phrase) => {
+                            self.documents.insert(id, phrase);
+                        }
+                        Err(reason) => {
+                            // The emulator re-sends every document on every write: say
+                            // each broken version once, not once per write.
+                            let version = (document.name.clone(), document.update_time);
+                            if self.reported.len() >= MAX_REPORTED {
+                                self.reported.clear();
+                            }
+                            if self.reported.insert(version) {
+                                tracing::warn!(document = %crate::text::terminal_safe(&document.name), reason, "skipped a malformed Firestore document");
+                                outcome.skipped += 1;
+                            }
+                            self.documents.remove(&id);
+                        }
+                    }
+                } else if change.removed_target_ids.contains(&self.target) {
+                    self.documents.remove(&id);
+                }
+            }
+            ResponseType::DocumentDelete(delete) => {
+                self.documents.remove(document_id(&delete.document));
+            }
+            ResponseType::DocumentRemove(remove) => {
+                self.documents.remove(document_id(&remove.document));
+            }
+            ResponseType::Filter(filter) => {
+                let disagrees = filter.target_id == self.target
+                    && self.full_snapshot.is_none()
+                    && usize::try_from(filter.count).ok() != Some(self.documents.len());
+                if disagrees {
+                    self.resumable = false;
+                    outcome.resync = true;
+                }
+            }
+        }
+        outcome
+    }
+
+    fn target_change(&mut self, change: TargetChange, outcome: &mut Outcome) {
+        let ours = change.target_ids.is_empty() || change.target_ids.contains(&self.target);
+        if !ours {
+            return;
+        }
+        match TargetChangeType::try_from(change.target_change_type) {
+            Ok(TargetChangeType::Add) if !self.resumable => {
+                self.full_snapshot = Some(HashSet::new());
+            }
+            Ok(TargetChangeType::Reset) => {
+                self.full_snapshot = Some(HashSet::new());
+            }
+            Ok(TargetChangeType::Current) => {
+                if let Some(seen) = self.full_snapshot.take() {
+                    self.documents.retain(|id, _| seen.contains(id));
+                }
+                outcome.publish = Some(self.list());
+            }
+            Ok(TargetChangeType::NoChange)
+                if change.target_ids.is_empty() && self.full_snapshot.is_none() =>
+            {
+                outcome.publish = Some(self.list());
+            }
+            Ok(TargetChangeType::Remove) => {
+                // Firestore dropped the target; when it is added back, everything is re-sent.
+                self.resumable = false;
+                self.full_snapshot = None;
+            }
+            _ => {}
+        }
+        if !change.resume_token.is_empty() {
+            self.resumable = true;
+        }
+    }
+}
+
+/// The last path segment of a document name.
+pub fn document_id(name: &str) -> &str {
+    name.rsplit('/').next().unwrap_or(name)
+}
+
+pub(super) fn text_field(document: &Document, field: &str) -> Option<String> {
+    match document
+        .fields
+        .get(field)
+        .and_then(|v| v.value_type.as_ref())
+    {
+        Some(ValueType::StringValue(text)) => Some(text.clone()),
+        _ => None,
+    }
+}
+
+/// A document as a phrase, following the content rules: the word normalised (other tools
+/// may store it as typed), anything invisible, unassigned or oversized refused.
+pub(super) fn phrase_of(document: &Document) -> Result<Phrase, String> {
+    let word = text_field(document, "word").ok_or("no string field `word`")?;
+    let name = text_field(document, "name").ok_or("no string field `name`")?;
+    let valid = NewPhrase::validated(&word, &name).map_err(|e| e.to_string())?;
+    Ok(Phrase {
+        id: document_id(&document.name).to_owned(),
+        word: valid.word,
+        name: valid.name,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use firestore::gcloud_sdk::google::firestore::v1::{
+        DocumentChange, DocumentDelete, ExistenceFilter, Value,
+    };
+
+    fn doc(id: &str, word: Option<&str>) -> Document {
+        let mut fields = std::collections::HashMap::new();
+        if let Some(word) = word {
+            fields.insert(
+                "word".to_owned(),
+                Value {
+                    value_type: Some(ValueType::StringValue(word.into())),
+                },
+            );
+        }
+        fields.insert(
+            "name".to_owned(),
+            Value {
+                value_type: Some(ValueType::StringValue("n".into())),
+            },
+        );
+        Document {
+            name: format!("projects/p/databases/(default)/documents/words/{id}"),
+            fields,
+            ..Default::default()
+        }
+    }
+
+    fn change(id: &str, word: Option<&str>) -> ResponseType {
+        ResponseType::DocumentChange(DocumentChange {
+            document: Some(doc(id, word)),
+            target_ids: vec![1],
+            removed_target_ids: vec![],
+        })
+    }
+
+    fn target(kind: TargetChangeType, token: &[u8]) -> ResponseType {
+        ResponseType::TargetChange(TargetChange {
+            target_change_type: kind as i32,
+            target_ids: vec![1],
+            resume_token: token.to_vec(),
+            ..Default::default()
+        })
+    }
+
+    fn words(outcome: Outcome) -> Option<Vec<String>> {
+        outcome
+            .publish
+            .map(|list| list.into_iter().map(|p| p.word).collect())
+    }
+
+    #[test]
+    fn a_full_snapshot_publishes_at_current_and_sweeps_what_it_did_not_resend() {
+        let mut state = ListenState::new(1);
+        state.apply(target(TargetChangeType::Add, b""));
+        assert_eq!(
+            state.apply(change("a", Some("A"))),
+            Outcome::default(),
+            "nothing half-way"
+        );
+        state.apply(change("b", Some("B")));
+        assert_eq!(
+            words(state.apply(target(TargetChangeType::Current, b""))),
+            Some(vec!["A".into(), "B".into()])
+        );
+
+        // The emulator's way of deleting: RESET, then everything but the deleted one.
+        state.apply(target(TargetChangeType::Reset, b""));
+        state.apply(change("b", Some("B2")));
+        assert_eq!(
+            words(state.apply(target(TargetChangeType::Current, b""))),
+            Some(vec!["B2".into()])
+        );
+    }
+
+    #[test]
+    fn deltas_after_a_resume_keep_what_was_not_resent() {
+        let mut state = ListenState::new(1);
+        state.apply(target(TargetChangeType::Add, b""));
+        state.apply(change("a", Some("A")));
+        state.apply(change("b", Some("B")));
+        state.apply(target(TargetChangeType::Current, b"token"));
+        // Reconnected with the token: only the change since then arrives.
+        state.apply(target(TargetChangeType::Add, b""));
+        state.apply(change("c", Some("C")));
+        let published = words(state.apply(target(TargetChangeType::Current, b"token2")));
+        assert_eq!(published, Some(vec!["A".into(), "B".into(), "C".into()]));
+        state.apply(ResponseType::DocumentDelete(DocumentDelete {
+            document: doc("a", None).name,
+            ..Default::default()
+        }));
+        let global = ResponseType::TargetChange(TargetChange {
+            target_change_type: TargetChangeType::NoChange as i32,
+            ..Default::default()
+        });
+        assert_eq!(
+            words(state.apply(global)),
+            Some(vec!["B".into(), "C".into()])
+        );
+    }
+
+    #[test]
+    fn a_disagreeing_existence_filter_asks_for_a_resync() {
+        let mut state = ListenState::new(1);
+        state.apply(target(TargetChangeType::Add, b""));
+        state.apply(change("a", Some("A")));
+        state.apply(target(TargetChangeType::Current, b"t"));
+        let agree = ExistenceFilter {
+            target_id: 1,
+            count: 1,
+            ..Default::default()
+        };
+        assert!(!state.apply(ResponseType::Filter(agree)).resync);
+        let disagree = ExistenceFilter {
+            target_id: 1,
+            count: 2,
+            ..Default::default()
+        };
+        assert!(state.apply(ResponseType::Filter(disagree)).resync);
+        // After the resync the ADD starts a full snapshot again.
+        state.apply(target(TargetChangeType::Add, b""));
+        assert!(state.full_snapshot.is_some());
+    }
+
+    #[test]
+    fn a_malformed_document_is_skipped_and_counted_and_the_rest_stays() {
+        let mut state = ListenState::new(1);
+        state.apply(target(TargetChangeType::Add, b""));
+        state.apply(change("a", Some("A")));
+        assert_eq!(state.apply(change("b", None)).skipped, 1);
+        assert_eq!(
+            words(state.apply(target(TargetChangeType::Current, b""))),
+            Some(vec!["A".into()])
+        );
+    }
+}

@@ -1,0 +1,304 @@
+//! Phrases in a Firestore collection, followed by one listener per host.
+//!
+//! - this module: the client (connect, the one listener, reads and removals);
+//! - [`guards`]: the guard documents that keep each word unique, and guarded imports;
+//! - [`listen`]: the Listen stream's state machine, which says when the list is whole;
+//! - [`follow`]: the supervisor that reconnects with backoff when Firestore goes silent.
+
+mod follow;
+mod guards;
+mod listen;
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use firestore::gcloud_sdk::google::firestore::v1::Document;
+use firestore::{
+    FirestoreDb, FirestoreDbOptions, FirestoreListenerParams, FirestoreListenerTarget,
+    FirestoreMemListenStateStorage, FirestoreWritePrecondition,
+};
+use futures_util::future::BoxFuture;
+use serde::{Deserialize, Serialize};
+
+use super::{AddOutcome, NewPhrase, PhraseStore, StoreError, new_document_id};
+use crate::snapshot::{Feed, Phrase, now_ms};
+use follow::PROBE_TIMEOUT;
+use guards::IMPORT_CHUNK;
+use listen::{phrase_of, text_field};
+
+pub use follow::{backoff, follow};
+pub use guards::{guard_collection, guard_id};
+pub use listen::{ListenState, Outcome, document_id};
+
+/// The one target id this host listens with.
+const TARGET: u32 = 1;
+
+/// Where the collection lives.
+#[derive(Debug, Clone)]
+pub struct FirestoreSettings {
+    pub project: String,
+    pub database: String,
+    pub collection: String,
+    /// How long the listener waits before reconnecting after an error.
+    pub retry_delay: Duration,
+}
+
+/// A Firestore collection as a phrase source.
+#[derive(Clone)]
+pub struct FirestoreStore {
+    db: FirestoreDb,
+    settings: FirestoreSettings,
+    /// Unix milliseconds of the last message from the listener.
+    heard: Arc<AtomicU64>,
+}
+
+/// The fields of a phrase document.
+#[derive(Serialize, Deserialize)]
+struct StoredPhrase {
+    word: String,
+    name: String,
+}
+
+impl FirestoreStore {
+    /// Connects (the client connects eagerly); honours `FIRESTORE_EMULATOR_HOST`.
+    pub async fn connect(settings: FirestoreSettings) -> Result<Self, StoreError> {
+        let options = FirestoreDbOptions::new(settings.project.clone())
+            .with_database_id(settings.database.clone())
+            .with_request_timeout(Duration::from_secs(20));
+        let db = FirestoreDb::with_options(options).await.map_err(|e| {
+            StoreError::Backend(format!(
+                "cannot reach Firestore project {:?} (database {:?}): {e}. Check the project id, the credentials (GOOGLE_APPLICATION_CREDENTIALS or the metadata server) and the network, or set FIRESTORE_EMULATOR_HOST for an emulator",
+                settings.project, settings.database
+            ))
+        })?;
+        Ok(Self {
+            db,
+            settings,
+            heard: Arc::new(AtomicU64::new(now_ms())),
+        })
+    }
+
+    /// Starts the one listener on the collection, feeding `feed`. The crate's listener
+    /// reconnects by itself after `retry_delay`.
+    async fn listen(
+        &self,
+        feed: Feed,
+    ) -> Result<firestore::FirestoreListener<FirestoreDb, FirestoreMemListenStateStorage>, StoreError>
+    {
+        let mut listener = self
+            .db
+            .create_listener_with_params(
+                FirestoreMemListenStateStorage::new(),
+                FirestoreListenerParams::new().with_retry_delay(self.settings.retry_delay),
+            )
+            .await
+            .map_err(|e| self.backend("listener", e))?;
+        self.db
+            .fluent()
+            .select()
+            .from(self.settings.collection.as_str())
+            .listen()
+            .add_target(FirestoreListenerTarget::new(TARGET), &mut listener)
+            .map_err(|e| self.backend("listen target", e))?;
+        let control = listener.control_handle();
+        let state = Arc::new(Mutex::new(ListenState::new(TARGET)));
+        let heard = self.heard.clone();
+        listener
+            .start(move |event| {
+                let feed = feed.clone();
+                let state = state.clone();
+                let control = control.clone();
+                heard.store(now_ms(), Ordering::Relaxed);
+                async move {
+                    let health = feed.health();
+                    health.up();
+                    let outcome = match state.lock() {
+                        Ok(mut state) => state.apply(event),
+                        Err(_) => Outcome::default(),
+                    };
+                    if outcome.skipped > 0 {
+                        health.skipped.fetch_add(outcome.skipped, Ordering::Relaxed);
+                    }
+                    if outcome.resync {
+                        health.resyncs.fetch_add(1, Ordering::Relaxed);
+                        tracing::warn!(
+                            "Firestore existence filter disagrees with our list; resyncing"
+                        );
+                        control.resync_target(FirestoreListenerTarget::new(TARGET));
+                    }
+                    if let Some(phrases) = outcome.publish {
+                        // Synced first: whoever wakes on the new list (the saved-list
+                        // writer) must see it as Firestore's, not the restored one.
+                        health.synced();
+                        let snapshot = feed.publish(phrases);
+                        tracing::debug!(
+                            version = snapshot.version,
+                            count = snapshot.phrases.len(),
+                            "Firestore snapshot"
+                        );
+                    }
+                    Ok(())
+                }
+            })
+            .await
+            .map_err(|e| self.backend("listener start", e))?;
+        Ok(listener)
+    }
+
+    /// Whether Firestore answers a one-document query within a few seconds. Costs one
+    /// read; asked only when the listener has been silent for a while.
+    async fn answers(&self) -> bool {
+        let probe = self
+            .db
+            .fluent()
+            .select()
+            .from(self.settings.collection.as_str())
+            .limit(1)
+            .query();
+        matches!(tokio::time::timeout(PROBE_TIMEOUT, probe).await, Ok(Ok(_)))
+    }
+
+    fn backend(&self, what: &str, error: impl std::fmt::Display) -> StoreError {
+        StoreError::Backend(format!(
+            "Firestore {what} on collection {:?} failed: {error}",
+            self.settings.collection
+        ))
+    }
+
+    async fn documents(&self) -> Result<Vec<Document>, StoreError> {
+        self.db
+            .fluent()
+            .select()
+            .from(self.settings.collection.as_str())
+            .query()
+            .await
+            .map_err(|e| self.backend("query", e))
+    }
+}
+
+impl PhraseStore for FirestoreStore {
+    fn list(&self) -> BoxFuture<'_, Result<Vec<Phrase>, StoreError>> {
+        Box::pin(async move {
+            let documents = self.documents().await?;
+            let mut phrases = Vec::with_capacity(documents.len());
+            for document in &documents {
+                match phrase_of(document) {
+                    Ok(phrase) => phrases.push(phrase),
+                    Err(reason) => {
+                        tracing::warn!(document = %crate::text::terminal_safe(&document.name), %reason, "skipped a Firestore document")
+                    }
+                }
+            }
+            Ok(phrases)
+        })
+    }
+
+    fn add(&self, phrase: NewPhrase) -> BoxFuture<'_, Result<Phrase, StoreError>> {
+        Box::pin(self.add_one(phrase))
+    }
+
+    fn add_many(
+        &self,
+        phrases: Vec<NewPhrase>,
+    ) -> BoxFuture<'_, Result<Vec<AddOutcome>, StoreError>> {
+        Box::pin(async move {
+            // One read of the collection instead of a query per phrase; the guards still
+            // decide, so a phrase added meanwhile by someone else is caught at commit.
+            let mut taken: HashMap<String, String> = self
+                .list()
+                .await?
+                .into_iter()
+                .map(|phrase| (phrase.word, phrase.name))
+                .collect();
+            let mut outcomes = Vec::with_capacity(phrases.len());
+            let mut pending = Vec::new();
+            for new in phrases {
+                if let Some(name) = taken.get(&new.word) {
+                    outcomes.push(AddOutcome::Taken {
+                        word: new.word,
+                        name: name.clone(),
+                    });
+                    continue;
+                }
+                taken.insert(new.word.clone(), new.name.clone());
+                outcomes.push(AddOutcome::Added(Phrase {
+                    id: new_document_id(),
+                    word: new.word,
+                    name: new.name,
+                }));
+                pending.push(outcomes.len() - 1);
+            }
+            for chunk in pending.chunks(IMPORT_CHUNK) {
+                let batch: Vec<Phrase> = chunk
+                    .iter()
+                    .filter_map(|&index| match &outcomes[index] {
+                        AddOutcome::Added(phrase) => Some(phrase.clone()),
+                        AddOutcome::Taken { .. } => None,
+                    })
+                    .collect();
+                if self.commit_guarded(&batch).await? {
+                    continue;
+                }
+                // Someone minted one of these meanwhile: settle each on its own.
+                for (&index, phrase) in chunk.iter().zip(batch) {
+                    let new = NewPhrase {
+                        word: phrase.word,
+                        name: phrase.name,
+                    };
+                    outcomes[index] = match self.add_one(new).await {
+                        Ok(phrase) => AddOutcome::Added(phrase),
+                        Err(StoreError::Taken { word, name }) => AddOutcome::Taken { word, name },
+                        Err(error) => return Err(error),
+                    };
+                }
+            }
+            Ok(outcomes)
+        })
+    }
+
+    fn remove(&self, id: String) -> BoxFuture<'_, Result<Phrase, StoreError>> {
+        Box::pin(async move {
+            let document = self
+                .document(&id)
+                .await?
+                .ok_or_else(|| StoreError::NoSuchId(id.clone()))?;
+            let word = text_field(&document, "word");
+            let mut transaction = self
+                .db
+                .begin_transaction()
+                .await
+                .map_err(|e| self.backend("transaction", e))?;
+            self.db
+                .fluent()
+                .delete()
+                .from(self.settings.collection.as_str())
+                .precondition(FirestoreWritePrecondition::Exists(true))
+                .document_id(id.as_str())
+                .add_to_transaction(&mut transaction)
+                .map_err(|e| self.backend("delete", e))?;
+            if let Some(word) = &word {
+                self.db
+                    .fluent()
+                    .delete()
+                    .from(self.guards().as_str())
+                    .document_id(guard_id(word))
+                    .add_to_transaction(&mut transaction)
+                    .map_err(|e| self.backend("delete", e))?;
+            }
+            match transaction.commit().await {
+                Ok(_) => {}
+                Err(firestore::errors::FirestoreError::DataNotFoundError(_)) => {
+                    return Err(StoreError::NoSuchId(id));
+                }
+                Err(error) => return Err(self.backend("commit", error)),
+            }
+            Ok(Phrase {
+                id,
+                word: word.unwrap_or_default(),
+                name: text_field(&document, "name").unwrap_or_default(),
+            })
+        })
+    }
+}
