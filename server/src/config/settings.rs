@@ -222,7 +222,7 @@ pub enum StoreKind {
     /// Firestore when a project is configured, else the embedded store.
     #[default]
     Auto,
-    /// The JSON file in the data folder, even when a Firestore project is set.
+    /// The SQLite database in the data folder, even when a Firestore project is set.
     Embedded,
     /// Firestore; a project must be configured.
     Firestore,

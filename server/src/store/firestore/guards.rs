@@ -2,8 +2,8 @@
 //! as its phrase with a must-not-exist precondition, so two adds of one word cannot both
 //! commit; imports write phrases and guards in chunks.
 
-use firestore::FirestoreWritePrecondition;
 use firestore::gcloud_sdk::google::firestore::v1::Document;
+use firestore::{FirestoreTransaction, FirestoreWritePrecondition};
 use serde::{Deserialize, Serialize};
 
 use super::listen::{document_id, text_field};
@@ -47,12 +47,7 @@ impl FirestoreStore {
     /// an id) already existed.
     pub(super) async fn commit_guarded(&self, phrases: &[Phrase]) -> Result<bool, StoreError> {
         let guards = self.guards();
-        // The emulator implements Commit but not CreateDocument: write through a transaction.
-        let mut transaction = self
-            .db
-            .begin_transaction()
-            .await
-            .map_err(|e| self.backend("transaction", e))?;
+        let mut transaction = self.transaction().await?;
         for phrase in phrases {
             let guard = Guard {
                 word: phrase.word.clone(),
@@ -88,20 +83,35 @@ impl FirestoreStore {
         }
     }
 
-    /// Deletes the guard of `word`, whatever it points at.
-    async fn drop_guard(&self, word: &str) -> Result<(), StoreError> {
-        let mut transaction = self
-            .db
+    /// A new transaction; the emulator implements Commit but not the single-document
+    /// writes, so every write goes through one.
+    pub(super) async fn transaction(&self) -> Result<FirestoreTransaction<'_>, StoreError> {
+        self.db
             .begin_transaction()
             .await
-            .map_err(|e| self.backend("transaction", e))?;
+            .map_err(|e| self.backend("transaction", e))
+    }
+
+    /// Adds the deletion of `word`'s guard to `transaction`.
+    pub(super) fn delete_guard_in(
+        &self,
+        transaction: &mut FirestoreTransaction<'_>,
+        word: &str,
+    ) -> Result<(), StoreError> {
         self.db
             .fluent()
             .delete()
             .from(self.guards().as_str())
             .document_id(guard_id(word))
-            .add_to_transaction(&mut transaction)
+            .add_to_transaction(transaction)
             .map_err(|e| self.backend("delete", e))?;
+        Ok(())
+    }
+
+    /// Deletes the guard of `word`, whatever it points at.
+    async fn drop_guard(&self, word: &str) -> Result<(), StoreError> {
+        let mut transaction = self.transaction().await?;
+        self.delete_guard_in(&mut transaction, word)?;
         transaction
             .commit()
             .await

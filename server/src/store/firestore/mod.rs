@@ -265,11 +265,7 @@ impl PhraseStore for FirestoreStore {
                 .await?
                 .ok_or_else(|| StoreError::NoSuchId(id.clone()))?;
             let word = text_field(&document, "word");
-            let mut transaction = self
-                .db
-                .begin_transaction()
-                .await
-                .map_err(|e| self.backend("transaction", e))?;
+            let mut transaction = self.transaction().await?;
             self.db
                 .fluent()
                 .delete()
@@ -279,13 +275,7 @@ impl PhraseStore for FirestoreStore {
                 .add_to_transaction(&mut transaction)
                 .map_err(|e| self.backend("delete", e))?;
             if let Some(word) = &word {
-                self.db
-                    .fluent()
-                    .delete()
-                    .from(self.guards().as_str())
-                    .document_id(guard_id(word))
-                    .add_to_transaction(&mut transaction)
-                    .map_err(|e| self.backend("delete", e))?;
+                self.delete_guard_in(&mut transaction, word)?;
             }
             match transaction.commit().await {
                 Ok(_) => {}
