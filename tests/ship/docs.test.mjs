@@ -2,7 +2,9 @@
 // setting `lastwords --help` lists, and its metrics table every series /metrics serves.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { bin, runCli, startHost } from '../support/host.mjs';
 
 const operations = readFileSync(new URL('../../docs/operations.md', import.meta.url), 'utf8');
@@ -31,6 +33,25 @@ test('the configuration reference has a row for every flag and variable of --hel
   }
   const documented = rows.map((row) => row.split('|')[1].trim().replaceAll('`', ''));
   assert.deepEqual(documented.filter((flag) => !flags.includes(flag)), [], 'rows for flags the binary no longer has');
+});
+
+test('every TOML key of the configuration reference is one the binary accepts', async (t) => {
+  const rows = section('Configuration reference').split('\n').filter((line) => line.startsWith('| `--'));
+  const keys = rows.map((row) => row.split('|')[3].trim().replaceAll('`', '')).filter((key) => /^[a-z_]+$/.test(key));
+  assert.ok(keys.length > 10, `read ${keys.length} TOML keys`);
+  const dir = mkdtempSync(join(tmpdir(), 'lastwords-keys-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  for (const key of keys) {
+    // A value of the wrong type is fine here: the binary then names the key. What must
+    // not happen is a key it does not know.
+    const file = join(dir, 'lastwords.toml');
+    writeFileSync(file, `${key} = "probe"\n`);
+    const result = await runCli(['--config', file, 'config', 'check']);
+    assert.doesNotMatch(result.stderr, /unknown field/, `${key}: ${result.stderr}`);
+  }
+  writeFileSync(join(dir, 'lastwords.toml'), 'environment = "staging"\n');
+  const unknown = await runCli(['--config', join(dir, 'lastwords.toml'), 'config', 'check']);
+  assert.match(unknown.stderr, /unknown field/, 'the check can tell an unknown key');
 });
 
 test('the metrics table lists every series /metrics serves', async (t) => {
