@@ -12,19 +12,21 @@
 //! write-ahead log, filtered to writes; its own reads write nothing, so it cannot wake
 //! itself, and an event that brings no new sequence number costs one small query.
 
-use std::collections::BTreeMap;
+mod follow;
+mod schema;
+
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures_util::future::BoxFuture;
-use notify::Watcher as _;
 use rusqlite::{Connection, ErrorCode, OpenFlags, OptionalExtension as _, params};
-use serde::Deserialize;
 
 use super::{AddOutcome, NewPhrase, PhraseStore, StoreError, new_document_id};
 use crate::snapshot::{Feed, Phrase};
 use crate::text::ContentError;
+pub use schema::{Created, LegacyImport};
+use schema::{create_schema, rename_legacy};
 
 /// The database file inside the data folder.
 pub const FILE_NAME: &str = "phrases.sqlite3";
@@ -37,68 +39,6 @@ pub const LEGACY_IMPORTED_NAME: &str = "phrases.json.imported";
 const SCHEMA_VERSION: i64 = 1;
 /// How long a write waits for another process's transaction before it fails.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
-/// Without file events (no inotify, say), how often the host asks for new changes.
-const POLL_WITHOUT_EVENTS: Duration = Duration::from_secs(2);
-/// After a write event, when to look again. A commit becomes visible only once its
-/// writer has synced the log and updated the log's index, after the write we were told
-/// of; these few small queries catch it, and then the host is quiet again.
-const SETTLE: [Duration; 5] = [
-    Duration::from_millis(10),
-    Duration::from_millis(50),
-    Duration::from_millis(250),
-    Duration::from_secs(1),
-    Duration::from_secs(3),
-];
-
-const SCHEMA: &str = "
-CREATE TABLE phrases (
-    id      TEXT PRIMARY KEY NOT NULL,
-    word    TEXT NOT NULL,
-    name    TEXT NOT NULL,
-    created INTEGER NOT NULL DEFAULT 0,
-    changed INTEGER NOT NULL DEFAULT 0
-);
-CREATE UNIQUE INDEX phrases_word ON phrases (word);
-CREATE INDEX phrases_changed ON phrases (changed);
-CREATE INDEX phrases_created ON phrases (created);
-CREATE TABLE removals (
-    id      TEXT PRIMARY KEY NOT NULL,
-    changed INTEGER NOT NULL
-);
-CREATE INDEX removals_changed ON removals (changed);
-CREATE TABLE sequence (
-    only INTEGER PRIMARY KEY CHECK (only = 1),
-    last INTEGER NOT NULL
-);
-INSERT INTO sequence (only, last) VALUES (1, 0);
-CREATE TRIGGER phrase_added AFTER INSERT ON phrases BEGIN
-    UPDATE sequence SET last = last + 1;
-    UPDATE phrases SET created = (SELECT last FROM sequence), changed = (SELECT last FROM sequence)
-        WHERE id = NEW.id;
-    DELETE FROM removals WHERE id = NEW.id;
-END;
-CREATE TRIGGER phrase_changed AFTER UPDATE OF id, word, name ON phrases BEGIN
-    UPDATE sequence SET last = last + 1;
-    UPDATE phrases SET changed = (SELECT last FROM sequence) WHERE id = NEW.id;
-    INSERT OR REPLACE INTO removals (id, changed)
-        SELECT OLD.id, (SELECT last FROM sequence) WHERE OLD.id <> NEW.id;
-END;
-CREATE TRIGGER phrase_removed AFTER DELETE ON phrases BEGIN
-    UPDATE sequence SET last = last + 1;
-    INSERT OR REPLACE INTO removals (id, changed) VALUES (OLD.id, (SELECT last FROM sequence));
-END;
-";
-
-/// A handful of phrases so a fresh clone has something to show.
-const SAMPLES: &[(&str, &str, &str)] = &[
-    ("0Fq8dkZ2sVt1mYw3Lr7a", "SEE YOU LATER", "Rex"),
-    ("3bXn9QeP4hUc2JkT6wYd", "WAS THAT A COMET?", "Trixie"),
-    ("7mRz1VaK8sLq5DfG2nHe", "I SHOULD HAVE FLOWN", "Ptera"),
-    ("AcW4tY7uJ2pN9xE5kB3f", "TOO BIG TO FAIL", "Bronto"),
-    ("Kp2sD6gH1jL8zX4cV9bg", "MORE TREES PLEASE", "Stego"),
-    ("Qe5rT9yU3iO7pA1sD4fh", "GOOD LUCK!", "Anky"),
-];
-
 /// What a brand-new store starts with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Seed {
@@ -341,23 +281,7 @@ impl EmbeddedStore {
     /// Publishes the store into `feed` now, then keeps it current in the background.
     pub fn start(self, feed: Feed) -> Result<(), StoreError> {
         let read = self.read_all()?;
-        report_broken(&self.path, &read.broken, &feed);
-        let follower = Follower {
-            sequence: read.sequence,
-            phrases: read
-                .phrases
-                .into_iter()
-                .map(|phrase| (phrase.id.clone(), phrase))
-                .collect(),
-            identity: file_identity(&self.path),
-            missing_reported: false,
-            store: self,
-            feed,
-        };
-        follower.publish();
-        follower.feed.health().synced();
-        let feed = follower.feed.clone();
-        feed.spawn_task(follower.run());
+        follow::Follower::start(self, read, feed);
         Ok(())
     }
 }
@@ -388,225 +312,6 @@ impl PhraseStore for EmbeddedStore {
         self.blocking(move |store| store.remove_now(&id))
     }
 }
-
-/// Keeps the feed current with what other processes commit.
-struct Follower {
-    store: EmbeddedStore,
-    feed: Feed,
-    /// The last change already in `phrases`.
-    sequence: i64,
-    /// The list as published, by id.
-    phrases: BTreeMap<String, Phrase>,
-    /// The database file's (device, inode) when opened, to notice it being replaced.
-    identity: Option<(u64, u64)>,
-    /// The file's removal was already reported (said once, not on every event).
-    missing_reported: bool,
-}
-
-impl Follower {
-    async fn run(mut self) {
-        let (changed_tx, mut changed) = tokio::sync::mpsc::channel::<()>(1);
-        let watched = watched_names();
-        let watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
-            if let Ok(event) = event
-                && is_write(&event.kind)
-                && event.paths.iter().any(|p| {
-                    p.file_name()
-                        .is_some_and(|name| watched.iter().any(|w| w == name))
-                })
-            {
-                let _ = changed_tx.try_send(());
-            }
-        });
-        let folder = self
-            .store
-            .path
-            .parent()
-            .unwrap_or(Path::new("."))
-            .to_owned();
-        let watcher = match watcher.and_then(|mut watcher| {
-            watcher.watch(&folder, notify::RecursiveMode::NonRecursive)?;
-            Ok(watcher)
-        }) {
-            Ok(watcher) => Some(watcher),
-            Err(error) => {
-                tracing::warn!(%error, folder = %folder.display(), every_s = POLL_WITHOUT_EVENTS.as_secs(), "cannot watch the embedded store; asking it for changes on a timer instead");
-                None
-            }
-        };
-        // Re-checks still due after the last write event, soonest first.
-        let mut due: Vec<tokio::time::Instant> = Vec::new();
-        loop {
-            let next = due.first().copied();
-            let woke_by_event = tokio::select! {
-                event = changed.recv(), if watcher.is_some() => {
-                    if event.is_none() {
-                        return;
-                    }
-                    true
-                }
-                () = sleep_until_or_forever(next.or_else(|| {
-                    watcher.is_none().then(|| tokio::time::Instant::now() + POLL_WITHOUT_EVENTS)
-                })) => false,
-            };
-            if woke_by_event {
-                let now = tokio::time::Instant::now();
-                due = SETTLE.iter().map(|delay| now + *delay).collect();
-            } else if !due.is_empty() {
-                due.remove(0);
-            }
-            self = match tokio::task::spawn_blocking(move || {
-                self.refresh();
-                self
-            })
-            .await
-            {
-                Ok(follower) => follower,
-                Err(error) => {
-                    tracing::error!(%error, "the embedded store follower stopped");
-                    return;
-                }
-            };
-        }
-    }
-
-    /// Reads what changed since the last read and publishes it; silent when nothing did.
-    fn refresh(&mut self) {
-        let identity = file_identity(&self.store.path);
-        if identity.is_none() {
-            if !self.missing_reported {
-                self.missing_reported = true;
-                tracing::error!(path = %self.store.path.display(), "the embedded store's file was removed; still serving the last list. `lastwords phrases init` creates a new one");
-            }
-            return;
-        }
-        if identity != self.identity {
-            let data_dir = self.store.path.parent().unwrap_or(Path::new("."));
-            match EmbeddedStore::open(data_dir) {
-                Ok(store) => {
-                    tracing::info!(path = %store.path.display(), "the embedded store's file was replaced; reading it afresh");
-                    self.store = store;
-                    self.identity = identity;
-                    self.missing_reported = false;
-                    self.reload();
-                }
-                Err(error) => {
-                    if !self.missing_reported {
-                        self.missing_reported = true;
-                        tracing::error!(%error, "the embedded store's file was replaced by one that cannot be read; still serving the last list");
-                    }
-                }
-            }
-            return;
-        }
-        match self.store.read_since(self.sequence) {
-            Ok(delta) if delta.sequence == self.sequence => {}
-            // The sequence went back: not the store we read before. Read it whole.
-            Ok(delta) if delta.sequence < self.sequence => self.reload(),
-            Ok(delta) => {
-                report_broken(&self.store.path, &delta.broken, &self.feed);
-                let (added, removed) = (delta.upserts.len(), delta.removals.len());
-                for id in delta.removals {
-                    self.phrases.remove(&id);
-                }
-                for phrase in delta.upserts {
-                    self.phrases.insert(phrase.id.clone(), phrase);
-                }
-                self.sequence = delta.sequence;
-                let version = self.publish();
-                tracing::info!(
-                    version,
-                    sequence = self.sequence,
-                    changed = added,
-                    removed,
-                    count = self.phrases.len(),
-                    "embedded store changed"
-                );
-            }
-            Err(error) => {
-                tracing::error!(%error, "cannot read the embedded store; still serving the last list")
-            }
-        }
-    }
-
-    fn reload(&mut self) {
-        match self.store.read_all() {
-            Ok(read) => {
-                report_broken(&self.store.path, &read.broken, &self.feed);
-                self.sequence = read.sequence;
-                self.phrases = read
-                    .phrases
-                    .into_iter()
-                    .map(|phrase| (phrase.id.clone(), phrase))
-                    .collect();
-                let version = self.publish();
-                tracing::info!(version, count = self.phrases.len(), "embedded store read");
-            }
-            Err(error) => {
-                tracing::error!(%error, "cannot read the embedded store; still serving the last list")
-            }
-        }
-    }
-
-    fn publish(&self) -> u64 {
-        let snapshot = self.feed.publish(self.phrases.values().cloned().collect());
-        self.feed.health().synced();
-        snapshot.version
-    }
-}
-
-/// The database and its write-ahead log: where other processes' commits land. The
-/// shared-memory index (`-shm`) changes on reads too, so it is left out.
-fn watched_names() -> [std::ffi::OsString; 2] {
-    [FILE_NAME.into(), format!("{FILE_NAME}-wal").into()]
-}
-
-/// Writes, creations, removals, renames and a writer closing the file (a CLI process
-/// exiting, its commit complete); never reads, opens or metadata changes, which the
-/// host's own queries (or a `touch`) cause.
-fn is_write(kind: &notify::EventKind) -> bool {
-    use notify::EventKind;
-    use notify::event::{AccessKind, AccessMode, ModifyKind};
-    matches!(
-        kind,
-        EventKind::Create(_)
-            | EventKind::Remove(_)
-            | EventKind::Modify(ModifyKind::Data(_) | ModifyKind::Name(_) | ModifyKind::Any)
-            | EventKind::Access(AccessKind::Close(AccessMode::Write))
-    )
-}
-
-async fn sleep_until_or_forever(deadline: Option<tokio::time::Instant>) {
-    match deadline {
-        Some(deadline) => tokio::time::sleep_until(deadline).await,
-        None => std::future::pending().await,
-    }
-}
-
-fn file_identity(path: &Path) -> Option<(u64, u64)> {
-    use std::os::unix::fs::MetadataExt as _;
-    std::fs::metadata(path)
-        .ok()
-        .map(|meta| (meta.dev(), meta.ino()))
-}
-
-/// Says once per read which stored rows break the content rules, and counts them.
-fn report_broken(path: &Path, broken: &[(String, ContentError)], feed: &Feed) {
-    let Some((id, error)) = broken.first() else {
-        return;
-    };
-    feed.health()
-        .skipped
-        .fetch_add(broken.len() as u64, std::sync::atomic::Ordering::Relaxed);
-    tracing::warn!(
-        path = %path.display(),
-        count = broken.len(),
-        first_id = %crate::text::terminal_safe(id),
-        first_reason = %error,
-        "stored phrases break the content rules and are not shown"
-    );
-}
-
 fn connect(path: &Path, flags: OpenFlags) -> Result<Connection, StoreError> {
     let connection = Connection::open_with_flags(path, flags | OpenFlags::SQLITE_OPEN_NO_MUTEX)
         .map_err(|e| database_error(path, e))?;
@@ -646,154 +351,6 @@ fn retry_busy<T>(mut attempt: impl FnMut() -> rusqlite::Result<T>) -> rusqlite::
         }
     }
 }
-
-/// What creating a store did, for the log and for `phrases init`.
-#[derive(Debug, Default)]
-pub struct Created {
-    pub samples: usize,
-    pub imported: Option<LegacyImport>,
-}
-
-/// The outcome of importing a legacy `phrases.json`.
-#[derive(Debug, Default)]
-pub struct LegacyImport {
-    pub added: usize,
-    /// Entries not imported, with why (they stay in the renamed file).
-    pub rejected: Vec<String>,
-}
-
-impl Created {
-    fn log(&self, path: &Path) {
-        match &self.imported {
-            Some(import) => {
-                tracing::info!(path = %path.display(), added = import.added, rejected = import.rejected.len(), renamed_to = LEGACY_IMPORTED_NAME, "created the embedded store from {LEGACY_FILE_NAME}");
-                for reason in import.rejected.iter().take(20) {
-                    tracing::warn!("not imported: {reason}");
-                }
-            }
-            None => {
-                tracing::info!(path = %path.display(), samples = self.samples, "created the embedded store")
-            }
-        }
-    }
-}
-
-/// Creates the tables (and their first rows) in one transaction, unless another
-/// process already did. Returns what it did, or `None` when the store existed.
-fn create_schema(
-    connection: &mut Connection,
-    legacy: &Path,
-    seed: Seed,
-) -> rusqlite::Result<Option<Created>> {
-    let transaction =
-        connection.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-    let version: i64 = transaction.pragma_query_value(None, "user_version", |row| row.get(0))?;
-    if version == SCHEMA_VERSION {
-        return Ok(None);
-    }
-    if version != 0 {
-        return Err(rusqlite::Error::SqliteFailure(
-            rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_MISMATCH),
-            Some(format!(
-                "schema version {version} is not {SCHEMA_VERSION}: made by another version of lastwords"
-            )),
-        ));
-    }
-    transaction.execute_batch(SCHEMA)?;
-    let mut created = Created::default();
-    {
-        let mut insert = transaction.prepare(
-            "INSERT INTO phrases (id, word, name) VALUES (?1, ?2, ?3) ON CONFLICT DO NOTHING",
-        )?;
-        if legacy.exists() {
-            let mut import = LegacyImport::default();
-            for entry in read_legacy(legacy, &mut import.rejected) {
-                if insert.execute(params![entry.id, entry.word, entry.name])? == 1 {
-                    import.added += 1;
-                } else {
-                    import.rejected.push(format!(
-                        "\"{}\": the id or the phrase is already in the store",
-                        entry.word
-                    ));
-                }
-            }
-            created.imported = Some(import);
-        } else if seed == Seed::Samples {
-            for (id, word, name) in SAMPLES {
-                created.samples += insert.execute(params![id, word, name])?;
-            }
-        }
-    }
-    transaction.pragma_update(None, "user_version", SCHEMA_VERSION)?;
-    transaction.commit()?;
-    Ok(Some(created))
-}
-
-#[derive(Deserialize)]
-struct LegacyEntry {
-    id: Option<serde_json::Value>,
-    word: Option<serde_json::Value>,
-    name: Option<serde_json::Value>,
-}
-
-/// The valid entries of a legacy file, keeping their ids; what is not valid is said in
-/// `rejected` (the file itself is kept, renamed, so nothing is lost).
-fn read_legacy(path: &Path, rejected: &mut Vec<String>) -> Vec<Phrase> {
-    let entries: Vec<LegacyEntry> = match std::fs::read_to_string(path)
-        .map_err(|e| e.to_string())
-        .and_then(|text| serde_json::from_str(&text).map_err(|e| e.to_string()))
-    {
-        Ok(entries) => entries,
-        Err(error) => {
-            rejected.push(format!(
-                "the whole file: not a JSON array of {{id, word, name}}: {error}"
-            ));
-            return Vec::new();
-        }
-    };
-    let mut phrases = Vec::with_capacity(entries.len());
-    for (index, entry) in entries.into_iter().enumerate() {
-        let number = index + 1;
-        let (Some(serde_json::Value::String(word)), Some(serde_json::Value::String(name))) =
-            (entry.word, entry.name)
-        else {
-            rejected.push(format!("#{number}: word and name must be strings"));
-            continue;
-        };
-        match NewPhrase::validated(&word, &name) {
-            Ok(valid) => {
-                let id = match entry.id {
-                    Some(serde_json::Value::String(id)) if super::is_document_id(&id) => id,
-                    _ => new_document_id(),
-                };
-                phrases.push(Phrase {
-                    id,
-                    word: valid.word,
-                    name: valid.name,
-                });
-            }
-            Err(error) => rejected.push(format!(
-                "#{number} \"{}\": {error}",
-                crate::text::preview(&word)
-            )),
-        }
-    }
-    phrases
-}
-
-/// Renames the imported legacy file out of the way without ever overwriting a file.
-fn rename_legacy(from: &Path, to: &Path) {
-    let mut target = to.to_owned();
-    let mut n = 1;
-    while target.exists() {
-        n += 1;
-        target = to.with_extension(format!("imported.{n}"));
-    }
-    if let Err(error) = std::fs::rename(from, &target) {
-        tracing::warn!(%error, from = %from.display(), "imported the legacy file but cannot rename it; it will not be imported again");
-    }
-}
-
 fn current_sequence(connection: &Connection) -> rusqlite::Result<i64> {
     connection.query_row("SELECT last FROM sequence", [], |row| row.get(0))
 }
@@ -846,6 +403,7 @@ fn file_error(path: &Path, error: std::io::Error) -> StoreError {
 
 #[cfg(test)]
 mod tests {
+    use super::schema::SAMPLES;
     use super::*;
 
     fn words(feed: &Feed) -> Vec<String> {

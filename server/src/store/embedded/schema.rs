@@ -1,0 +1,207 @@
+//! The database's tables and triggers, and what a new store starts with: the sample
+//! phrases, or the phrases of a `phrases.json` left by an earlier version.
+
+use std::path::Path;
+
+use rusqlite::{Connection, params};
+use serde::Deserialize;
+
+use super::{LEGACY_FILE_NAME, LEGACY_IMPORTED_NAME, SCHEMA_VERSION, Seed};
+use crate::snapshot::Phrase;
+use crate::store::{NewPhrase, new_document_id};
+
+pub(super) const SCHEMA: &str = "
+CREATE TABLE phrases (
+    id      TEXT PRIMARY KEY NOT NULL,
+    word    TEXT NOT NULL,
+    name    TEXT NOT NULL,
+    created INTEGER NOT NULL DEFAULT 0,
+    changed INTEGER NOT NULL DEFAULT 0
+);
+CREATE UNIQUE INDEX phrases_word ON phrases (word);
+CREATE INDEX phrases_changed ON phrases (changed);
+CREATE INDEX phrases_created ON phrases (created);
+CREATE TABLE removals (
+    id      TEXT PRIMARY KEY NOT NULL,
+    changed INTEGER NOT NULL
+);
+CREATE INDEX removals_changed ON removals (changed);
+CREATE TABLE sequence (
+    only INTEGER PRIMARY KEY CHECK (only = 1),
+    last INTEGER NOT NULL
+);
+INSERT INTO sequence (only, last) VALUES (1, 0);
+CREATE TRIGGER phrase_added AFTER INSERT ON phrases BEGIN
+    UPDATE sequence SET last = last + 1;
+    UPDATE phrases SET created = (SELECT last FROM sequence), changed = (SELECT last FROM sequence)
+        WHERE id = NEW.id;
+    DELETE FROM removals WHERE id = NEW.id;
+END;
+CREATE TRIGGER phrase_changed AFTER UPDATE OF id, word, name ON phrases BEGIN
+    UPDATE sequence SET last = last + 1;
+    UPDATE phrases SET changed = (SELECT last FROM sequence) WHERE id = NEW.id;
+    INSERT OR REPLACE INTO removals (id, changed)
+        SELECT OLD.id, (SELECT last FROM sequence) WHERE OLD.id <> NEW.id;
+END;
+CREATE TRIGGER phrase_removed AFTER DELETE ON phrases BEGIN
+    UPDATE sequence SET last = last + 1;
+    INSERT OR REPLACE INTO removals (id, changed) VALUES (OLD.id, (SELECT last FROM sequence));
+END;
+";
+
+/// A handful of phrases so a fresh clone has something to show.
+pub(super) const SAMPLES: &[(&str, &str, &str)] = &[
+    ("0Fq8dkZ2sVt1mYw3Lr7a", "SEE YOU LATER", "Rex"),
+    ("3bXn9QeP4hUc2JkT6wYd", "WAS THAT A COMET?", "Trixie"),
+    ("7mRz1VaK8sLq5DfG2nHe", "I SHOULD HAVE FLOWN", "Ptera"),
+    ("AcW4tY7uJ2pN9xE5kB3f", "TOO BIG TO FAIL", "Bronto"),
+    ("Kp2sD6gH1jL8zX4cV9bg", "MORE TREES PLEASE", "Stego"),
+    ("Qe5rT9yU3iO7pA1sD4fh", "GOOD LUCK!", "Anky"),
+];
+
+/// What creating a store did, for the log and for `phrases init`.
+#[derive(Debug, Default)]
+pub struct Created {
+    pub samples: usize,
+    pub imported: Option<LegacyImport>,
+}
+
+/// The outcome of importing a legacy `phrases.json`.
+#[derive(Debug, Default)]
+pub struct LegacyImport {
+    pub added: usize,
+    /// Entries not imported, with why (they stay in the renamed file).
+    pub rejected: Vec<String>,
+}
+
+impl Created {
+    pub(super) fn log(&self, path: &Path) {
+        match &self.imported {
+            Some(import) => {
+                tracing::info!(path = %path.display(), added = import.added, rejected = import.rejected.len(), renamed_to = LEGACY_IMPORTED_NAME, "created the embedded store from {LEGACY_FILE_NAME}");
+                for reason in import.rejected.iter().take(20) {
+                    tracing::warn!("not imported: {reason}");
+                }
+            }
+            None => {
+                tracing::info!(path = %path.display(), samples = self.samples, "created the embedded store")
+            }
+        }
+    }
+}
+
+/// Creates the tables (and their first rows) in one transaction, unless another
+/// process already did. Returns what it did, or `None` when the store existed.
+pub(super) fn create_schema(
+    connection: &mut Connection,
+    legacy: &Path,
+    seed: Seed,
+) -> rusqlite::Result<Option<Created>> {
+    let transaction =
+        connection.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    let version: i64 = transaction.pragma_query_value(None, "user_version", |row| row.get(0))?;
+    if version == SCHEMA_VERSION {
+        return Ok(None);
+    }
+    if version != 0 {
+        return Err(rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_MISMATCH),
+            Some(format!(
+                "schema version {version} is not {SCHEMA_VERSION}: made by another version of lastwords"
+            )),
+        ));
+    }
+    transaction.execute_batch(SCHEMA)?;
+    let mut created = Created::default();
+    {
+        let mut insert = transaction.prepare(
+            "INSERT INTO phrases (id, word, name) VALUES (?1, ?2, ?3) ON CONFLICT DO NOTHING",
+        )?;
+        if legacy.exists() {
+            let mut import = LegacyImport::default();
+            for entry in read_legacy(legacy, &mut import.rejected) {
+                if insert.execute(params![entry.id, entry.word, entry.name])? == 1 {
+                    import.added += 1;
+                } else {
+                    import.rejected.push(format!(
+                        "\"{}\": the id or the phrase is already in the store",
+                        entry.word
+                    ));
+                }
+            }
+            created.imported = Some(import);
+        } else if seed == Seed::Samples {
+            for (id, word, name) in SAMPLES {
+                created.samples += insert.execute(params![id, word, name])?;
+            }
+        }
+    }
+    transaction.pragma_update(None, "user_version", SCHEMA_VERSION)?;
+    transaction.commit()?;
+    Ok(Some(created))
+}
+
+#[derive(Deserialize)]
+struct LegacyEntry {
+    id: Option<serde_json::Value>,
+    word: Option<serde_json::Value>,
+    name: Option<serde_json::Value>,
+}
+
+/// The valid entries of a legacy file, keeping their ids; what is not valid is said in
+/// `rejected` (the file itself is kept, renamed, so nothing is lost).
+fn read_legacy(path: &Path, rejected: &mut Vec<String>) -> Vec<Phrase> {
+    let entries: Vec<LegacyEntry> = match std::fs::read_to_string(path)
+        .map_err(|e| e.to_string())
+        .and_then(|text| serde_json::from_str(&text).map_err(|e| e.to_string()))
+    {
+        Ok(entries) => entries,
+        Err(error) => {
+            rejected.push(format!(
+                "the whole file: not a JSON array of {{id, word, name}}: {error}"
+            ));
+            return Vec::new();
+        }
+    };
+    let mut phrases = Vec::with_capacity(entries.len());
+    for (index, entry) in entries.into_iter().enumerate() {
+        let number = index + 1;
+        let (Some(serde_json::Value::String(word)), Some(serde_json::Value::String(name))) =
+            (entry.word, entry.name)
+        else {
+            rejected.push(format!("#{number}: word and name must be strings"));
+            continue;
+        };
+        match NewPhrase::validated(&word, &name) {
+            Ok(valid) => {
+                let id = match entry.id {
+                    Some(serde_json::Value::String(id)) if crate::store::is_document_id(&id) => id,
+                    _ => new_document_id(),
+                };
+                phrases.push(Phrase {
+                    id,
+                    word: valid.word,
+                    name: valid.name,
+                });
+            }
+            Err(error) => rejected.push(format!(
+                "#{number} \"{}\": {error}",
+                crate::text::preview(&word)
+            )),
+        }
+    }
+    phrases
+}
+
+/// Renames the imported legacy file out of the way without ever overwriting a file.
+pub(super) fn rename_legacy(from: &Path, to: &Path) {
+    let mut target = to.to_owned();
+    let mut n = 1;
+    while target.exists() {
+        n += 1;
+        target = to.with_extension(format!("imported.{n}"));
+    }
+    if let Err(error) = std::fs::rename(from, &target) {
+        tracing::warn!(%error, from = %from.display(), "imported the legacy file but cannot rename it; it will not be imported again");
+    }
+}
