@@ -9,8 +9,8 @@
 //! `lastwords phrases add` process), and, at 100,000, the time from starting a CLI add
 //! to a live client holding the phrase.
 
-#[path = "support/proc.rs"]
-mod proc;
+#[path = "support/host.rs"]
+mod host;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -135,7 +135,10 @@ async fn cli_to_live_client(binary: &Path, data_dir: &Path) -> Result<(), Error>
         let base = format!("http://127.0.0.1:{port}");
         let started = Instant::now();
         let version = loop {
-            if let Ok(version) = current_version(port).await {
+            let server = std::net::SocketAddr::from(([127, 0, 0, 1], port));
+            if let Ok((200, _)) = host::get(server, "/readyz").await
+                && let Ok(version) = host::current_version(server).await
+            {
                 break version;
             }
             if started.elapsed() > Duration::from_secs(60) {
@@ -146,7 +149,7 @@ async fn cli_to_live_client(binary: &Path, data_dir: &Path) -> Result<(), Error>
         println!(
             "host start with the store: ready in {:.2} s, RSS {} MiB",
             started.elapsed().as_secs_f64(),
-            proc::rss_kib(server.id())? / 1024
+            host::rss_kib(server.id())? / 1024
         );
         let mut request =
             format!("ws://127.0.0.1:{port}/api/phrases/live?since={version}").into_client_request()?;
@@ -183,33 +186,6 @@ async fn cli_to_live_client(binary: &Path, data_dir: &Path) -> Result<(), Error>
         .status();
     server.wait()?;
     outcome
-}
-
-async fn current_version(port: u16) -> Result<u64, Error> {
-    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
-    let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port)).await?;
-    stream
-        .write_all(b"GET /readyz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
-        .await?;
-    let mut response = String::new();
-    stream.read_to_string(&mut response).await?;
-    if !response.starts_with("HTTP/1.1 200") {
-        return Err("not ready".into());
-    }
-    let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port)).await?;
-    stream
-        .write_all(b"GET /api/phrases HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
-        .await?;
-    let mut response = Vec::new();
-    stream.read_to_end(&mut response).await?;
-    let text = String::from_utf8_lossy(&response);
-    let body = text.split("\r\n\r\n").nth(1).ok_or("no body")?;
-    let start = body.find("\"version\":").ok_or("no version")? + "\"version\":".len();
-    let digits: String = body[start..]
-        .chars()
-        .take_while(char::is_ascii_digit)
-        .collect();
-    Ok(digits.parse()?)
 }
 
 fn percentile(samples: &mut [Duration], p: usize) -> f64 {

@@ -13,8 +13,8 @@
 //! delivery p50/p99 over every change, HTTP requests/s and errors, dropped sockets, and
 //! server RSS at the start and the end.
 
-#[path = "support/proc.rs"]
-mod proc;
+#[path = "support/host.rs"]
+mod host;
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::{Path, PathBuf};
@@ -46,7 +46,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     .parse()?;
     // Browsers connect with the version their page was rendered with, so an idle
     // socket is sent nothing; without it each would first get the whole list.
-    let version = current_version(server).await?;
+    let version = host::current_version(server).await?;
     // With WS_BENCH_SNAPSHOT set each client connects without it instead, and is sent
     // the whole list: what memory the host keeps after a big message went to every socket.
     let whole_list = std::env::var_os("WS_BENCH_SNAPSHOT").is_some();
@@ -57,7 +57,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     // The host refuses pages of other origins; a browser on the site sends this one.
     let origin = url.origin().ascii_serialization();
-    let rss_before = proc::rss_kib(pid)?;
+    let rss_before = host::rss_kib(pid)?;
     // tungstenite zero-fills its whole read buffer before every read: with the default
     // 128 KiB the clients, not the server, would take most of the CPU of a fan-out.
     let client_config = WebSocketConfig::default().read_buffer_size(4096);
@@ -116,7 +116,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         started.elapsed().as_secs_f64()
     );
     tokio::time::sleep(Duration::from_secs(2)).await;
-    let rss_idle = proc::rss_kib(pid)?;
+    let rss_idle = host::rss_kib(pid)?;
     println!(
         "server RSS: {} MiB before, {} MiB with {clients} idle clients{}: {:.1} KB per connection",
         rss_before / 1024,
@@ -205,25 +205,6 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
-/// The list's version, from `/api/phrases` over a plain HTTP/1.1 request.
-async fn current_version(server: SocketAddr) -> Result<u64, Box<dyn std::error::Error>> {
-    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
-    let mut stream = tokio::net::TcpStream::connect(server).await?;
-    let request =
-        format!("GET /api/phrases HTTP/1.1\r\nHost: {server}\r\nConnection: close\r\n\r\n");
-    stream.write_all(request.as_bytes()).await?;
-    let mut response = String::new();
-    stream.read_to_string(&mut response).await?;
-    let body = response
-        .split("\r\n\r\n")
-        .nth(1)
-        .ok_or("no body from /api/phrases")?;
-    let json: serde_json::Value = serde_json::from_str(body)?;
-    json["version"]
-        .as_u64()
-        .ok_or_else(|| "no version in /api/phrases".into())
-}
-
 /// The highest `BENCH ROUND n` a live message carries.
 fn newest_round(text: &str) -> Option<usize> {
     text.split("BENCH ROUND ")
@@ -245,7 +226,7 @@ async fn soak(
     seconds: u64,
     arrived: &mut mpsc::UnboundedReceiver<(Instant, Option<usize>)>,
 ) -> Result<String, Box<dyn std::error::Error>> {
-    let rss_start = proc::rss_kib(pid)?;
+    let rss_start = host::rss_kib(pid)?;
     let wrk = tokio::process::Command::new("wrk")
         .args([
             "-t1",
@@ -269,7 +250,7 @@ async fn soak(
     let first_round = 1000;
     while started.elapsed() < Duration::from_secs(seconds) {
         tokio::select! {
-            _ = sample.tick() => rss_samples.push(proc::rss_kib(pid)? / 1024),
+            _ = sample.tick() => rss_samples.push(host::rss_kib(pid)? / 1024),
             _ = tick.tick() => {
                 add_phrase(data_dir, first_round + changed_at.len())?;
                 changed_at.push(Instant::now());
@@ -299,7 +280,7 @@ async fn soak(
             seen[index] += 1;
         }
     }
-    let rss_end = proc::rss_kib(pid)?;
+    let rss_end = host::rss_kib(pid)?;
     let wrk = wrk.await??;
     let wrk_out = String::from_utf8_lossy(&wrk.stdout);
     latencies.sort();
