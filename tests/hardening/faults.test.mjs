@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import { join } from 'node:path';
-import { startHost } from '../support/host.mjs';
+import { allPhrases, startHost } from '../support/host.mjs';
 import { startEmulator, startFirestoreHost } from '../support/emulator.mjs';
 import { connectLive } from '../support/live-client.mjs';
 import { propsOf } from './page.mjs';
@@ -31,7 +31,7 @@ after(async () => {
 });
 
 const readyz = async (target) => (await fetch(`${target.url}/readyz`)).status;
-const apiWords = async (target) => (await (await fetch(`${target.url}/api/phrases`)).json()).phrases.map((p) => p.word).sort();
+const apiWords = async (target) => (await allPhrases(target.url)).map((p) => p.word).sort();
 const savedWords = (target) => {
   try {
     return JSON.parse(readFileSync(join(target.dataDir, 'firestore-snapshot.json'), 'utf8')).map((p) => p.word).sort();

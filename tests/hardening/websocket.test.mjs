@@ -213,15 +213,27 @@ test('past the per-address cap the upgrade gets 503 with Retry-After; past the g
   }
 });
 
-test('a list whose snapshot is over 256 KiB still reaches a new client', async () => {
-  // 4,000 phrases of ordinary size: about 330 KB as a snapshot.
+test('a new client of a long list gets the newest page and the count, not the list; a change is a message of its own size', async () => {
+  // 4,000 phrases of ordinary size: about 330 KB as a whole list.
   const phrases = Array.from({ length: 4000 }, (_, i) => ({ id: `id${String(i).padStart(18, '0')}`, word: `LAST WORDS NO ${i}`, name: `Dino collector ${i}` }));
   const big = await startHost({ phrases });
   try {
     const client = connectLive(big.url);
-    await client.until((c) => c.phrases.size === phrases.length || c.closed !== null, 5000, 'the snapshot or a close');
-    assert.equal(client.closed, null, `closed with ${client.closed} after ${client.messages.length} messages`);
-    assert.equal(client.phrases.size, phrases.length);
+    await client.until((c) => c.messages.length > 0 || c.closed !== null, 5000, 'the snapshot or a close');
+    assert.equal(client.closed, null, `closed with ${client.closed}`);
+    const [snapshot] = client.messages;
+    assert.equal(snapshot.type, 'snapshot');
+    assert.equal(snapshot.count, phrases.length);
+    assert.equal(snapshot.phrases.length, 48);
+    assert.equal(snapshot.phrases[0].word, 'LAST WORDS NO 3999', 'newest first');
+    assert.equal(typeof snapshot.next, 'string');
+    const added = await big.cli('phrases', 'add', 'one more', '--name', 'Late');
+    assert.equal(added.code, 0, added.stderr);
+    await client.until((c) => c.messages.length > 1, 5000, 'the change');
+    const change = client.messages[1];
+    assert.equal(change.count, phrases.length + 1);
+    assert.deepEqual(change.changes.map((c) => [c.op, c.phrase?.word]), [['upsert', 'ONE MORE']]);
+    assert.ok(JSON.stringify(change).length < 300, JSON.stringify(change));
     client.close();
   } finally {
     await big.stop();

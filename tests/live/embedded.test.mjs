@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cpuTicks, runCli, startHost } from '../support/host.mjs';
+import { allPhrases, cpuTicks, runCli, startHost } from '../support/host.mjs';
 import { connectLive } from '../support/live-client.mjs';
 
 let host;
@@ -21,8 +21,7 @@ after(async () => {
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 async function apiWords(url = host.url) {
-  const body = await (await fetch(`${url}/api/phrases`)).json();
-  return body.phrases.map((p) => p.word);
+  return (await allPhrases(url)).map((p) => p.word);
 }
 
 async function storedWords(cli = host.cli) {

@@ -4,6 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startEmulator, startFirestoreHost } from '../support/emulator.mjs';
 import { connectLive } from '../support/live-client.mjs';
+import { allPhrases } from '../support/host.mjs';
 
 let emulator;
 let host;
@@ -22,9 +23,7 @@ after(async () => {
 });
 
 async function apiWords() {
-  const response = await fetch(`${host.url}/api/phrases`);
-  const body = await response.json();
-  return body.phrases.map((p) => p.word).sort();
+  return (await allPhrases(host.url)).map((p) => p.word).sort();
 }
 
 async function eventually(read, expected, ms) {

@@ -86,3 +86,17 @@ export function runCli(args, env = {}) {
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
 }
+
+/** Every phrase the API lists, newest first, following its pages to the end. */
+export async function allPhrases(url) {
+  const phrases = [];
+  let after = '';
+  for (;;) {
+    const response = await fetch(`${url}/api/phrases?limit=200${after ? `&after=${encodeURIComponent(after)}` : ''}`);
+    if (!response.ok) throw new Error(`GET /api/phrases: ${response.status} ${await response.text()}`);
+    const page = await response.json();
+    phrases.push(...page.phrases);
+    if (!page.next) return phrases;
+    after = page.next;
+  }
+}

@@ -1,0 +1,141 @@
+// Paging a long list while it changes: the API's cursors and the no-script pages of
+// /words, with phrases added and removed by real CLI processes between page loads.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { allPhrases, startHost } from '../support/host.mjs';
+
+const COUNT = 600;
+let host;
+
+before(async () => {
+  const phrases = Array.from({ length: COUNT }, (_, i) => ({ id: `p${String(i).padStart(4, '0')}`, word: `PAGED ${i}`, name: `Minter ${i}` }));
+  host = await startHost({ phrases });
+});
+
+after(async () => {
+  await host?.stop();
+});
+
+const api = async (query) => {
+  const response = await fetch(`${host.url}/api/phrases?${query}`);
+  return { status: response.status, etag: response.headers.get('etag'), body: await response.json() };
+};
+
+async function cli(...args) {
+  const result = await host.cli(...args);
+  assert.equal(result.code, 0, result.stderr);
+  return result;
+}
+
+test('paging the API while phrases are added and removed shows each phrase that stayed exactly once, newest first', async () => {
+  const start = await allPhrases(host.url);
+  assert.equal(start.length, COUNT);
+  assert.equal(start[0].word, `PAGED ${COUNT - 1}`, 'the last imported is the newest');
+  const seen = [];
+  const removed = new Set();
+  let after = '';
+  for (let turn = 0; ; turn++) {
+    const { status, body } = await api(`limit=37${after ? `&after=${encodeURIComponent(after)}` : ''}`);
+    assert.equal(status, 200);
+    seen.push(...body.phrases.map((p) => p.id));
+    if (body.next === null) break;
+    after = body.next;
+    // Between page loads: one phrase minted (it goes on top, above every cursor), the
+    // phrase the cursor names removed, and one not seen yet removed.
+    await cli('phrases', 'add', `new during paging ${turn}`, '--name', 'Late');
+    const cursorPhrase = body.phrases.at(-1).id;
+    const ahead = start.find((p) => !seen.includes(p.id) && !removed.has(p.id));
+    for (const id of [cursorPhrase, ahead?.id].filter(Boolean)) {
+      await cli('phrases', 'remove', id);
+      removed.add(id);
+    }
+  }
+  assert.equal(new Set(seen).size, seen.length, 'no phrase shown twice');
+  const stayed = start.filter((p) => !removed.has(p.id) || seen.includes(p.id)).map((p) => p.id);
+  assert.deepEqual(seen, stayed, 'every phrase that stayed, in order, none skipped');
+});
+
+test('find pages through the phrases that contain the text, and agrees with the whole list', async () => {
+  const everything = await allPhrases(host.url);
+  const expected = everything.filter((p) => p.word.includes('PAGED 1')).map((p) => p.id);
+  const found = [];
+  let after = '';
+  for (;;) {
+    // Lower case and loose spaces: the text is normalised like a phrase.
+    const { body } = await api(`q=${encodeURIComponent('paged  1')}&limit=50${after ? `&after=${encodeURIComponent(after)}` : ''}`);
+    found.push(...body.phrases.map((p) => p.id));
+    if (body.next === null) break;
+    after = body.next;
+  }
+  assert.deepEqual(found, expected);
+  assert.ok(found.length > 100);
+  const none = await api('q=NOTHING LIKE THIS');
+  assert.deepEqual([none.body.phrases, none.body.next], [[], null]);
+});
+
+test('limits and cursors at the edge and just past it get a 400 that says what is wrong', async () => {
+  assert.equal((await api('limit=1')).body.phrases.length, 1);
+  assert.equal((await api('limit=200')).body.phrases.length, 200);
+  for (const [query, message] of [
+    ['limit=0', /limit is a whole number from 1 to 200/],
+    ['limit=201', /limit is a whole number from 1 to 200/],
+    ['limit=ten', /limit is a whole number from 1 to 200/],
+    ['after=nonsense', /after: a cursor is/],
+    ['before=12', /before: a cursor is/],
+    ['after=1-a&before=1-b', /not both/],
+    [`q=${encodeURIComponent('A\u200bB')}`, /q: .*U\+200B/],
+    [`q=${'X'.repeat(401)}`, /longer than 400 bytes/],
+  ]) {
+    const { status, body } = await api(query);
+    assert.equal(status, 400, query);
+    assert.match(body.error, message, query);
+  }
+  // A cursor past the end is an empty last page, not an error.
+  const past = await api('after=0-zzzz');
+  assert.deepEqual([past.status, past.body.phrases, past.body.next], [200, [], null]);
+});
+
+test('a page not changed since the client had it is a 304', async () => {
+  const first = await api('limit=5');
+  const again = await fetch(`${host.url}/api/phrases?limit=5`, { headers: { 'If-None-Match': first.etag } });
+  assert.equal(again.status, 304);
+  await cli('phrases', 'add', 'changes the etag', '--name', 'Tag');
+  await new Promise((r) => setTimeout(r, 500));
+  const changed = await fetch(`${host.url}/api/phrases?limit=5`, { headers: { 'If-None-Match': first.etag } });
+  assert.equal(changed.status, 200);
+});
+
+const linkIn = (html, rel) => {
+  const match = new RegExp(`<link rel="${rel}" href="([^"]+)">`).exec(html);
+  return match ? match[1].replaceAll('&#38;', '&') : null;
+};
+const wordsIn = (html) => [...html.matchAll(/<bdi>([^<]*)<\/bdi>/g)].map((m) => m[1]);
+
+test('without JavaScript, the pages of /words chain by rel=next from the first to the last and back by rel=prev', async () => {
+  const expected = (await allPhrases(host.url)).map((p) => p.word);
+  const words = [];
+  let url = `${host.url}/words`;
+  let pages = 0;
+  let html;
+  for (;;) {
+    const response = await fetch(url);
+    assert.equal(response.status, 200, url);
+    html = await response.text();
+    pages += 1;
+    const onPage = wordsIn(html);
+    assert.ok(onPage.length <= 48, `${onPage.length} phrases on one page`);
+    words.push(...onPage);
+    const next = linkIn(html, 'next');
+    if (next === null) break;
+    url = new URL(next).pathname + new URL(next).search;
+    url = `${host.url}${url}`;
+  }
+  assert.deepEqual(words, expected, 'every phrase once, newest first');
+  assert.equal(pages, Math.ceil(expected.length / 48));
+  let back = 0;
+  for (let prev = linkIn(html, 'prev'); prev !== null; prev = linkIn(html, 'prev')) {
+    html = await (await fetch(`${host.url}${new URL(prev).pathname}${new URL(prev).search}`)).text();
+    back += wordsIn(html).length;
+  }
+  assert.equal(back + wordsIn(await (await fetch(url)).text()).length, expected.length, 'back to the first page');
+});
