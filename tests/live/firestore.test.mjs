@@ -54,9 +54,13 @@ test('an insert, an update and a delete each reach a connected client within a s
   assert.equal(added.code, 0, added.stderr);
   await client.until((c) => c.words().includes('RAWR'), 1000, 'the insert');
   const id = /added (\S+)/.exec(added.stdout)[1];
+  const insert = client.messages.find((m) => m.changes?.some((c) => c.phrase?.word === 'RAWR'));
+  assert.deepEqual(insert.changes.map((c) => c.phrase?.word), ['RAWR'], 'the change alone, not the collection the emulator re-sent');
+  assert.equal((await allPhrases(host.url))[0].word, 'RAWR', 'the newest phrase (by create time) comes first');
 
   await emulator.set('a1', { word: 'SEE YOU SOON', name: 'Rex' });
   await client.until((c) => c.phrases.get('a1')?.word === 'SEE YOU SOON', 1000, 'the update');
+  assert.notEqual((await allPhrases(host.url))[0].id, 'a1', 'an edit keeps its place');
 
   const removed = await host.cli('phrases', 'remove', id);
   assert.equal(removed.code, 0, removed.stderr);
