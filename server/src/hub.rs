@@ -147,15 +147,21 @@ impl Hub {
                 }
                 Err(broadcast::error::RecvError::Closed) => return,
             };
-            let update = Update {
-                from: delta.from,
-                version: delta.version,
-                text: encode(&Wire::Changes {
+            let text = match &delta.changes {
+                Some(changes) => encode(&Wire::Changes {
                     from: delta.from,
                     version: delta.version,
                     count: delta.count,
-                    changes: &delta.changes,
+                    changes,
                 }),
+                // More than a page changed (a first load, a resync): every browser starts
+                // over from the first page, which it is told in place of the change.
+                None => self.snapshot_text(&delta.after),
+            };
+            let update = Update {
+                from: delta.from,
+                version: delta.version,
+                text,
             };
             if let Ok(mut log) = self.log.write() {
                 if log.len() == LOG_LENGTH {

@@ -12,13 +12,29 @@ use std::fmt;
 use std::sync::Arc;
 
 use memchr::memmem;
-use serde::{Serialize, Serializer};
+use serde::{Deserialize, Serialize, Serializer};
 
-use crate::snapshot::Phrase;
+/// One minted phrase, as stored.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Phrase {
+    /// The document id.
+    pub id: String,
+    /// The phrase itself, upper case, at most 20 characters.
+    pub word: String,
+    /// Who minted it.
+    pub name: String,
+    /// When it was minted, as an order: the embedded store's change sequence, or
+    /// Firestore's create time in microseconds. The list is newest first.
+    #[serde(default)]
+    pub created: u64,
+}
 
 /// Phrases on a page of the grid and of the API by default: 1, 2, 3 and 4 columns all
 /// fill their rows.
 pub const PAGE_SIZE: usize = 48;
+
+/// Firestore's limit on a document id.
+const MAX_ID_BYTES: usize = 1500;
 
 /// Phrases a chunk may hold before it is split in two.
 const CHUNK_MAX: usize = 1024;
@@ -49,7 +65,8 @@ impl Cursor {
         const PROBLEM: &str = "a cursor is `{number}-{id}`, as given by the previous page";
         let (created, id) = text.split_once('-').ok_or(PROBLEM)?;
         let created = created.parse().map_err(|_| PROBLEM)?;
-        if !crate::store::is_document_id(id) {
+        // Any id is a place in the order; only one no document could have is refused.
+        if id.is_empty() || id.len() > MAX_ID_BYTES || id.contains('/') {
             return Err(PROBLEM);
         }
         Ok(Self {

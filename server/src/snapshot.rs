@@ -8,27 +8,13 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use tokio::sync::{broadcast, watch};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+pub use crate::phrase_list::Phrase;
 use crate::phrase_list::PhraseList;
-
-/// One minted phrase, as stored.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Phrase {
-    /// The document id.
-    pub id: String,
-    /// The phrase itself, upper case, at most 20 characters.
-    pub word: String,
-    /// Who minted it.
-    pub name: String,
-    /// When it was minted, as an order: the embedded store's change sequence, or
-    /// Firestore's create time in microseconds. The list is newest first.
-    #[serde(default)]
-    pub created: u64,
-}
 
 /// One change to the list.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -45,8 +31,15 @@ pub struct Delta {
     pub version: u64,
     /// Phrases in the list after the change.
     pub count: usize,
-    pub changes: Vec<Change>,
+    /// `None` when the change is bigger than a page: cheaper for a browser to start
+    /// over from the first page than to apply it.
+    pub changes: Option<Vec<Change>>,
+    /// The list it made.
+    pub after: Arc<Snapshot>,
 }
+
+/// The most changes a [`Delta`] carries; past it a browser starts over.
+pub const MAX_DELTA: usize = crate::phrase_list::PAGE_SIZE;
 
 /// The whole list at one version.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -219,29 +212,38 @@ impl Feed {
     /// anything, unless this is the first list. Costs the size of the changes.
     /// Returns the snapshot now current.
     pub fn apply(&self, changes: Vec<Change>) -> Arc<Snapshot> {
-        self.sender.send_if_modified(|current| {
-            let mut list = current.list.clone();
-            let effective: Vec<Change> = changes
+        self.commit(|list| {
+            changes
                 .into_iter()
                 .filter(|change| match change {
                     Change::Upsert { phrase } => list.upsert(phrase.clone()),
                     Change::Remove { id } => list.remove(id),
                 })
-                .collect();
+                .collect()
+        })
+    }
+
+    /// Makes a new version from what `edit` does to the list, if it did anything.
+    fn commit(&self, edit: impl FnOnce(&mut PhraseList) -> Vec<Change>) -> Arc<Snapshot> {
+        self.sender.send_if_modified(|current| {
+            let mut list = current.list.clone();
+            let effective = edit(&mut list);
             if current.loaded && effective.is_empty() {
                 return false;
             }
-            let delta = Delta {
-                from: current.version,
+            let after = Arc::new(Snapshot {
                 version: current.version + 1,
-                count: list.len(),
-                changes: effective,
-            };
-            *current = Arc::new(Snapshot {
-                version: delta.version,
                 list,
                 loaded: true,
             });
+            let delta = Delta {
+                from: current.version,
+                version: after.version,
+                count: after.list.len(),
+                changes: (effective.len() <= MAX_DELTA).then_some(effective),
+                after: after.clone(),
+            };
+            *current = after;
             // No receiver is fine: no hub (a CLI process, a test).
             let _ = self.deltas.send(Arc::new(delta));
             true
@@ -253,6 +255,18 @@ impl Feed {
     /// from the current one. Reads the whole list: for first loads and resyncs.
     pub fn replace(&self, phrases: Vec<Phrase>) -> Arc<Snapshot> {
         let current = self.current();
+        if current.list.is_empty() {
+            // Built in one sort rather than phrase by phrase.
+            return self.commit(|list| {
+                *list = PhraseList::from_phrases(phrases);
+                let added = list.len().min(MAX_DELTA + 1);
+                (list.iter().take(added))
+                    .map(|phrase| Change::Upsert {
+                        phrase: (**phrase).clone(),
+                    })
+                    .collect()
+            });
+        }
         let mut wanted: std::collections::HashMap<String, Phrase> =
             std::collections::HashMap::with_capacity(phrases.len());
         for phrase in phrases {
@@ -282,8 +296,9 @@ impl Feed {
     }
 }
 
-/// How many versions the hub may fall behind before it starts its clients over.
-const DELTA_BUFFER: usize = 1024;
+/// How many versions the hub may fall behind before it starts its clients over. The
+/// channel keeps this many deltas (and the versions they made) alive, read or not.
+const DELTA_BUFFER: usize = 64;
 
 fn rand_u32() -> u32 {
     use std::hash::{BuildHasher, Hasher};
@@ -327,10 +342,22 @@ mod tests {
         let changed = feed.replace(vec![phrase("a", "A")]);
         assert_eq!(changed.version, start + 2);
         assert!(changed.is_taken("A") && !changed.is_taken("B"));
-        assert_eq!(deltas.try_recv().unwrap().changes.len(), 2);
+        assert_eq!(
+            deltas.try_recv().unwrap().changes.as_ref().unwrap().len(),
+            2
+        );
         let removal = deltas.try_recv().unwrap();
         assert_eq!((removal.from, removal.count), (start + 1, 1));
-        assert_eq!(removal.changes, [Change::Remove { id: "b".into() }]);
+        assert_eq!(
+            removal.changes.as_deref(),
+            Some(&[Change::Remove { id: "b".into() }][..])
+        );
+        let many = (0..=MAX_DELTA).map(|i| phrase(&format!("m{i}"), &format!("M{i}")));
+        feed.replace(many.collect());
+        assert!(
+            deltas.try_recv().unwrap().changes.is_none(),
+            "more than a page"
+        );
     }
 
     #[test]
