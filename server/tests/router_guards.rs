@@ -1,4 +1,5 @@
-//! Hostile or malformed requests get a clear 4xx; operators get readiness and metrics.
+//! The router's guards without a socket (the in-process half; `tests/hardening/` drives the real
+//! binary): hostile or malformed requests get a clear 4xx; operators get readiness and metrics.
 
 mod common;
 
