@@ -8,7 +8,6 @@ pub mod serve;
 
 use std::path::Path;
 use std::sync::Arc;
-use std::time::Duration;
 
 use anyhow::Context as _;
 
@@ -54,7 +53,7 @@ fn firestore_settings(location: &FirestoreLocation) -> FirestoreSettings {
         project: location.project.clone(),
         database: location.database.clone(),
         collection: location.collection.clone(),
-        retry_delay: Duration::from_secs(1),
+        retry_delay: location.retry_delay,
     }
 }
 

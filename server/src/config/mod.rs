@@ -86,6 +86,8 @@ pub struct FirestoreLocation {
     pub project: String,
     pub database: String,
     pub collection: String,
+    /// How long the listener waits before reconnecting after an error.
+    pub retry_delay: Duration,
 }
 
 /// A configuration value that cannot be used.

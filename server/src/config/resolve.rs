@@ -280,6 +280,11 @@ fn positive(
     Ok(value)
 }
 
+/// How long the Firestore client waits before it reconnects a dropped Listen stream
+/// itself. Not a setting: when that does not bring the list back, the supervisor
+/// (`store::firestore::follow`) starts over with its own backoff.
+const FIRESTORE_RETRY_DELAY: Duration = Duration::from_secs(1);
+
 fn firestore_location(
     project: Option<String>,
     database: Option<String>,
@@ -307,5 +312,6 @@ fn firestore_location(
         project,
         database,
         collection,
+        retry_delay: FIRESTORE_RETRY_DELAY,
     }))
 }
