@@ -7,6 +7,7 @@ use axum::extract::State;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
+use crate::error::refusal;
 use crate::metrics::help;
 use crate::state::AppState;
 
@@ -192,10 +193,8 @@ pub async fn too_many_connections(State(state): State<AppState>) -> Response {
         .connections
         .refused
         .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    (
+    refusal(
         StatusCode::SERVICE_UNAVAILABLE,
-        [(header::RETRY_AFTER, "5")],
-        "too many connections; try again shortly\n",
+        "too many connections; try again shortly",
     )
-        .into_response()
 }
