@@ -75,10 +75,10 @@ fn main() -> ExitCode {
     let outcome = runtime.block_on(async {
         match cli.command {
             None | Some(Command::Serve) => serve::run(config).await,
-            Some(Command::Phrases(command)) => phrases::run(config, command).await,
+            Some(Command::Phrases(command)) => phrases::run(&config.store, command).await,
             Some(Command::Config(ConfigCommand::Check)) => config_check::run(&config),
             Some(Command::Healthcheck { ready, timeout }) => {
-                healthcheck::run(&config, ready, Duration::from_secs(timeout)).await
+                healthcheck::run(&config.http, ready, Duration::from_secs(timeout)).await
             }
         }
     });

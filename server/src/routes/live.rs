@@ -35,7 +35,14 @@ pub async fn upgrade(
     let origin = headers
         .get(header::ORIGIN)
         .and_then(|value| value.to_str().ok());
-    if !origin.is_some_and(|origin| state.config.allowed_origins.iter().any(|o| o == origin)) {
+    if !origin.is_some_and(|origin| {
+        state
+            .config
+            .site
+            .allowed_origins
+            .iter()
+            .any(|o| o == origin)
+    }) {
         tracing::debug!(?origin, "websocket from a foreign origin refused");
         return refusal(
             StatusCode::FORBIDDEN,

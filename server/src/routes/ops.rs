@@ -22,7 +22,7 @@ pub async fn readyz(State(state): State<AppState>) -> Response {
     let health = state.feed.health();
     let problem = match (health.since_sync(), health.down_for()) {
         (None, _) => Some("the phrase list has not loaded yet".to_owned()),
-        (Some(_), Some(down)) if down > state.config.ready_stale_after => Some(format!(
+        (Some(_), Some(down)) if down > state.config.store.ready_stale_after => Some(format!(
             "the phrase source has been unreachable for {} s",
             down.as_secs()
         )),

@@ -13,7 +13,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use crate::check::Check;
-use crate::config::Config;
+use crate::config::Site;
 use crate::error::AppError;
 use crate::negotiate::{Encoding, coding_headers, not_modified, preferred_encoding};
 use crate::page_cache::{Page, PageKey};
@@ -115,10 +115,10 @@ async fn home_page(state: &AppState) -> Result<Arc<Page>, AppError> {
         let head = Head {
             title: "Dinos — the NFT collection that saves the world".into(),
             description: "Dinos is a donation-driven collection of dinosaur NFTs that raises money for climate non-profits. Leave your Last Words before the meteor hits.".into(),
-            canonical: state.config.absolute_url("/"),
+            canonical: state.config.site.absolute_url("/"),
             indexable: true,
-            image: state.config.absolute_url(site_files::OG_IMAGE),
-            structured_data: Some(organization(&state.config)),
+            image: state.config.site.absolute_url(site_files::OG_IMAGE),
+            structured_data: Some(organization(&state.config.site)),
         };
         (head, json!({ "site": state.site_props() }))
     };
@@ -130,7 +130,7 @@ async fn words_page(state: &AppState, check: Option<&str>) -> Result<Arc<Page>, 
     let snapshot = state.feed.current();
     // Built only when a render is due: a cache hit must not copy 200 phrases.
     let page = || {
-        let config = &state.config;
+        let config = &state.config.site;
         let head = Head {
             title: format!("Already-minted Last {} — Dinos", config.product_name),
             description: format!(
@@ -177,9 +177,9 @@ async fn not_found_page(state: &AppState) -> Result<Arc<Page>, AppError> {
         let head = Head {
             title: "Page not found — Dinos".into(),
             description: "This page does not exist. The meteor may have got it.".into(),
-            canonical: state.config.absolute_url("/"),
+            canonical: state.config.site.absolute_url("/"),
             indexable: false,
-            image: state.config.absolute_url(site_files::OG_IMAGE),
+            image: state.config.site.absolute_url(site_files::OG_IMAGE),
             structured_data: None,
         };
         (head, json!({ "site": state.site_props(), "path": "" }))
@@ -188,7 +188,7 @@ async fn not_found_page(state: &AppState) -> Result<Arc<Page>, AppError> {
 }
 
 /// schema.org's description of who runs the site, for search engines.
-fn organization(config: &Config) -> String {
+fn organization(config: &Site) -> String {
     let links = &config.links;
     shell::inert_json(&json!({
         "@context": "https://schema.org",
