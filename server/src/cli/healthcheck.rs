@@ -6,6 +6,9 @@ use anyhow::{Context as _, anyhow, bail};
 
 use crate::config::HttpLimits;
 
+/// The settings it uses (the port it asks on), by id: its help lists only these.
+pub const SETTINGS: &[&str] = &["config", "host", "port"];
+
 /// GET /healthz (or /readyz) on this host's own port, over a plain TCP connection.
 pub async fn run(http: &HttpLimits, ready: bool, limit: Duration) -> anyhow::Result<()> {
     use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};

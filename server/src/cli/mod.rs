@@ -18,6 +18,25 @@ use crate::store::embedded::{EmbeddedStore, Seed};
 use crate::store::firestore::{self, FirestoreStore};
 use crate::store::saved;
 
+/// `command` with each subcommand's help narrowed to the settings it uses. The others
+/// stay accepted there, as flags and as environment variables, only hidden: one
+/// environment serves every subcommand, and every value is still checked.
+pub fn narrow_help(command: clap::Command) -> clap::Command {
+    let hidden_but = |used: &[&str]| -> Vec<clap::Arg> {
+        command
+            .get_arguments()
+            .filter(|arg| arg.is_global_set() && !used.contains(&arg.get_id().as_str()))
+            .map(|arg| arg.clone().hide(true))
+            .collect()
+    };
+    // A subcommand that already has an argument keeps it rather than take the global one.
+    let phrases = hidden_but(phrases::SETTINGS);
+    let healthcheck = hidden_but(healthcheck::SETTINGS);
+    command
+        .mut_subcommand("phrases", |sub| sub.args(phrases))
+        .mut_subcommand("healthcheck", |sub| sub.args(healthcheck))
+}
+
 /// Flags and environment (`settings`) over the TOML `file`, resolved.
 pub fn load_config(file: Option<&Path>, settings: &Settings) -> Result<Config, ConfigError> {
     let file = match file {
@@ -79,6 +98,32 @@ pub(crate) async fn open_store(store: &Store) -> anyhow::Result<Arc<dyn PhraseSt
         None => {
             let store = EmbeddedStore::open(&store.data_dir)?;
             Ok(Arc::new(store))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory as _;
+
+    #[derive(clap::Parser)]
+    struct Cli {
+        #[command(flatten)]
+        settings: super::Settings,
+    }
+
+    #[test]
+    fn the_settings_a_subcommand_uses_are_settings() {
+        let command = Cli::command();
+        let lists = super::phrases::SETTINGS
+            .iter()
+            .chain(super::healthcheck::SETTINGS);
+        // `config` (the file) is main's own flag, beside the settings.
+        for id in lists.filter(|id| **id != "config") {
+            assert!(
+                command.get_arguments().any(|arg| arg.get_id() == *id),
+                "{id}"
+            );
         }
     }
 }

@@ -11,6 +11,16 @@ use crate::store::embedded::{self, EmbeddedStore, Seed};
 use crate::store::{AddOutcome, NewPhrase, PhraseStore};
 use crate::text::{preview, terminal_safe};
 
+/// The settings these commands use (the store's), by id: their help lists only these.
+pub const SETTINGS: &[&str] = &[
+    "config",
+    "data_dir",
+    "store",
+    "firestore_project",
+    "firestore_database",
+    "firestore_collection",
+];
+
 #[derive(Subcommand)]
 pub enum PhrasesCommand {
     /// Create the embedded store in the data folder: empty, or with the phrases of a
