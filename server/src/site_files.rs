@@ -10,6 +10,7 @@ use serde_json::json;
 use crate::assets::RasterImages;
 use crate::config::{Config, Environment, Site};
 use crate::negotiate;
+use crate::site;
 
 /// Paths the pages link to; the shell and the manifest name them.
 pub const OG_IMAGE: &str = "/og.png";
@@ -152,9 +153,9 @@ fn sitemap(site: &Site) -> String {
 
 fn web_manifest(site: &Site) -> String {
     let manifest = json!({
-        "name": "Dinos — Last Words",
-        "short_name": "Dinos",
-        "description": "Dinosaur NFTs minted for donations to climate non-profits.",
+        "name": site::APP_NAME,
+        "short_name": site::NAME,
+        "description": site::APP_DESCRIPTION,
         "start_url": "/",
         "scope": "/",
         "display": "browser",

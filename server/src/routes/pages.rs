@@ -19,6 +19,7 @@ use crate::negotiate::{Encoding, coding_headers, not_modified, preferred_encodin
 use crate::page_cache::{Page, PageKey};
 use crate::renderer::RenderError;
 use crate::shell::{self, Head};
+use crate::site;
 use crate::site_files;
 use crate::state::AppState;
 
@@ -113,8 +114,8 @@ async fn page_response(status: StatusCode, headers: &HeaderMap, page: Arc<Page>)
 async fn home_page(state: &AppState) -> Result<Arc<Page>, AppError> {
     let page = || {
         let head = Head {
-            title: "Dinos — the NFT collection that saves the world".into(),
-            description: "Dinos is a donation-driven collection of dinosaur NFTs that raises money for climate non-profits. Leave your Last Words before the meteor hits.".into(),
+            title: site::HOME_TITLE.into(),
+            description: site::HOME_DESCRIPTION.into(),
             canonical: state.config.site.absolute_url("/"),
             indexable: true,
             image: state.config.site.absolute_url(site_files::OG_IMAGE),
@@ -132,10 +133,11 @@ async fn words_page(state: &AppState, check: Option<&str>) -> Result<Arc<Page>, 
     let page = || {
         let config = &state.config.site;
         let head = Head {
-            title: format!("Already-minted Last {} — Dinos", config.product_name),
+            title: site::title(&format!("Already-minted Last {}", config.product_name)),
             description: format!(
-                "Every Last {} already minted by the Dinos community, and a checker to see whether yours is still free.",
-                config.product_name
+                "Every Last {} already minted by the {} community, and a checker to see whether yours is still free.",
+                config.product_name,
+                site::NAME
             ),
             canonical: config.absolute_url(&config.words_path()),
             indexable: true,
@@ -175,7 +177,7 @@ async fn words_page(state: &AppState, check: Option<&str>) -> Result<Arc<Page>, 
 async fn not_found_page(state: &AppState) -> Result<Arc<Page>, AppError> {
     let page = || {
         let head = Head {
-            title: "Page not found — Dinos".into(),
+            title: site::title("Page not found"),
             description: "This page does not exist. The meteor may have got it.".into(),
             canonical: state.config.site.absolute_url("/"),
             indexable: false,
@@ -193,10 +195,10 @@ fn organization(config: &Site) -> String {
     shell::inert_json(&json!({
         "@context": "https://schema.org",
         "@type": "Organization",
-        "name": "Dinos",
+        "name": site::NAME,
         "url": config.absolute_url("/"),
         "logo": config.absolute_url(site_files::ICON_512),
-        "description": "A donation-driven collection of dinosaur NFTs that raises money for climate non-profits.",
+        "description": site::ORGANIZATION_DESCRIPTION,
         "email": config.press_email,
         "sameAs": [links.chat, links.social, links.marketplace, links.blog],
     }))
