@@ -20,9 +20,9 @@ WORKDIR /src
 COPY scripts/npm-install scripts/
 COPY ui/package.json ui/package-lock.json ui/
 RUN scripts/npm-install ui
-# The whole context, because ui/build.mjs also copies the art in assets/ (which may be
-# absent, so it cannot be named in a COPY).
-COPY . .
+# Then only what the UI build reads, so a change to the host does not rebuild the UI.
+COPY ui/build.mjs ui/tsconfig.json ui/
+COPY ui/src/ ui/src/
 RUN cd ui && npm run --silent build
 
 # --- the host: target/release/lastwords with ui/dist embedded ---------------------------

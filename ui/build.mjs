@@ -4,7 +4,7 @@
 // to rasterise.
 import { createHash } from "node:crypto";
 import { execFile } from "node:child_process";
-import { cp, mkdir, readFile, readdir, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
@@ -15,7 +15,6 @@ import subsetFont from "subset-font";
 const uiDir = path.dirname(fileURLToPath(import.meta.url));
 const distDir = path.join(uiDir, "dist");
 const assetsDir = path.join(distDir, "assets");
-const artDir = path.join(uiDir, "..", "assets");
 const tailwindCli = path.join(uiDir, "node_modules", ".bin", "tailwindcss");
 const displayFontSource = path.join(uiDir, "node_modules", "@fontsource", "archivo-black", "files", "archivo-black-latin-400-normal.woff2");
 
@@ -157,19 +156,6 @@ async function buildCss(font) {
   return name;
 }
 
-async function copyArt() {
-  const exists = await stat(artDir).then((s) => s.isDirectory(), () => false);
-  if (!exists) return [];
-  const files = await listFiles(artDir);
-  for (const file of files) {
-    const target = path.join(assetsDir, file);
-    const taken = await stat(target).then(() => true, () => false);
-    if (taken) throw new Error(`assets/${file} would overwrite a built file of the same name`);
-    await cp(path.join(artDir, file), target);
-  }
-  return files;
-}
-
 /** woff2 is compressed already; everything else gets a brotli and a gzip copy. */
 async function precompress() {
   const files = (await listFiles(assetsDir)).filter((file) => !/\.(br|gz|woff2)$/.test(file));
@@ -243,7 +229,6 @@ async function main() {
   const client = await buildClient(art);
   const font = await buildFont();
   const css = await buildCss(font);
-  await copyArt();
   const manifest = { js: client.js, css, preload: client.preload, fonts: [font], art };
   await writeFile(path.join(distDir, "manifest.json"), `${JSON.stringify(manifest, null, 2)}\n`);
   await precompress();

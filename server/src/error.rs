@@ -1,8 +1,37 @@
 //! Every outcome a client can see, and the one place that decides its status: the JSON
 //! answer here and the HTML error page (`routes::pages`) both ask [`AppError::status`].
+//! A request refused before or beside any page (limits, caps, a bad handshake) gets a
+//! plain-text [`refusal`]. One body shape per content type: JSON `{"error": ...}`, the
+//! HTML error page, and one line of text.
+
+use std::fmt::Display;
 
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+
+/// When a client refused for want of a place should come back: a busy renderer's queue
+/// drains within a second; a connection or socket place frees up more slowly.
+const RETRY_AFTER_BUSY: HeaderValue = HeaderValue::from_static("1");
+const RETRY_AFTER_FULL: HeaderValue = HeaderValue::from_static("5");
+
+/// A plain-text refusal: `message` as one line, and on 503 when to come back.
+pub fn refusal(status: StatusCode, message: impl Display) -> Response {
+    let mut response = (
+        status,
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("text/plain; charset=utf-8"),
+        )],
+        format!("{message}\n"),
+    )
+        .into_response();
+    if status == StatusCode::SERVICE_UNAVAILABLE {
+        response
+            .headers_mut()
+            .insert(header::RETRY_AFTER, RETRY_AFTER_FULL);
+    }
+    response
+}
 
 /// What went wrong, as the client sees it. Internal causes are logged, never sent.
 #[derive(Debug, thiserror::Error)]
@@ -41,7 +70,7 @@ impl AppError {
         if self.status() == StatusCode::SERVICE_UNAVAILABLE {
             response
                 .headers_mut()
-                .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+                .insert(header::RETRY_AFTER, RETRY_AFTER_BUSY);
         }
         response
     }
@@ -74,5 +103,17 @@ mod tests {
         let response = AppError::Busy.into_response();
         assert_eq!(response.status(), StatusCode::SERVICE_UNAVAILABLE);
         assert_eq!(response.headers()[header::RETRY_AFTER], "1");
+    }
+
+    #[test]
+    fn a_refusal_is_one_line_of_text_and_a_full_host_says_when_to_come_back() {
+        let response = refusal(StatusCode::SERVICE_UNAVAILABLE, "too many connections");
+        assert_eq!(
+            response.headers()[header::CONTENT_TYPE],
+            "text/plain; charset=utf-8"
+        );
+        assert_eq!(response.headers()[header::RETRY_AFTER], "5");
+        let response = refusal(StatusCode::BAD_REQUEST, "no");
+        assert!(response.headers().get(header::RETRY_AFTER).is_none());
     }
 }

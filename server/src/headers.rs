@@ -4,8 +4,9 @@
 use axum::extract::Request;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::Next;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 
+use crate::error::refusal as refuse;
 use crate::escape::check_encoding;
 
 /// The Content-Security-Policy of every response: scripts and styles only from our own
@@ -91,7 +92,7 @@ pub fn host_problem<B>(request: &axum::http::Request<B>) -> Option<Response> {
     match hosts {
         0 if needed => Some(refuse(
             StatusCode::BAD_REQUEST,
-            "an HTTP/1.1 request needs a Host header".into(),
+            "an HTTP/1.1 request needs a Host header",
         )),
         0 | 1 => None,
         _ => Some(refuse(
@@ -99,16 +100,4 @@ pub fn host_problem<B>(request: &axum::http::Request<B>) -> Option<Response> {
             format!("a request may carry one Host header; this one has {hosts}"),
         )),
     }
-}
-
-fn refuse(status: StatusCode, message: String) -> Response {
-    (
-        status,
-        [(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static("text/plain; charset=utf-8"),
-        )],
-        format!("{message}\n"),
-    )
-        .into_response()
 }

@@ -4,6 +4,7 @@
 //! Modules are listed from the bottom up; each imports only those above it in this list.
 //!
 //! - [`text`]: upper-casing and character counting shared by every check.
+//! - [`site`]: the site's own facts (its name, what it is).
 //! - [`escape`]: inert JSON, URL checks.
 //! - [`snapshot`]: the versioned phrase list every reader shares; [`check`]: a word
 //!   checked against it.
@@ -45,6 +46,7 @@ pub mod renderer;
 pub mod routes;
 pub mod server;
 pub mod shell;
+pub mod site;
 pub mod site_files;
 pub mod snapshot;
 pub mod socket_limits;

@@ -6,14 +6,14 @@ use std::net::SocketAddr;
 
 use tokio::net::{TcpListener, TcpSocket};
 
-use crate::config::Config;
+use crate::config::HttpLimits;
 
 /// Raises the open-file limit to its hard limit (logging both), then listens on the
 /// configured address with a backlog of `listen_backlog`, capped by the kernel's
 /// `somaxconn`. The one call `cli::serve` makes before serving.
-pub fn open_listener(config: &Config) -> Result<TcpListener, String> {
+pub fn open_listener(http: &HttpLimits) -> Result<TcpListener, String> {
     raise_open_file_limit();
-    let addr = config.addr;
+    let addr = http.addr;
     let failed = |e: io::Error| format!("cannot listen on {addr} (set --host/--port): {e}");
     let socket = match addr {
         SocketAddr::V4(_) => TcpSocket::new_v4(),
@@ -25,10 +25,10 @@ pub fn open_listener(config: &Config) -> Result<TcpListener, String> {
     let somaxconn = std::fs::read_to_string("/proc/sys/net/core/somaxconn")
         .ok()
         .and_then(|text| text.trim().parse::<u32>().ok());
-    let backlog = somaxconn.map_or(config.listen_backlog, |max| config.listen_backlog.min(max));
-    if backlog < config.listen_backlog {
+    let backlog = somaxconn.map_or(http.listen_backlog, |max| http.listen_backlog.min(max));
+    if backlog < http.listen_backlog {
         tracing::warn!(
-            wanted = config.listen_backlog,
+            wanted = http.listen_backlog,
             somaxconn = backlog,
             "the kernel caps the listen backlog (raise net.core.somaxconn)"
         );

@@ -3,7 +3,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory as _, FromArgMatches as _, Parser, Subcommand};
 use lastwords::cli::{self, config_check, healthcheck, phrases, serve};
 use lastwords::config::Settings;
 
@@ -56,7 +56,8 @@ enum ConfigCommand {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let matches = cli::narrow_help(Cli::command()).get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|error| error.exit());
     let config = match cli::load_config(cli.config.as_deref(), &cli.settings) {
         Ok(config) => Arc::new(config),
         Err(message) => {
@@ -75,10 +76,10 @@ fn main() -> ExitCode {
     let outcome = runtime.block_on(async {
         match cli.command {
             None | Some(Command::Serve) => serve::run(config).await,
-            Some(Command::Phrases(command)) => phrases::run(config, command).await,
+            Some(Command::Phrases(command)) => phrases::run(&config.store, command).await,
             Some(Command::Config(ConfigCommand::Check)) => config_check::run(&config),
             Some(Command::Healthcheck { ready, timeout }) => {
-                healthcheck::run(&config, ready, Duration::from_secs(timeout)).await
+                healthcheck::run(&config.http, ready, Duration::from_secs(timeout)).await
             }
         }
     });

@@ -39,10 +39,10 @@ pub async fn serve(
     let sockets = state.shutdown.clone();
     let sessions = state.sessions.clone();
     let connections = state.connections.clone();
-    let deadline = state.config.shutdown_timeout;
+    let deadline = state.config.http.shutdown_timeout;
     // A connection gets the request timeout to send each request (its headers too, so
     // connections that trickle bytes are closed), and each write the same time to be read.
-    let limit = state.config.request_timeout;
+    let limit = state.config.http.request_timeout;
     tracing::info!(
         budget = connections.budget(),
         reserve = connections::RESERVE,

@@ -95,6 +95,16 @@ mod tests {
     }
 
     #[test]
+    fn the_error_page_names_the_site() {
+        let html = error_document(&Manifest::default(), "Too <busy>", "Try again.");
+        assert!(
+            html.contains("<title>Too &#60;busy&#62; — Dinos</title>"),
+            "{html}"
+        );
+        assert!(html.contains("text-accent\">Dinos</p>"), "{html}");
+    }
+
+    #[test]
     fn head_text_is_escaped() {
         let head = Head {
             title: "A \"quoted\" <title>".into(),

@@ -8,8 +8,9 @@ use bytes::Bytes;
 use serde_json::json;
 
 use crate::assets::RasterImages;
-use crate::config::{Config, Environment};
+use crate::config::{Config, Environment, Site};
 use crate::negotiate;
+use crate::site;
 
 /// Paths the pages link to; the shell and the manifest name them.
 pub const OG_IMAGE: &str = "/og.png";
@@ -44,17 +45,17 @@ impl SiteFiles {
             (
                 "/robots.txt",
                 "text/plain; charset=utf-8",
-                text(robots(config)),
+                text(robots(&config.site)),
             ),
             (
                 "/sitemap.xml",
                 "application/xml; charset=utf-8",
-                text(sitemap(config)),
+                text(sitemap(&config.site)),
             ),
             (
                 WEB_MANIFEST,
                 "application/manifest+json",
-                text(web_manifest(config)),
+                text(web_manifest(&config.site)),
             ),
             (
                 FAVICON_SVG,
@@ -129,32 +130,32 @@ impl File {
     }
 }
 
-fn robots(config: &Config) -> String {
+fn robots(site: &Site) -> String {
     format!(
         "User-agent: *\nAllow: /\nDisallow: /api/\n\nSitemap: {}\n",
-        config.absolute_url("/sitemap.xml")
+        site.absolute_url("/sitemap.xml")
     )
 }
 
-fn sitemap(config: &Config) -> String {
+fn sitemap(site: &Site) -> String {
     let mut xml = String::from(
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n",
     );
-    for path in ["/".to_string(), config.words_path()] {
+    for path in ["/".to_string(), site.words_path()] {
         xml.push_str(&format!(
             "  <url><loc>{}</loc></url>\n",
-            escape_xml(&config.absolute_url(&path))
+            escape_xml(&site.absolute_url(&path))
         ));
     }
     xml.push_str("</urlset>\n");
     xml
 }
 
-fn web_manifest(config: &Config) -> String {
+fn web_manifest(site: &Site) -> String {
     let manifest = json!({
-        "name": "Dinos — Last Words",
-        "short_name": "Dinos",
-        "description": "Dinosaur NFTs minted for donations to climate non-profits.",
+        "name": site::APP_NAME,
+        "short_name": site::NAME,
+        "description": site::APP_DESCRIPTION,
         "start_url": "/",
         "scope": "/",
         "display": "browser",
@@ -166,7 +167,7 @@ fn web_manifest(config: &Config) -> String {
             { "src": FAVICON_SVG, "sizes": "any", "type": "image/svg+xml" },
         ],
         "shortcuts": [
-            { "name": format!("Last {}", config.product_name), "url": config.words_path() },
+            { "name": format!("Last {}", site.product_name), "url": site.words_path() },
         ],
     });
     serde_json::to_string_pretty(&manifest).unwrap_or_default()

@@ -5,6 +5,15 @@ use std::net::IpAddr;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
+/// The caps on live sockets, as configured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SocketCaps {
+    /// Live WebSockets the host holds at most.
+    pub max: usize,
+    /// Live WebSockets per client address; 0 means no limit.
+    pub max_per_ip: usize,
+}
+
 /// How many live sockets there are, in all and per client address, with the caps.
 #[derive(Debug)]
 pub struct SocketLimits {
@@ -28,10 +37,10 @@ pub struct SocketPermit {
 }
 
 impl SocketLimits {
-    pub fn new(max: usize, max_per_ip: usize) -> Arc<Self> {
+    pub fn new(caps: SocketCaps) -> Arc<Self> {
         Arc::new(Self {
-            max,
-            max_per_ip,
+            max: caps.max,
+            max_per_ip: caps.max_per_ip,
             open: AtomicUsize::new(0),
             per_ip: Mutex::default(),
             refused: AtomicU64::new(0),

@@ -15,7 +15,7 @@ use crate::connections::{self, Connections};
 use crate::hub::Hub;
 use crate::metrics::Metrics;
 use crate::page_cache::PageCache;
-use crate::renderer::{PoolOptions, RenderError, RendererPool};
+use crate::renderer::{RenderError, RendererPool};
 use crate::site_files::SiteFiles;
 use crate::snapshot::Feed;
 use crate::socket_limits::SocketLimits;
@@ -60,25 +60,19 @@ impl AppState {
     /// Starts the renderers (each loads the server bundle; this blocks for a moment)
     /// and the hub. Call it inside a tokio runtime.
     pub fn start(config: Arc<Config>, ui: Ui, feed: Feed) -> Result<Self, RenderError> {
-        let renderer = RendererPool::start(
-            ui.server_bundle.into(),
-            PoolOptions {
-                threads: config.render_threads,
-                timeout: config.render_timeout,
-                queue: config.render_queue,
-            },
-        )?;
+        let renderer = RendererPool::start(ui.server_bundle.into(), config.render.clone())?;
+        let site = &config.site;
         let site = json!({
-            "productName": config.product_name,
-            "links": config.links,
-            "pressEmail": config.press_email,
+            "productName": site.product_name,
+            "links": site.links,
+            "pressEmail": site.press_email,
         });
         let site_files = Arc::new(SiteFiles::new(&config, ui.icon_svg, ui.images));
         Ok(Self {
             metrics: Arc::default(),
-            check_renders: Arc::new(Semaphore::new(config.render_threads.max(2) - 1)),
-            sockets: SocketLimits::new(config.max_sockets, config.max_sockets_per_ip),
-            connections: Connections::new(connections::budget(config.max_connections)),
+            check_renders: Arc::new(Semaphore::new(config.render.threads.max(2) - 1)),
+            sockets: SocketLimits::new(config.sockets),
+            connections: Connections::new(connections::budget(config.http.max_connections)),
             site_files,
             config,
             renderer,

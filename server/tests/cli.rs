@@ -304,3 +304,64 @@ fn list_prints_nothing_a_terminal_would_act_on() {
         "the broken row is named, not shown: {stderr}"
     );
 }
+
+#[test]
+fn each_subcommand_help_lists_only_the_settings_it_uses() {
+    let help = |args: &[&str]| {
+        let output = lastwords().args(args).output().expect("the binary runs");
+        assert!(output.status.success(), "{args:?}");
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    for args in [&["phrases", "--help"][..], &["phrases", "add", "--help"]] {
+        let text = help(args);
+        for used in [
+            "--data-dir",
+            "--store",
+            "--firestore-project",
+            "--firestore-database",
+            "--firestore-collection",
+            "LASTWORDS_STORE",
+            "--config",
+        ] {
+            assert!(text.contains(used), "{args:?} lacks {used}:\n{text}");
+        }
+        for unused in [
+            "--render-threads",
+            "--max-sockets",
+            "--public-url",
+            "--port",
+        ] {
+            assert!(!text.contains(unused), "{args:?} lists {unused}:\n{text}");
+        }
+    }
+    let text = help(&["healthcheck", "--help"]);
+    assert!(
+        text.contains("--port") && text.contains("--ready"),
+        "{text}"
+    );
+    assert!(!text.contains("--render-threads"), "{text}");
+    for args in [
+        &["--help"][..],
+        &["serve", "--help"],
+        &["config", "check", "--help"],
+    ] {
+        let text = help(args);
+        assert!(
+            text.contains("--render-threads") && text.contains("--max-sockets"),
+            "{args:?}:\n{text}"
+        );
+    }
+}
+
+#[test]
+fn a_setting_hidden_from_a_subcommand_help_is_still_accepted() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = lastwords()
+        .args(["phrases", "list", "--render-threads", "3", "--data-dir"])
+        .arg(dir.path())
+        .env("LASTWORDS_MAX_SOCKETS", "0")
+        .output()
+        .expect("the binary runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("max_sockets"), "{stderr}");
+}

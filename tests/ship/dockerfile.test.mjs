@@ -137,6 +137,25 @@ test('every COPY source is in the repository and not dropped by .dockerignore', 
   }
 });
 
+test('each build stage copies only what its build reads, so a host change leaves the UI stage cached', () => {
+  const copied = (s) => s.instructions
+    .filter((i) => i.keyword === 'COPY' && !i.args.startsWith('--from='))
+    .flatMap((i) => i.args.split(/\s+/).slice(0, -1).map((source) => source.replace(/\/$/, '')));
+
+  // The UI build reads its own folder only: the installer, then ui/'s package files,
+  // build script, TypeScript settings and sources.
+  const ui = copied(stage('ui'));
+  assert.deepEqual(ui.filter((path) => path !== 'scripts/npm-install' && !path.startsWith('ui/')), [], 'the UI stage copies more than ui/');
+  for (const needed of ['ui/package.json', 'ui/package-lock.json', 'ui/build.mjs', 'ui/tsconfig.json', 'ui/src']) {
+    assert.ok(ui.includes(needed), `the UI stage does not copy ${needed}`);
+  }
+  assert.doesNotMatch(read('ui/build.mjs'), /"\.\."/, 'ui/build.mjs reads outside ui/, which the UI stage does not copy');
+
+  // The host build: the workspace, cargo's settings, the toolchain file and the crate.
+  const host = copied(stage('host'));
+  assert.deepEqual(host.sort(), ['.cargo', 'Cargo.lock', 'Cargo.toml', 'scripts/offline.cmake', 'server']);
+});
+
 test('.dockerignore keeps build outputs and installed packages out of the context', () => {
   for (const path of ['target', 'fuzz/target', 'node_modules', 'ui/node_modules', 'tests/node_modules', 'ui/dist', '.git']) {
     assert.ok(ignored(path), `${path} would be sent to the Docker daemon`);

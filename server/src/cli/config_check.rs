@@ -16,7 +16,7 @@ pub fn run(config: &Config) -> anyhow::Result<()> {
     if let Err(message) = Ui::embedded() {
         problems.push(message);
     }
-    let data_dir = &config.data_dir;
+    let data_dir = &config.store.data_dir;
     let parent = data_dir.parent().filter(|p| !p.as_os_str().is_empty());
     if data_dir.exists() && !data_dir.is_dir() {
         problems.push(format!("data_dir {} is not a folder", data_dir.display()));
@@ -26,7 +26,7 @@ pub fn run(config: &Config) -> anyhow::Result<()> {
             data_dir.display()
         ));
     }
-    if config.firestore.is_some()
+    if config.store.firestore.is_some()
         && std::env::var_os("FIRESTORE_EMULATOR_HOST").is_none()
         && let Some(path) = std::env::var_os("GOOGLE_APPLICATION_CREDENTIALS")
         && !std::path::Path::new(&path).is_file()

@@ -4,12 +4,15 @@ use std::time::Duration;
 
 use anyhow::{Context as _, anyhow, bail};
 
-use crate::config::Config;
+use crate::config::HttpLimits;
+
+/// The settings it uses (the port it asks on), by id: its help lists only these.
+pub const SETTINGS: &[&str] = &["config", "host", "port"];
 
 /// GET /healthz (or /readyz) on this host's own port, over a plain TCP connection.
-pub async fn run(config: &Config, ready: bool, limit: Duration) -> anyhow::Result<()> {
+pub async fn run(http: &HttpLimits, ready: bool, limit: Duration) -> anyhow::Result<()> {
     use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
-    let mut addr = config.addr;
+    let mut addr = http.addr;
     if addr.ip().is_unspecified() {
         addr.set_ip(std::net::Ipv4Addr::LOCALHOST.into());
     }

@@ -8,16 +8,34 @@ pub mod serve;
 
 use std::path::Path;
 use std::sync::Arc;
-use std::time::Duration;
 
 use anyhow::Context as _;
 
-use crate::config::{Config, ConfigError, Environment, FirestoreLocation, Settings};
+use crate::config::{Config, ConfigError, Environment, Settings, Store};
 use crate::snapshot::Feed;
 use crate::store::PhraseStore;
 use crate::store::embedded::{EmbeddedStore, Seed};
-use crate::store::firestore::{self, FirestoreSettings, FirestoreStore};
+use crate::store::firestore::{self, FirestoreStore};
 use crate::store::saved;
+
+/// `command` with each subcommand's help narrowed to the settings it uses. The others
+/// stay accepted there, as flags and as environment variables, only hidden: one
+/// environment serves every subcommand, and every value is still checked.
+pub fn narrow_help(command: clap::Command) -> clap::Command {
+    let hidden_but = |used: &[&str]| -> Vec<clap::Arg> {
+        command
+            .get_arguments()
+            .filter(|arg| arg.is_global_set() && !used.contains(&arg.get_id().as_str()))
+            .map(|arg| arg.clone().hide(true))
+            .collect()
+    };
+    // A subcommand that already has an argument keeps it rather than take the global one.
+    let phrases = hidden_but(phrases::SETTINGS);
+    let healthcheck = hidden_but(healthcheck::SETTINGS);
+    command
+        .mut_subcommand("phrases", |sub| sub.args(phrases))
+        .mut_subcommand("healthcheck", |sub| sub.args(healthcheck))
+}
 
 /// Flags and environment (`settings`) over the TOML `file`, resolved.
 pub fn load_config(file: Option<&Path>, settings: &Settings) -> Result<Config, ConfigError> {
@@ -49,33 +67,21 @@ pub fn init_tracing(environment: Environment) {
     }
 }
 
-fn firestore_settings(location: &FirestoreLocation) -> FirestoreSettings {
-    FirestoreSettings {
-        project: location.project.clone(),
-        database: location.database.clone(),
-        collection: location.collection.clone(),
-        retry_delay: Duration::from_secs(1),
-    }
-}
-
 /// Starts keeping `feed` current from the configured store. Firestore is followed in
 /// the background (the host serves the saved list, or an "unavailable" page, until it
 /// answers); the embedded store is created when missing and must load now.
-pub(crate) async fn feed_from_store(config: &Config, feed: &Feed) -> anyhow::Result<()> {
-    match &config.firestore {
-        Some(location) => {
-            std::fs::create_dir_all(&config.data_dir).with_context(|| {
-                format!(
-                    "cannot create the data folder {}",
-                    config.data_dir.display()
-                )
+pub(crate) async fn feed_from_store(store: &Store, feed: &Feed) -> anyhow::Result<()> {
+    match &store.firestore {
+        Some(settings) => {
+            std::fs::create_dir_all(&store.data_dir).with_context(|| {
+                format!("cannot create the data folder {}", store.data_dir.display())
             })?;
-            saved::restore_and_keep(&config.data_dir, feed);
-            firestore::follow(firestore_settings(location), feed.clone());
+            saved::restore_and_keep(&store.data_dir, feed);
+            firestore::follow(settings.clone(), feed.clone());
             Ok(())
         }
         None => {
-            let (store, _) = EmbeddedStore::open_or_create(&config.data_dir, Seed::Samples)?;
+            let (store, _) = EmbeddedStore::open_or_create(&store.data_dir, Seed::Samples)?;
             Ok(store.start(feed.clone())?)
         }
     }
@@ -83,15 +89,41 @@ pub(crate) async fn feed_from_store(config: &Config, feed: &Feed) -> anyhow::Res
 
 /// The configured store for the CLI: Firestore when a project is set, else the embedded
 /// store, which must exist (the CLI never makes one up, except `phrases init`).
-pub(crate) async fn open_store(config: &Config) -> anyhow::Result<Arc<dyn PhraseStore>> {
-    match &config.firestore {
-        Some(location) => {
-            let store = FirestoreStore::connect(firestore_settings(location)).await?;
+pub(crate) async fn open_store(store: &Store) -> anyhow::Result<Arc<dyn PhraseStore>> {
+    match &store.firestore {
+        Some(settings) => {
+            let store = FirestoreStore::connect(settings.clone()).await?;
             Ok(Arc::new(store))
         }
         None => {
-            let store = EmbeddedStore::open(&config.data_dir)?;
+            let store = EmbeddedStore::open(&store.data_dir)?;
             Ok(Arc::new(store))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory as _;
+
+    #[derive(clap::Parser)]
+    struct Cli {
+        #[command(flatten)]
+        settings: super::Settings,
+    }
+
+    #[test]
+    fn the_settings_a_subcommand_uses_are_settings() {
+        let command = Cli::command();
+        let lists = super::phrases::SETTINGS
+            .iter()
+            .chain(super::healthcheck::SETTINGS);
+        // `config` (the file) is main's own flag, beside the settings.
+        for id in lists.filter(|id| **id != "config") {
+            assert!(
+                command.get_arguments().any(|arg| arg.get_id() == *id),
+                "{id}"
+            );
         }
     }
 }

@@ -2,15 +2,24 @@
 //! configured store, and create the embedded one.
 
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use anyhow::{Context as _, bail};
 use clap::Subcommand;
 
-use crate::config::Config;
+use crate::config::Store;
 use crate::store::embedded::{self, EmbeddedStore, Seed};
 use crate::store::{AddOutcome, NewPhrase, PhraseStore};
 use crate::text::{preview, terminal_safe};
+
+/// The settings these commands use (the store's), by id: their help lists only these.
+pub const SETTINGS: &[&str] = &[
+    "config",
+    "data_dir",
+    "store",
+    "firestore_project",
+    "firestore_database",
+    "firestore_collection",
+];
 
 #[derive(Subcommand)]
 pub enum PhrasesCommand {
@@ -50,11 +59,11 @@ pub enum PhrasesCommand {
     },
 }
 
-pub async fn run(config: Arc<Config>, command: PhrasesCommand) -> anyhow::Result<()> {
+pub async fn run(config: &Store, command: PhrasesCommand) -> anyhow::Result<()> {
     if let PhrasesCommand::Init = command {
-        return init(&config);
+        return init(config);
     }
-    let store = super::open_store(&config).await?;
+    let store = super::open_store(config).await?;
     match command {
         PhrasesCommand::Init => unreachable!("handled above"),
         PhrasesCommand::List { json } => {
@@ -108,7 +117,7 @@ pub async fn run(config: Arc<Config>, command: PhrasesCommand) -> anyhow::Result
 }
 
 /// Creates the embedded store; says what is there when it already exists.
-fn init(config: &Config) -> anyhow::Result<()> {
+fn init(config: &Store) -> anyhow::Result<()> {
     if let Some(location) = &config.firestore {
         bail!(
             "the configured store is Firestore (project {:?}), which needs no init; `phrases init` creates the embedded store (--store embedded)",

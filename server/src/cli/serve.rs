@@ -11,7 +11,7 @@ use crate::state::AppState;
 
 pub async fn run(config: Arc<Config>) -> anyhow::Result<()> {
     let ui = Ui::embedded().map_err(anyhow::Error::msg)?;
-    let listener = listener::open_listener(&config).map_err(anyhow::Error::msg)?;
+    let listener = listener::open_listener(&config.http).map_err(anyhow::Error::msg)?;
     let bound = listener.local_addr()?;
     let config = {
         let mut config = Config::clone(&config);
@@ -19,7 +19,7 @@ pub async fn run(config: Arc<Config>) -> anyhow::Result<()> {
         Arc::new(config)
     };
     let feed = Feed::new();
-    super::feed_from_store(&config, &feed).await?;
+    super::feed_from_store(&config.store, &feed).await?;
     let state = {
         let config = config.clone();
         let feed = feed.clone();
@@ -27,7 +27,7 @@ pub async fn run(config: Arc<Config>) -> anyhow::Result<()> {
     };
     tracing::info!(
         url = %format!("http://{bound}"),
-        public_url = %config.public_url,
+        public_url = %config.site.public_url,
         "serving"
     );
     server::serve(listener, state, server::shutdown_signal()).await?;

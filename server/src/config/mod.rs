@@ -12,6 +12,9 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use url::Url;
 
+pub use crate::renderer::PoolOptions;
+pub use crate::socket_limits::SocketCaps;
+pub use crate::store::firestore::FirestoreSettings;
 pub use settings::{Settings, StoreKind};
 
 /// The deployment profile, which chooses defaults such as the log format.
@@ -32,60 +35,69 @@ pub struct SiteLinks {
     pub blog: String,
 }
 
-/// The effective configuration.
+/// The effective configuration, in the groups its consumers take: the site to the
+/// state and the pages, the renderer pool's options to the pool, the HTTP limits to the
+/// listener and the server, the socket caps to the WebSocket upgrade, the store to `cli`.
 #[derive(Debug, Clone)]
 pub struct Config {
-    /// Where the HTTP server listens.
-    pub addr: SocketAddr,
-    /// Where the embedded store keeps its database, and the list saved from Firestore.
-    pub data_dir: PathBuf,
+    /// The deployment profile.
+    pub environment: Environment,
+    /// What the pages say and where they are served.
+    pub site: Site,
+    /// The renderer threads and their queue.
+    pub render: PoolOptions,
+    /// The listener and what one connection or request may take.
+    pub http: HttpLimits,
+    /// Live WebSockets in all and per client address.
+    pub sockets: SocketCaps,
+    /// Where phrases live.
+    pub store: Store,
+}
+
+/// What the pages say and where they are served.
+#[derive(Debug, Clone)]
+pub struct Site {
     /// Names the phrases route and the page copy.
     pub product_name: String,
     /// Absolute origin used in canonical URLs; never ends with a slash.
     pub public_url: Url,
+    /// No public URL was given, so it is the address actually bound (which differs
+    /// from the configured one with port 0); see [`Config::listening_on`].
+    pub public_url_follows_listener: bool,
+    /// Origins (`scheme://host[:port]`) whose pages may open the live WebSocket.
+    pub allowed_origins: Vec<String>,
     /// External links shown on every page.
     pub links: SiteLinks,
     /// Shown in the footer as a mailto link.
     pub press_email: String,
-    /// The deployment profile.
-    pub environment: Environment,
-    /// How many renderer threads (and JS engines) to run.
-    pub render_threads: usize,
-    /// How long one render may run before it is stopped.
-    pub render_timeout: Duration,
-    /// How many renders may wait for a renderer.
-    pub render_queue: usize,
-    /// Where phrases live: Firestore when a project is configured, else the embedded store.
-    pub firestore: Option<FirestoreLocation>,
-    /// No public URL was given, so it is the address actually bound (which differs
-    /// from `addr` with port 0); see [`Config::listening_on`].
-    pub public_url_follows_listener: bool,
-    /// Origins (`scheme://host[:port]`) whose pages may open the live WebSocket.
-    pub allowed_origins: Vec<String>,
-    /// Live WebSockets the host holds at most.
-    pub max_sockets: usize,
-    /// Live WebSockets per client address; 0 means no limit.
-    pub max_sockets_per_ip: usize,
-    /// TCP connections held at once; None: as many as the open-file limit allows.
-    pub max_connections: Option<usize>,
+}
+
+/// The listener and what one connection or request may take.
+#[derive(Debug, Clone)]
+pub struct HttpLimits {
+    /// Where the HTTP server listens.
+    pub addr: SocketAddr,
     /// Connections the kernel may queue before they are accepted.
     pub listen_backlog: u32,
+    /// TCP connections held at once; None: as many as the open-file limit allows.
+    pub max_connections: Option<usize>,
     /// HTTP requests handled at once.
     pub max_concurrent_requests: usize,
     /// Longest a request may take before it gets 408.
     pub request_timeout: Duration,
     /// How long in-flight requests may take to finish after SIGTERM.
     pub shutdown_timeout: Duration,
-    /// How long the feed may be disconnected before `/readyz` says 503.
-    pub ready_stale_after: Duration,
 }
 
-/// A Firestore collection.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FirestoreLocation {
-    pub project: String,
-    pub database: String,
-    pub collection: String,
+/// Where phrases live.
+#[derive(Debug, Clone)]
+pub struct Store {
+    /// Where the embedded store keeps its database, and the list saved from Firestore.
+    pub data_dir: PathBuf,
+    /// Firestore when a project is configured, else the embedded store.
+    pub firestore: Option<FirestoreSettings>,
+    /// How long the feed may be disconnected before `/readyz` says 503.
+    pub ready_stale_after: Duration,
 }
 
 /// A configuration value that cannot be used.
@@ -124,82 +136,89 @@ impl Config {
     /// Records the address the listener actually got: with port 0, or with no public
     /// URL configured, canonical links and the allowed origin follow it.
     pub fn listening_on(&mut self, addr: SocketAddr) {
-        self.addr = addr;
-        if self.public_url_follows_listener
+        self.http.addr = addr;
+        let site = &mut self.site;
+        if site.public_url_follows_listener
             && let Ok(url) = Url::parse(&format!("http://{addr}"))
         {
-            let old = origin_of(&self.public_url);
-            self.allowed_origins.retain(|origin| *origin != old);
-            self.allowed_origins.push(origin_of(&url));
-            self.public_url = url;
+            let old = origin_of(&site.public_url);
+            site.allowed_origins.retain(|origin| *origin != old);
+            site.allowed_origins.push(origin_of(&url));
+            site.public_url = url;
         }
     }
 
     /// Every setting as `(key, value)`, named as in the TOML file, for `config check`.
     /// A password in a URL is masked.
     pub fn describe(&self) -> Vec<(&'static str, String)> {
-        let store = match &self.firestore {
+        let Config {
+            environment,
+            site,
+            render,
+            http,
+            sockets,
+            store,
+        } = self;
+        let store_kind = match &store.firestore {
             Some(f) => format!(
                 "firestore (project {}, database {}, collection {})",
                 f.project, f.database, f.collection
             ),
             None => format!(
                 "embedded ({})",
-                self.data_dir
+                store
+                    .data_dir
                     .join(crate::store::embedded::FILE_NAME)
                     .display()
             ),
         };
         vec![
-            ("env", format!("{:?}", self.environment).to_lowercase()),
-            ("listen", self.addr.to_string()),
-            ("public_url", masked(self.public_url.as_str())),
-            ("allowed_origins", self.allowed_origins.join(", ")),
-            ("store", store),
-            ("data_dir", self.data_dir.display().to_string()),
-            ("product_name", self.product_name.clone()),
-            ("chat_url", masked(&self.links.chat)),
-            ("social_url", masked(&self.links.social)),
-            ("marketplace_url", masked(&self.links.marketplace)),
-            ("blog_url", masked(&self.links.blog)),
-            ("press_email", self.press_email.clone()),
-            ("render_threads", self.render_threads.to_string()),
-            (
-                "render_timeout_ms",
-                self.render_timeout.as_millis().to_string(),
-            ),
-            ("render_queue", self.render_queue.to_string()),
-            ("max_sockets", self.max_sockets.to_string()),
+            ("env", format!("{environment:?}").to_lowercase()),
+            ("listen", http.addr.to_string()),
+            ("public_url", masked(site.public_url.as_str())),
+            ("allowed_origins", site.allowed_origins.join(", ")),
+            ("store", store_kind),
+            ("data_dir", store.data_dir.display().to_string()),
+            ("product_name", site.product_name.clone()),
+            ("chat_url", masked(&site.links.chat)),
+            ("social_url", masked(&site.links.social)),
+            ("marketplace_url", masked(&site.links.marketplace)),
+            ("blog_url", masked(&site.links.blog)),
+            ("press_email", site.press_email.clone()),
+            ("render_threads", render.threads.to_string()),
+            ("render_timeout_ms", render.timeout.as_millis().to_string()),
+            ("render_queue", render.queue.to_string()),
+            ("max_sockets", sockets.max.to_string()),
             (
                 "max_sockets_per_ip",
-                match self.max_sockets_per_ip {
+                match sockets.max_per_ip {
                     0 => "no limit".into(),
                     n => n.to_string(),
                 },
             ),
             (
                 "max_connections",
-                self.max_connections
+                http.max_connections
                     .map_or("nine tenths of the open-file limit, less 64".into(), |n| {
                         n.to_string()
                     }),
             ),
-            ("listen_backlog", self.listen_backlog.to_string()),
+            ("listen_backlog", http.listen_backlog.to_string()),
             (
                 "max_concurrent_requests",
-                self.max_concurrent_requests.to_string(),
+                http.max_concurrent_requests.to_string(),
             ),
             (
                 "request_timeout_s",
-                self.request_timeout.as_secs().to_string(),
+                http.request_timeout.as_secs().to_string(),
             ),
             (
                 "shutdown_timeout_s",
-                self.shutdown_timeout.as_secs().to_string(),
+                http.shutdown_timeout.as_secs().to_string(),
             ),
             (
                 "ready_stale_after_s",
-                self.ready_stale_after.as_secs().to_string(),
+                store.ready_stale_after.as_secs().to_string(),
             ),
             ("hsts", self.hsts().to_string()),
         ]
@@ -208,16 +227,6 @@ impl Config {
     /// Whether responses carry Strict-Transport-Security.
     pub fn hsts(&self) -> bool {
         self.environment == Environment::Production
-    }
-
-    /// The path of the phrases page, such as `/words`.
-    pub fn words_path(&self) -> String {
-        format!("/{}", self.product_name.to_lowercase())
-    }
-
-    /// An absolute URL on the public origin.
-    pub fn absolute_url(&self, path: &str) -> String {
-        format!("{}{}", self.public_url.as_str().trim_end_matches('/'), path)
     }
 
     /// A configuration for tests: defaults, a given data folder, one renderer.
@@ -229,6 +238,18 @@ impl Config {
         }
         .resolve()
         .expect("the defaults are valid")
+    }
+}
+
+impl Site {
+    /// The path of the phrases page, such as `/words`.
+    pub fn words_path(&self) -> String {
+        format!("/{}", self.product_name.to_lowercase())
+    }
+
+    /// An absolute URL on the public origin.
+    pub fn absolute_url(&self, path: &str) -> String {
+        format!("{}{}", self.public_url.as_str().trim_end_matches('/'), path)
     }
 }
 
@@ -286,14 +307,14 @@ mod tests {
             ..with_url()
         })
         .unwrap();
-        assert!(embedded.firestore.is_none() && embedded.hsts());
+        assert!(embedded.store.firestore.is_none() && embedded.hsts());
         let firestore = production(Settings {
             firestore_project: Some("dinos".into()),
             ..with_url()
         })
         .unwrap();
-        assert_eq!(firestore.firestore.unwrap().project, "dinos");
-        assert_eq!(firestore.allowed_origins, ["https://dinos.example"]);
+        assert_eq!(firestore.store.firestore.unwrap().project, "dinos");
+        assert_eq!(firestore.site.allowed_origins, ["https://dinos.example"]);
     }
 
     #[test]
@@ -305,8 +326,8 @@ mod tests {
         .resolve()
         .unwrap();
         config.listening_on("127.0.0.1:4321".parse().unwrap());
-        assert_eq!(config.allowed_origins, ["http://127.0.0.1:4321"]);
-        assert_eq!(config.absolute_url("/"), "http://127.0.0.1:4321/");
+        assert_eq!(config.site.allowed_origins, ["http://127.0.0.1:4321"]);
+        assert_eq!(config.site.absolute_url("/"), "http://127.0.0.1:4321/");
 
         let mut fixed = Settings {
             public_url: Some("https://dinos.example".into()),
@@ -320,7 +341,7 @@ mod tests {
         .unwrap();
         fixed.listening_on("127.0.0.1:4321".parse().unwrap());
         assert_eq!(
-            fixed.allowed_origins,
+            fixed.site.allowed_origins,
             ["https://dinos.example", "https://www.dinos.example"]
         );
         let bad = Settings {
@@ -350,9 +371,12 @@ mod tests {
     #[test]
     fn defaults_serve_words_on_localhost() {
         let config = Settings::default().resolve().unwrap();
-        assert_eq!(config.addr.to_string(), "127.0.0.1:8080");
-        assert_eq!(config.words_path(), "/words");
-        assert_eq!(config.absolute_url("/words"), "http://127.0.0.1:8080/words");
+        assert_eq!(config.http.addr.to_string(), "127.0.0.1:8080");
+        assert_eq!(config.site.words_path(), "/words");
+        assert_eq!(
+            config.site.absolute_url("/words"),
+            "http://127.0.0.1:8080/words"
+        );
     }
 
     #[test]
@@ -369,8 +393,8 @@ mod tests {
             ..Settings::default()
         };
         let config = flags.or(file).resolve().unwrap();
-        assert_eq!(config.addr.port(), 7000);
-        assert_eq!(config.words_path(), "/phrases");
+        assert_eq!(config.http.addr.port(), 7000);
+        assert_eq!(config.site.words_path(), "/phrases");
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! From [`Settings`] to [`Config`]: defaults filled in and every value checked, one short
-//! function per group. The groups run in a fixed order, so with several bad values the
-//! same one is always reported.
+//! function per group of [`Config`]. The groups run in a fixed order, so with several bad
+//! values the same one is always reported.
 
 use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
@@ -8,92 +8,117 @@ use std::time::Duration;
 
 use url::Url;
 
-use super::{Config, ConfigError, Environment, FirestoreLocation, SiteLinks, StoreKind};
+use super::{Config, ConfigError, Environment, HttpLimits, Site, SiteLinks, Store, StoreKind};
+use super::{FirestoreSettings, PoolOptions, SocketCaps};
 use super::{Settings, invalid, origin_of, parse_http_url};
 
 impl Settings {
     /// Applies defaults and checks every value.
     pub fn resolve(self) -> Result<Config, ConfigError> {
+        let environment = self.environment.unwrap_or_default();
         let host = self.host.unwrap_or(IpAddr::from([127, 0, 0, 1]));
         let addr = SocketAddr::new(host, self.port.unwrap_or(8080));
-        let product_name = product_name(self.product_name)?;
-        let public_url_given = self.public_url.is_some();
-        let public_url = public_url(self.public_url, addr)?;
-        let links = links(
-            self.chat_url,
-            self.social_url,
-            self.marketplace_url,
-            self.blog_url,
-        )?;
-        let press_email = press_email(self.press_email)?;
-        let render = render(
-            self.render_threads,
-            self.render_timeout_ms,
-            self.render_queue,
-        )?;
-        let environment = self.environment.unwrap_or_default();
-        let project = firestore_project(
-            self.store.unwrap_or_default(),
-            self.firestore_project,
-            environment,
-            public_url_given,
-        )?;
-        let allowed_origins = allowed_origins(self.allowed_origins, &public_url)?;
-        let max_sockets = positive(
-            "max_sockets",
-            self.max_sockets.map(|n| n as u64),
-            15_000,
-            1_000_000,
-        )? as usize;
-        let max_connections = match self.max_connections {
-            Some(n) => Some(positive("max_connections", Some(n as u64), 1, 10_000_000)? as usize),
-            None => None,
-        };
-        let listen_backlog = positive(
-            "listen_backlog",
-            self.listen_backlog.map(u64::from),
-            4096,
-            65_535,
-        )? as u32;
-        let max_concurrent_requests = positive(
-            "max_concurrent_requests",
-            self.max_concurrent_requests.map(|n| n as u64),
-            1024,
-            1_000_000,
-        )? as usize;
-        let seconds =
-            |key, value, default, max| positive(key, value, default, max).map(Duration::from_secs);
-        let request_timeout = seconds("request_timeout_s", self.request_timeout_s, 15, 3600)?;
-        let shutdown_timeout = seconds("shutdown_timeout_s", self.shutdown_timeout_s, 10, 3600)?;
-        let ready_stale_after =
-            seconds("ready_stale_after_s", self.ready_stale_after_s, 30, 86_400)?;
-        let firestore =
-            firestore_location(project, self.firestore_database, self.firestore_collection)?;
-
         Ok(Config {
-            addr,
-            firestore,
-            data_dir: self.data_dir.unwrap_or_else(|| PathBuf::from("data")),
-            product_name,
-            public_url,
-            links,
-            press_email,
+            site: site(&self, addr)?,
+            render: render(
+                self.render_threads,
+                self.render_timeout_ms,
+                self.render_queue,
+            )?,
+            store: store(&self, environment)?,
+            sockets: sockets(&self)?,
+            http: http(&self, addr)?,
             environment,
-            public_url_follows_listener: !public_url_given,
-            allowed_origins,
-            max_sockets,
-            max_sockets_per_ip: self.max_sockets_per_ip.unwrap_or(32),
-            max_connections,
-            listen_backlog,
-            max_concurrent_requests,
-            request_timeout,
-            shutdown_timeout,
-            ready_stale_after,
-            render_threads: render.threads,
-            render_timeout: render.timeout,
-            render_queue: render.queue,
         })
     }
+}
+
+fn site(settings: &Settings, addr: SocketAddr) -> Result<Site, ConfigError> {
+    let product_name = product_name(settings.product_name.clone())?;
+    let public_url = public_url(settings.public_url.clone(), addr)?;
+    let links = links(
+        settings.chat_url.clone(),
+        settings.social_url.clone(),
+        settings.marketplace_url.clone(),
+        settings.blog_url.clone(),
+    )?;
+    let press_email = press_email(settings.press_email.clone())?;
+    let allowed_origins = allowed_origins(settings.allowed_origins.clone(), &public_url)?;
+    Ok(Site {
+        product_name,
+        public_url,
+        public_url_follows_listener: settings.public_url.is_none(),
+        allowed_origins,
+        links,
+        press_email,
+    })
+}
+
+fn store(settings: &Settings, environment: Environment) -> Result<Store, ConfigError> {
+    let project = firestore_project(
+        settings.store.unwrap_or_default(),
+        settings.firestore_project.clone(),
+        environment,
+        settings.public_url.is_some(),
+    )?;
+    let firestore = firestore(
+        project,
+        settings.firestore_database.clone(),
+        settings.firestore_collection.clone(),
+    )?;
+    Ok(Store {
+        data_dir: settings
+            .data_dir
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("data")),
+        firestore,
+        ready_stale_after: seconds(
+            "ready_stale_after_s",
+            settings.ready_stale_after_s,
+            30,
+            86_400,
+        )?,
+    })
+}
+
+fn sockets(settings: &Settings) -> Result<SocketCaps, ConfigError> {
+    let max = positive(
+        "max_sockets",
+        settings.max_sockets.map(|n| n as u64),
+        15_000,
+        1_000_000,
+    )? as usize;
+    Ok(SocketCaps {
+        max,
+        max_per_ip: settings.max_sockets_per_ip.unwrap_or(32),
+    })
+}
+
+fn http(settings: &Settings, addr: SocketAddr) -> Result<HttpLimits, ConfigError> {
+    let max_connections = match settings.max_connections {
+        Some(n) => Some(positive("max_connections", Some(n as u64), 1, 10_000_000)? as usize),
+        None => None,
+    };
+    let listen_backlog = positive(
+        "listen_backlog",
+        settings.listen_backlog.map(u64::from),
+        4096,
+        65_535,
+    )? as u32;
+    let max_concurrent_requests = positive(
+        "max_concurrent_requests",
+        settings.max_concurrent_requests.map(|n| n as u64),
+        1024,
+        1_000_000,
+    )? as usize;
+    Ok(HttpLimits {
+        addr,
+        listen_backlog,
+        max_connections,
+        max_concurrent_requests,
+        request_timeout: seconds("request_timeout_s", settings.request_timeout_s, 15, 3600)?,
+        shutdown_timeout: seconds("shutdown_timeout_s", settings.shutdown_timeout_s, 10, 3600)?,
+    })
 }
 
 fn product_name(given: Option<String>) -> Result<String, ConfigError> {
@@ -165,18 +190,11 @@ fn press_email(given: Option<String>) -> Result<String, ConfigError> {
     Ok(press_email)
 }
 
-/// The renderer pool's settings.
-struct Render {
-    threads: usize,
-    timeout: Duration,
-    queue: usize,
-}
-
 fn render(
     threads: Option<usize>,
     timeout_ms: Option<u64>,
     queue: Option<usize>,
-) -> Result<Render, ConfigError> {
+) -> Result<PoolOptions, ConfigError> {
     let threads = match threads {
         Some(0) => return Err(invalid("render_threads", "0", "at least 1 is needed")),
         Some(n) => n,
@@ -194,7 +212,7 @@ fn render(
     if queue == 0 {
         return Err(invalid("render_queue", "0", "at least 1 is needed"));
     }
-    Ok(Render {
+    Ok(PoolOptions {
         threads,
         timeout: Duration::from_millis(timeout_ms),
         queue,
@@ -262,6 +280,16 @@ fn allowed_origins(
         .collect()
 }
 
+/// `value` (or `default`) seconds, which must be 1 to `max`.
+fn seconds(
+    key: &'static str,
+    value: Option<u64>,
+    default: u64,
+    max: u64,
+) -> Result<Duration, ConfigError> {
+    positive(key, value, default, max).map(Duration::from_secs)
+}
+
 /// `value` (or `default`), which must be 1 to `max`.
 fn positive(
     key: &'static str,
@@ -280,11 +308,16 @@ fn positive(
     Ok(value)
 }
 
-fn firestore_location(
+/// How long the Firestore client waits before it reconnects a dropped Listen stream
+/// itself. Not a setting: when that does not bring the list back, the supervisor
+/// (`store::firestore::follow`) starts over with its own backoff.
+const FIRESTORE_RETRY_DELAY: Duration = Duration::from_secs(1);
+
+fn firestore(
     project: Option<String>,
     database: Option<String>,
     collection: Option<String>,
-) -> Result<Option<FirestoreLocation>, ConfigError> {
+) -> Result<Option<FirestoreSettings>, ConfigError> {
     let Some(project) = project else {
         return Ok(None);
     };
@@ -303,9 +336,10 @@ fn firestore_location(
             ));
         }
     }
-    Ok(Some(FirestoreLocation {
+    Ok(Some(FirestoreSettings {
         project,
         database,
         collection,
+        retry_delay: FIRESTORE_RETRY_DELAY,
     }))
 }

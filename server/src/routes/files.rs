@@ -10,13 +10,14 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 
 use crate::assets;
+use crate::error::refusal;
 use crate::negotiate::encoded;
 use crate::site_files::SiteFiles;
 use crate::state::AppState;
 
 pub async fn asset(Path(path): Path<String>, headers: HeaderMap) -> Response {
     let Some(asset) = assets::find(&path) else {
-        return (StatusCode::NOT_FOUND, "no such asset").into_response();
+        return refusal(StatusCode::NOT_FOUND, "no such asset");
     };
     let (mut out, body) = encoded(
         &headers,

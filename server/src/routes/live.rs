@@ -9,6 +9,7 @@ use axum::response::{IntoResponse, Response};
 use hyper_util::rt::TokioIo;
 use serde::Deserialize;
 
+use crate::error::refusal;
 use crate::state::AppState;
 use crate::websocket;
 
@@ -29,27 +30,31 @@ pub async fn upgrade(
     let headers = request.headers();
     let accept = match websocket::accept_key(headers) {
         Ok(accept) => accept,
-        Err(problem) => return (StatusCode::BAD_REQUEST, problem).into_response(),
+        Err(problem) => return refusal(StatusCode::BAD_REQUEST, problem),
     };
     let origin = headers
         .get(header::ORIGIN)
         .and_then(|value| value.to_str().ok());
-    if !origin.is_some_and(|origin| state.config.allowed_origins.iter().any(|o| o == origin)) {
+    if !origin.is_some_and(|origin| {
+        state
+            .config
+            .site
+            .allowed_origins
+            .iter()
+            .any(|o| o == origin)
+    }) {
         tracing::debug!(?origin, "websocket from a foreign origin refused");
-        return (
+        return refusal(
             StatusCode::FORBIDDEN,
             "this origin may not open the live feed",
-        )
-            .into_response();
+        );
     }
     let ip = peer.map(|Extension(ConnectInfo(addr))| addr.ip());
     let Some(permit) = state.sockets.try_acquire(ip) else {
-        return (
+        return refusal(
             StatusCode::SERVICE_UNAVAILABLE,
-            [(header::RETRY_AFTER, "5")],
             "too many live connections; try again shortly",
-        )
-            .into_response();
+        );
     };
     let upgrading = hyper::upgrade::on(&mut request);
     let hub = state.hub.clone();

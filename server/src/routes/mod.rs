@@ -23,8 +23,8 @@ use crate::state::AppState;
 
 /// The whole site as one router.
 pub fn router(state: AppState) -> Router {
-    let words = state.config.words_path();
-    let words_capitalised = format!("/{}", state.config.product_name);
+    let words = state.config.site.words_path();
+    let words_capitalised = format!("/{}", state.config.site.product_name);
     let site_files = files::site_files(&state.site_files);
     let mut router = Router::new()
         .route("/", get(pages::home))
@@ -54,11 +54,11 @@ pub fn router(state: AppState) -> Router {
         .layer(middleware::from_fn(headers::security_headers))
         .layer(TimeoutLayer::with_status_code(
             StatusCode::REQUEST_TIMEOUT,
-            state.config.request_timeout,
+            state.config.http.request_timeout,
         ))
         .layer(DefaultBodyLimit::max(headers::MAX_BODY))
         .layer(GlobalConcurrencyLimitLayer::new(
-            state.config.max_concurrent_requests,
+            state.config.http.max_concurrent_requests,
         ));
     router.layer(limits).with_state(state)
 }

@@ -7,6 +7,7 @@ use axum::extract::State;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
+use crate::error::refusal;
 use crate::metrics::help;
 use crate::state::AppState;
 
@@ -21,7 +22,7 @@ pub async fn readyz(State(state): State<AppState>) -> Response {
     let health = state.feed.health();
     let problem = match (health.since_sync(), health.down_for()) {
         (None, _) => Some("the phrase list has not loaded yet".to_owned()),
-        (Some(_), Some(down)) if down > state.config.ready_stale_after => Some(format!(
+        (Some(_), Some(down)) if down > state.config.store.ready_stale_after => Some(format!(
             "the phrase source has been unreachable for {} s",
             down.as_secs()
         )),
@@ -192,10 +193,8 @@ pub async fn too_many_connections(State(state): State<AppState>) -> Response {
         .connections
         .refused
         .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    (
+    refusal(
         StatusCode::SERVICE_UNAVAILABLE,
-        [(header::RETRY_AFTER, "5")],
-        "too many connections; try again shortly\n",
+        "too many connections; try again shortly",
     )
-        .into_response()
 }

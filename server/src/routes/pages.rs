@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use crate::check::{Check, find_text};
-use crate::config::Config;
+use crate::config::Site;
 use crate::error::AppError;
 use crate::negotiate::{Encoding, coding_headers, not_modified, preferred_encoding};
 use crate::page_cache::{Page, PageKey};
@@ -21,6 +21,7 @@ use crate::paging::{PageRequest, PhrasePage};
 use crate::phrase_list::{Anchor, Cursor, PAGE_SIZE};
 use crate::renderer::RenderError;
 use crate::shell::{self, Head};
+use crate::site;
 use crate::site_files;
 use crate::snapshot::Phrase;
 use crate::state::AppState;
@@ -123,12 +124,12 @@ async fn page_response(status: StatusCode, headers: &HeaderMap, page: Arc<Page>)
 async fn home_page(state: &AppState) -> Result<Arc<Page>, AppError> {
     let page = || {
         let head = Head {
-            title: "Dinos — the NFT collection that saves the world".into(),
-            description: "Dinos is a donation-driven collection of dinosaur NFTs that raises money for climate non-profits. Leave your Last Words before the meteor hits.".into(),
-            canonical: state.config.absolute_url("/"),
+            title: site::HOME_TITLE.into(),
+            description: site::HOME_DESCRIPTION.into(),
+            canonical: state.config.site.absolute_url("/"),
             indexable: true,
-            image: state.config.absolute_url(site_files::OG_IMAGE),
-            structured_data: Some(organization(&state.config)),
+            image: state.config.site.absolute_url(site_files::OG_IMAGE),
+            structured_data: Some(organization(&state.config.site)),
             prev: None,
             next: None,
         };
@@ -163,7 +164,7 @@ async fn words_page(
     let snapshot = state.feed.current();
     // Built only when a render is due: a cache hit must not cut a page.
     let page = || {
-        let config = &state.config;
+        let config = &state.config.site;
         let site = state.site_props();
         let cut = PhrasePage::cut(&snapshot, request, PAGE_SIZE);
         let path = config.words_path();
@@ -182,10 +183,11 @@ async fn words_page(
             (None, None) => config.absolute_url(&path),
         };
         let head = Head {
-            title: format!("Already-minted Last {} — Dinos", config.product_name),
+            title: site::title(&format!("Already-minted Last {}", config.product_name)),
             description: format!(
-                "Every Last {} already minted by the Dinos community, and a checker to see whether yours is still free.",
-                config.product_name
+                "Every Last {} already minted by the {} community, and a checker to see whether yours is still free.",
+                config.product_name,
+                site::NAME
             ),
             canonical,
             // One listing for search engines; what a visitor typed is theirs.
@@ -246,11 +248,11 @@ async fn words_page(
 async fn not_found_page(state: &AppState) -> Result<Arc<Page>, AppError> {
     let page = || {
         let head = Head {
-            title: "Page not found — Dinos".into(),
+            title: site::title("Page not found"),
             description: "This page does not exist. The meteor may have got it.".into(),
-            canonical: state.config.absolute_url("/"),
+            canonical: state.config.site.absolute_url("/"),
             indexable: false,
-            image: state.config.absolute_url(site_files::OG_IMAGE),
+            image: state.config.site.absolute_url(site_files::OG_IMAGE),
             structured_data: None,
             prev: None,
             next: None,
@@ -261,15 +263,15 @@ async fn not_found_page(state: &AppState) -> Result<Arc<Page>, AppError> {
 }
 
 /// schema.org's description of who runs the site, for search engines.
-fn organization(config: &Config) -> String {
+fn organization(config: &Site) -> String {
     let links = &config.links;
     shell::inert_json(&json!({
         "@context": "https://schema.org",
         "@type": "Organization",
-        "name": "Dinos",
+        "name": site::NAME,
         "url": config.absolute_url("/"),
         "logo": config.absolute_url(site_files::ICON_512),
-        "description": "A donation-driven collection of dinosaur NFTs that raises money for climate non-profits.",
+        "description": site::ORGANIZATION_DESCRIPTION,
         "email": config.press_email,
         "sameAs": [links.chat, links.social, links.marketplace, links.blog],
     }))

@@ -6,7 +6,11 @@
 import { DINO_HEAD, DINO_TILE } from "./glyphs";
 import { BONE, GREEN, GREEN_DEEP, INK } from "./palette";
 import { pixelText } from "./pixelFont";
-import { FRIEND, MASCOT, meteoriteDrawing, nightSky, placeDino, sprout, stars, stripes } from "./scenery";
+import { stripes } from "./scenery/bands";
+import { FRIEND, MASCOT, placeDino } from "./scenery/cast";
+import { sprout } from "./scenery/plants";
+import { meteoriteDrawing } from "./scenery/rocks";
+import { nightSky, stars } from "./scenery/sky";
 import { el, group, seededRandom, svgDocument, transform } from "./svg";
 import { FAVICON_SIZE, ICON_SIZE, OG_SIZE } from "./sizes";
 import type { DinoSpec } from "./dino";

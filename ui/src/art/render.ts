@@ -7,7 +7,13 @@ import { TEAM } from "../data/team";
 import { appIcon, favicon, openGraphCard } from "./brand";
 import { ART_NAMES, dinoArt, isSceneName, teamArt, type ArtName, type SceneName } from "./catalog";
 import { dinoPortrait } from "./dino";
-import { aboutScene, asteroid, backdrop, badge, boneBand, hero, meteorite, needYouScene, stripeBand } from "./scenery";
+import { aboutScene } from "./scenery/about";
+import { backdrop } from "./scenery/backdrop";
+import { badge } from "./scenery/badge";
+import { boneBand, stripeBand } from "./scenery/bands";
+import { hero } from "./scenery/hero";
+import { needYouScene } from "./scenery/needYou";
+import { asteroid, meteorite } from "./scenery/rocks";
 
 const SCENES: Readonly<Record<SceneName, () => string>> = {
   hero,

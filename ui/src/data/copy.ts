@@ -4,6 +4,8 @@
  * mint, "Words" on the live site) take it as an argument.
  */
 
+import { BRAND } from "./site";
+
 /** The label of every button to the community chat: there are three on `/`. */
 export const JOIN_CHAT = "Join on Discord";
 
@@ -18,16 +20,16 @@ export const INTRO = {
   eyebrow: "NFTs for the climate",
   heading: "The dinosaurs never saw it coming. We do.",
   mission:
-    "Dinos is a collection of dinosaur NFTs that raises money for climate non-profits. What you pay for a Dino goes to the people working to keep this planet livable, so the next mass extinction never comes.",
+    `${BRAND} is a collection of dinosaur NFTs that raises money for climate non-profits. What you pay for a Dino goes to the people working to keep this planet livable, so the next mass extinction never comes.`,
   /** Alt text of the hero picture, which links to the community chat. */
-  heroAlt: "Come and talk with the Dinos community: a green T-rex says hello from a hill",
+  heroAlt: `Come and talk with the ${BRAND} community: a green T-rex says hello from a hill`,
 } as const;
 
 export const ABOUT = {
   heading: "Help us save the world and build the first world-saving NFT collection",
   paragraphs: [
     "An asteroid ended the age of the dinosaurs. Ours is ending more slowly, and this time we can see it coming and still change course. Keeping the planet livable is a shared responsibility, and every Dino carries that message.",
-    "We want to disrupt donation giving, connecting donors and environmentally minded collectors with the non-profits fighting climate change. Dinos brings the dinosaurs back as characters you can collect, each with its own body, colours, eyes and props; the money raised goes to those non-profits, and we share every donation and who received it with the community, so you can see where your Dino went.",
+    `We want to disrupt donation giving, connecting donors and environmentally minded collectors with the non-profits fighting climate change. ${BRAND} brings the dinosaurs back as characters you can collect, each with its own body, colours, eyes and props; the money raised goes to those non-profits, and we share every donation and who received it with the community, so you can see where your Dino went.`,
   ],
   imageAlt: "An orange long-neck Dino in a scarf next to a young tree, on the Earth at night",
 } as const;

@@ -1,5 +1,6 @@
 import type { SiteLinks } from "../types";
 import { hashtag } from "./copy";
+import { BRAND } from "./site";
 
 /** A piece of an answer: plain text, or a link to the chat, the social profile or the product page. */
 export type AnswerPart = string | { to: keyof Pick<SiteLinks, "chat" | "social"> | "product"; text: string };
@@ -16,7 +17,7 @@ export interface FaqEntry {
 export function faqEntries(productName: string, maxLength: number): readonly FaqEntry[] {
   return [
     {
-      question: "What is Dinos?",
+      question: `What is ${BRAND}?`,
       answer: [
         "A collection of dinosaur NFTs that raises money for non-profits working on the climate crisis. News of the collection comes first on ",
         { to: "social", text: "our social profile" },

@@ -1,6 +1,9 @@
 import type { SiteLinks, SiteProps } from "../types";
 import type { BrandName } from "../art/brands";
 
+/** The site's name: the logo, and the copy that names the site. */
+export const BRAND = "Dinos";
+
 export interface NavItem {
   label: string;
   /** Id of the section on the home page. */
@@ -8,7 +11,7 @@ export interface NavItem {
 }
 
 export const NAV_ITEMS: readonly NavItem[] = [
-  { label: "About Dinos", anchor: "about" },
+  { label: `About ${BRAND}`, anchor: "about" },
   { label: "We need you", anchor: "need-you" },
   { label: "FAQ", anchor: "faq" },
   { label: "Team", anchor: "team" },
@@ -41,8 +44,6 @@ export const FOOTER_COPY = {
   press: "For press inquiries, write to",
   copyright: "© 2022",
 } as const;
-
-export const BRAND = "Dinos";
 
 /** The page where phrases are checked, named after the product: /words. */
 export function productPath(site: SiteProps): string {

@@ -1,4 +1,5 @@
-//! Hostile or malformed requests get a clear 4xx; operators get readiness and metrics.
+//! The router's guards without a socket (the in-process half; `tests/hardening/` drives the real
+//! binary): hostile or malformed requests get a clear 4xx; operators get readiness and metrics.
 
 mod common;
 
@@ -280,5 +281,47 @@ async fn a_flood_of_no_script_checks_does_not_hold_up_the_list_after_a_change() 
     );
     for _ in checked_before..4 {
         finished.recv().await.expect("every check is answered");
+    }
+}
+
+#[tokio::test]
+async fn every_plain_text_refusal_is_one_line_saying_why() {
+    let host = TestHost::start(None).await;
+    let upgrade = |origin: &'static str| {
+        vec![
+            ("connection", "upgrade".to_owned()),
+            ("upgrade", "websocket".to_owned()),
+            ("sec-websocket-version", "13".to_owned()),
+            ("sec-websocket-key", "dGhlIHNhbXBsZSBub25jZQ==".to_owned()),
+            ("origin", origin.to_owned()),
+        ]
+    };
+    for (uri, headers, status, says) in [
+        ("/words?check=%zz", vec![], 400, "two hex digits"),
+        ("/api/phrases/live", vec![], 400, "is a WebSocket"),
+        (
+            "/api/phrases/live",
+            upgrade("https://elsewhere.example"),
+            403,
+            "origin may not open",
+        ),
+        ("/assets/nothing.js", vec![], 404, "no such asset"),
+    ] {
+        let mut request = Request::get(uri);
+        for (name, value) in &headers {
+            request = request.header(*name, value);
+        }
+        let (response, body) = text(host.send(request.body(Body::empty()).unwrap()).await).await;
+        assert_eq!(response.status().as_u16(), status, "{uri}");
+        assert_eq!(
+            response.headers()[header::CONTENT_TYPE],
+            "text/plain; charset=utf-8",
+            "{uri}"
+        );
+        assert!(body.contains(says), "{uri}: {body:?}");
+        assert!(
+            body.ends_with('\n') && body.lines().count() == 1,
+            "{uri}: {body:?}"
+        );
     }
 }
