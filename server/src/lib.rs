@@ -42,6 +42,7 @@ pub mod negotiate;
 pub mod page_cache;
 pub mod paging;
 pub mod phrase_list;
+pub mod props;
 pub mod renderer;
 pub mod routes;
 pub mod server;

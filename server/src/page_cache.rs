@@ -25,6 +25,15 @@ pub enum PageKey {
 }
 
 impl PageKey {
+    /// The route the page is rendered as.
+    pub fn route(self) -> &'static str {
+        match self {
+            PageKey::Home => "home",
+            PageKey::Words { .. } => "words",
+            PageKey::NotFound => "not_found",
+        }
+    }
+
     fn slot(self) -> usize {
         match self {
             PageKey::Home => 0,

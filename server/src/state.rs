@@ -3,8 +3,8 @@
 
 use std::sync::Arc;
 
+use crate::props::SiteProps;
 use axum::extract::FromRef;
-use serde_json::json;
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
@@ -41,7 +41,7 @@ pub struct AppState {
     /// The embedded UI build.
     pub ui: Arc<Ui>,
     /// The site facts every page receives, built once from the configuration.
-    site: Arc<serde_json::Value>,
+    site: Arc<SiteProps>,
     /// robots.txt, the sitemap, icons and the Open Graph image.
     pub site_files: Arc<SiteFiles>,
     /// Live sockets under their caps.
@@ -61,12 +61,7 @@ impl AppState {
     /// and the hub. Call it inside a tokio runtime.
     pub fn start(config: Arc<Config>, ui: Ui, feed: Feed) -> Result<Self, RenderError> {
         let renderer = RendererPool::start(ui.server_bundle.into(), config.render.clone())?;
-        let site = &config.site;
-        let site = json!({
-            "productName": site.product_name,
-            "links": site.links,
-            "pressEmail": site.press_email,
-        });
+        let site = SiteProps::of(&config.site);
         let site_files = Arc::new(SiteFiles::new(&config, ui.icon_svg, ui.images));
         Ok(Self {
             metrics: Arc::default(),
@@ -87,8 +82,8 @@ impl AppState {
     }
 
     /// The site facts every page receives.
-    pub fn site_props(&self) -> serde_json::Value {
-        (*self.site).clone()
+    pub fn site_props(&self) -> &SiteProps {
+        &self.site
     }
 }
 

@@ -9,7 +9,7 @@ use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::json;
 
 use crate::check::{Check, find_text};
@@ -19,11 +19,11 @@ use crate::negotiate::{Encoding, coding_headers, not_modified, preferred_encodin
 use crate::page_cache::{Page, PageKey};
 use crate::paging::{PageRequest, PhrasePage};
 use crate::phrase_list::{Anchor, Cursor, PAGE_SIZE};
+use crate::props::{RenderRequest, SiteOnly, WordsProps};
 use crate::renderer::RenderError;
 use crate::shell::{self, Head};
 use crate::site;
 use crate::site_files;
-use crate::snapshot::Phrase;
 use crate::state::AppState;
 
 pub async fn home(State(state): State<AppState>, headers: HeaderMap) -> Response {
@@ -133,25 +133,10 @@ async fn home_page(state: &AppState) -> Result<Arc<Page>, AppError> {
             prev: None,
             next: None,
         };
-        (head, json!({ "site": state.site_props() }))
+        let site = state.site_props();
+        (head, RenderRequest::Home(SiteOnly { site }))
     };
-    cached(state, PageKey::Home, "home", page).await
-}
-
-/// What the words island renders with; mirrors `WordsProps` in `ui/src/types.ts`.
-#[derive(Serialize)]
-struct WordsProps<'a> {
-    site: &'a serde_json::Value,
-    version: u64,
-    loaded: bool,
-    count: usize,
-    /// This page only.
-    phrases: Vec<Arc<Phrase>>,
-    /// The text the phrases were found by; empty for the newest-first list.
-    query: &'a str,
-    next: Option<Cursor>,
-    prev: Option<Cursor>,
-    check: Check,
+    cached(state, PageKey::Home, page).await
 }
 
 /// One page of the phrases page; with `check`, the checker's answer computed on the
@@ -198,7 +183,7 @@ async fn words_page(
             next: cut.next.as_ref().map(|cursor| url_at("after", cursor)),
         };
         let props = WordsProps {
-            site: &site,
+            site,
             version: snapshot.version,
             loaded: snapshot.loaded,
             count: cut.count,
@@ -208,7 +193,7 @@ async fn words_page(
             prev: cut.prev,
             check: Check::new(check, &snapshot),
         };
-        (head, serde_json::to_value(props).unwrap_or_default())
+        (head, RenderRequest::Words(props))
     };
     if !check.is_empty() {
         let _turn = state
@@ -216,15 +201,15 @@ async fn words_page(
             .acquire()
             .await
             .map_err(|_| AppError::Busy)?;
-        let (head, props) = page();
-        return render(state, "words", &head, &props).await.map(Arc::new);
+        let (head, request) = page();
+        return render(state, &head, &request).await.map(Arc::new);
     }
     match request.anchor() {
         Anchor::First => {
             let key = PageKey::Words {
                 version: snapshot.version,
             };
-            cached(state, key, "words", page).await
+            cached(state, key, page).await
         }
         Anchor::After(cursor) | Anchor::Before(cursor) => {
             let direction = if request.after.is_some() {
@@ -236,8 +221,8 @@ async fn words_page(
             state
                 .page_cache
                 .get_or_render_further(snapshot.version, &at, || async move {
-                    let (head, props) = page();
-                    render(state, "words", &head, &props).await
+                    let (head, request) = page();
+                    render(state, &head, &request).await
                 })
                 .await
         }
@@ -257,9 +242,10 @@ async fn not_found_page(state: &AppState) -> Result<Arc<Page>, AppError> {
             prev: None,
             next: None,
         };
-        (head, json!({ "site": state.site_props() }))
+        let site = state.site_props();
+        (head, RenderRequest::NotFound(SiteOnly { site }))
     };
-    cached(state, PageKey::NotFound, "not_found", page).await
+    cached(state, PageKey::NotFound, page).await
 }
 
 /// schema.org's description of who runs the site, for search engines.
@@ -277,18 +263,18 @@ fn organization(config: &Site) -> String {
     }))
 }
 
-async fn cached(
-    state: &AppState,
+async fn cached<'a>(
+    state: &'a AppState,
     key: PageKey,
-    route: &str,
-    page: impl FnOnce() -> (Head, serde_json::Value),
+    page: impl FnOnce() -> (Head, RenderRequest<'a>),
 ) -> Result<Arc<Page>, AppError> {
+    let route = key.route();
     // The head and props are built only on a miss; a hit only reads the cache.
     let fresh = state
         .page_cache
         .get_or_render(key, || async move {
-            let (head, props) = page();
-            render(state, route, &head, &props).await
+            let (head, request) = page();
+            render(state, &head, &request).await
         })
         .await;
     match fresh {
@@ -306,11 +292,16 @@ async fn cached(
 
 async fn render(
     state: &AppState,
-    route: &str,
     head: &Head,
-    props: &serde_json::Value,
+    request: &RenderRequest<'_>,
 ) -> Result<Page, AppError> {
-    let request = json!({ "route": route, "props": props }).to_string();
+    let route = request.route();
+    let mut request = serde_json::to_value(request).map_err(|e| AppError::Internal(e.into()))?;
+    let props = request
+        .get_mut("props")
+        .map(serde_json::Value::take)
+        .unwrap_or_default();
+    let request = format!(r#"{{"route":"{route}","props":{props}}}"#);
     let started = std::time::Instant::now();
     let rendered = state.renderer.render(request).await;
     match &rendered {
@@ -339,7 +330,7 @@ async fn render(
     // The shell, hash and compression take milliseconds of CPU: off the async threads,
     // so sockets and timeouts keep being served meanwhile.
     let ui = state.ui.clone();
-    let (head, props) = (head.clone(), props.clone());
+    let head = head.clone();
     tokio::task::spawn_blocking(move || {
         let html = shell::document(&ui.manifest, &head, &body, &props)
             .map_err(|e| AppError::Internal(e.into()))?;
