@@ -31,15 +31,16 @@ pub struct Delta {
     pub version: u64,
     /// Phrases in the list after the change.
     pub count: usize,
-    /// `None` when the change is bigger than a page: cheaper for a browser to start
-    /// over from the first page than to apply it.
+    /// `None` when the change is bigger than [`MAX_DELTA`] (a first load, a resync, a
+    /// big import): a browser starts over from the first page rather than receive it.
     pub changes: Option<Vec<Change>>,
     /// The list it made.
     pub after: Arc<Snapshot>,
 }
 
-/// The most changes a [`Delta`] carries; past it a browser starts over.
-pub const MAX_DELTA: usize = crate::phrase_list::PAGE_SIZE;
+/// The most changes a [`Delta`] carries (a message of 200 KB at most); past it a
+/// browser starts over.
+pub const MAX_DELTA: usize = 500;
 
 /// The whole list at one version.
 #[derive(Debug, Clone, PartialEq, Eq)]
