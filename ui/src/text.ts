@@ -83,6 +83,15 @@ function utf8Length(text: string): number {
   return bytes;
 }
 
+/**
+ * "12,345": digits grouped by three with commas, as `toLocaleString("en-US")`
+ * does; written out because the server engine has no `Intl` and hydration
+ * needs both sides to print the same.
+ */
+export function groupThousands(value: number): string {
+  return String(value).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+}
+
 export function graphemeCount(text: string): number {
   if (isSimple(text)) return text.length;
   let count = 0;
