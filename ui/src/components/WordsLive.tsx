@@ -153,7 +153,8 @@ function PageEnd({ site, query, prev, more, loading, failed, onLoadMore }: PageE
         </a>
       )}
       {more && (
-        <button type="button" onClick={onLoadMore} disabled={loading} className={`${LINK_CLASSES} ml-auto disabled:opacity-60`}>
+        // Not disabled while loading: that would drop the focus of whoever pressed it.
+        <button type="button" onClick={onLoadMore} aria-disabled={loading} className={`${LINK_CLASSES} ml-auto aria-disabled:opacity-60`}>
           {loading ? "Loading…" : failed ? "Could not load: try again" : "Load more"}
         </button>
       )}
