@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startHost } from '../support/host.mjs';
-import { launch, watchProblems } from '../support/browser.mjs';
+import { launch, openHydrated } from '../support/browser.mjs';
 
 const TOTAL = 10_000;
 /** Cards in the document at any time, far below the list: the grid renders what is near the viewport. */
@@ -93,11 +93,7 @@ test('without JavaScript, pages chain by rel=next from the newest phrase to the 
 });
 
 test('scrolling reaches the oldest phrase with a bounded number of cards in the document', async () => {
-  const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
-  const page = await context.newPage();
-  const problems = watchProblems(page);
-  await page.goto(`${host.url}/words`);
-  await page.waitForSelector('html[data-hydrated="true"]');
+  const { context, page, problems } = await openHydrated(browser, `${host.url}/words`, { width: 1440, height: 900 });
   assert.equal(await page.locator('main h2').first().innerText(), `${TOTAL.toLocaleString('en-US')} Last Words minted`.toUpperCase());
   const oldest = newestFirst.at(-1);
   const cards = page.locator('main ul[role="list"] > li');
@@ -125,11 +121,7 @@ test('scrolling reaches the oldest phrase with a bounded number of cards in the 
 });
 
 test('find shows what the API finds, and the checker says what the API says', async () => {
-  const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
-  const page = await context.newPage();
-  const problems = watchProblems(page);
-  await page.goto(`${host.url}/words`);
-  await page.waitForSelector('html[data-hydrated="true"]');
+  const { context, page, problems } = await openHydrated(browser, `${host.url}/words`, { width: 1440, height: 900 });
   const input = page.getByLabel('Type & Check');
   const status = page.locator('p[aria-live="polite"]');
   const shown = () => page.locator('main ul[role="list"] > li bdi').allInnerTexts();
@@ -159,11 +151,7 @@ test('find shows what the API finds, and the checker says what the API says', as
 });
 
 test('a phrase added with the CLI while the page is open appears at the top, and the count goes up', async () => {
-  const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
-  const page = await context.newPage();
-  const problems = watchProblems(page);
-  await page.goto(`${host.url}/words`);
-  await page.waitForSelector('html[data-hydrated="true"]');
+  const { context, page, problems } = await openHydrated(browser, `${host.url}/words`, { width: 390, height: 844 });
   const before = (await api('/api/phrases?limit=1')).count;
   const added = await host.cli('phrases', 'add', 'FRESH FROM THE CLI', '--name', 'Tess');
   assert.equal(added.code, 0, added.stderr);
