@@ -25,9 +25,11 @@ use lastwords::assets::Ui;
 use lastwords::check::Check;
 use lastwords::negotiate::Encoding;
 use lastwords::page_cache::Page;
+use lastwords::paging::{PageRequest, PhrasePage};
+use lastwords::phrase_list::{PAGE_SIZE, PhraseList};
 use lastwords::renderer::{PoolOptions, RendererPool};
 use lastwords::shell::{self, Head};
-use lastwords::snapshot::{Phrase, Snapshot, into_document_order};
+use lastwords::snapshot::{Phrase, Snapshot};
 
 /// How many phrases the `/words` page lists.
 const PHRASES: usize = 200;
@@ -151,19 +153,26 @@ fn bench(phrases: Vec<Phrase>) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The golden `words` request with `phrases` in document order and an empty check.
+/// The golden `words` request with the first page of `phrases` and an empty check, as
+/// `pages::words` cuts it.
 fn words_request(phrases: Vec<Phrase>) -> anyhow::Result<serde_json::Value> {
     let mut request: serde_json::Value = serde_json::from_str(GOLDEN_WORDS)?;
     let snapshot = Snapshot {
         version: 7,
-        phrases: into_document_order(phrases),
+        list: PhraseList::from_phrases(phrases),
         loaded: true,
     };
+    let first = PageRequest::parse(None, None, None)?;
+    let page = PhrasePage::cut(&snapshot, &first, PAGE_SIZE);
     let props = request
         .get_mut("props")
         .and_then(|props| props.as_object_mut())
         .context("the golden words request has no props object")?;
-    props.insert("phrases".into(), serde_json::to_value(&snapshot.phrases)?);
+    props.insert("phrases".into(), serde_json::to_value(&page.phrases)?);
+    props.insert("count".into(), page.count.into());
+    props.insert("next".into(), serde_json::to_value(&page.next)?);
+    props.insert("prev".into(), serde_json::Value::Null);
+    props.insert("query".into(), "".into());
     props.insert(
         "check".into(),
         serde_json::to_value(Check::new("", &snapshot))?,
@@ -180,6 +189,8 @@ fn words_head() -> Head {
         indexable: true,
         image: "https://dinos.example/og.png".into(),
         structured_data: None,
+        prev: None,
+        next: None,
     }
 }
 
@@ -351,7 +362,13 @@ fn generate_phrases(count: usize, seed: u64) -> Vec<Phrase> {
             .map(|_| char::from(ID_CHARACTERS[random.below(ID_CHARACTERS.len())]))
             .collect();
         let name = names[random.below(names.len())].to_owned();
-        phrases.push(Phrase { id, word, name });
+        let created = phrases.len() as u64 + 1;
+        phrases.push(Phrase {
+            id,
+            word,
+            name,
+            created,
+        });
     }
     phrases
 }

@@ -1,32 +1,25 @@
 //! Fans the phrase feed out to every browser.
 //!
-//! One task turns each new snapshot into a versioned change message, encodes it once,
-//! and broadcasts the same bytes to every socket. It keeps a short log of recent
-//! changes so a browser that reconnects with the version it has gets only what it
-//! missed. A socket that falls behind the broadcast buffer is not waited for: it gets a
-//! fresh snapshot when it catches up.
+//! One task turns each version's changes into a message the size of those changes,
+//! encodes it once, and broadcasts the same bytes to every socket. It keeps a short log
+//! of recent messages so a browser that reconnects with the version it has gets only
+//! what it missed. A socket that falls behind is not waited for: it gets the first page
+//! afresh (a "snapshot") and starts its list over from there.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, RwLock};
 
 use axum::extract::ws::Utf8Bytes;
 use serde::Serialize;
-use tokio::sync::{broadcast, watch};
+use tokio::sync::broadcast;
 
-use crate::snapshot::{Feed, Phrase, Snapshot};
+use crate::phrase_list::{Anchor, Cursor, PAGE_SIZE};
+use crate::snapshot::{Change, Delta, Feed, Phrase, Snapshot};
 
 /// How many change messages a socket may be behind before it is resynced.
 const BROADCAST_BUFFER: usize = 64;
 /// How many recent versions a reconnecting browser can resume from.
 const LOG_LENGTH: usize = 256;
-
-/// One change to the list.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(tag = "op", rename_all = "lowercase")]
-pub enum Change {
-    Upsert { phrase: Phrase },
-    Remove { id: String },
-}
 
 /// A message as browsers receive it, with its JSON encoded once.
 #[derive(Debug, Clone)]
@@ -44,11 +37,14 @@ pub struct Update {
 enum Wire<'a> {
     Snapshot {
         version: u64,
-        phrases: &'a [Phrase],
+        count: usize,
+        phrases: &'a [Arc<Phrase>],
+        next: Option<Cursor>,
     },
     Changes {
         from: u64,
         version: u64,
+        count: usize,
         changes: &'a [Change],
     },
 }
@@ -60,7 +56,7 @@ pub enum Catchup {
     Nothing,
     /// The changes it missed, oldest first.
     Changes(Vec<Update>),
-    /// Too far behind (or from another process): the whole list at this version.
+    /// Too far behind (or from another process): the first page at this version.
     Snapshot(u64, Utf8Bytes),
 }
 
@@ -79,17 +75,17 @@ impl Hub {
     /// Starts following `feed`.
     pub fn start(feed: Feed) -> Hub {
         let (updates, _) = broadcast::channel(BROADCAST_BUFFER);
-        // Take the starting point now, not in the task, so a change published before the
-        // task first runs is still seen as a change.
-        let mut receiver = feed.subscribe();
-        let current = receiver.borrow_and_update().clone();
+        // Subscribe now, not in the task, so a change published before the task first
+        // runs is still passed on.
+        let deltas = feed.deltas();
+        let current = feed.current();
         let hub = Hub {
             encoded_snapshot: Arc::new(RwLock::new((current.version, encode_snapshot(&current)))),
             feed,
             updates,
             log: Arc::default(),
         };
-        hub.feed.spawn_task(hub.clone().follow(receiver, current));
+        hub.feed.spawn_task(hub.clone().follow(deltas));
         hub
     }
 
@@ -137,21 +133,28 @@ impl Hub {
         text
     }
 
-    async fn follow(
-        self,
-        mut receiver: watch::Receiver<Arc<Snapshot>>,
-        mut previous: Arc<Snapshot>,
-    ) {
-        while receiver.changed().await.is_ok() {
-            let next = receiver.borrow_and_update().clone();
-            let changes = diff(&previous.phrases, &next.phrases);
+    async fn follow(self, mut deltas: broadcast::Receiver<Arc<Delta>>) {
+        loop {
+            let delta = match deltas.recv().await {
+                Ok(delta) => delta,
+                // Versions went by unseen: nobody can resume across them, and each
+                // socket sees the gap on the next update and gets the first page.
+                Err(broadcast::error::RecvError::Lagged(_)) => {
+                    if let Ok(mut log) = self.log.write() {
+                        log.clear();
+                    }
+                    continue;
+                }
+                Err(broadcast::error::RecvError::Closed) => return,
+            };
             let update = Update {
-                from: previous.version,
-                version: next.version,
+                from: delta.from,
+                version: delta.version,
                 text: encode(&Wire::Changes {
-                    from: previous.version,
-                    version: next.version,
-                    changes: &changes,
+                    from: delta.from,
+                    version: delta.version,
+                    count: delta.count,
+                    changes: &delta.changes,
                 }),
             };
             if let Ok(mut log) = self.log.write() {
@@ -162,46 +165,18 @@ impl Hub {
             }
             // No receivers is fine: nobody is connected.
             let _ = self.updates.send(update);
-            previous = next;
         }
     }
 }
 
-/// The changes that turn `old` into `new`; both are in document order.
-pub fn diff(old: &[Phrase], new: &[Phrase]) -> Vec<Change> {
-    let mut changes = Vec::new();
-    let (mut i, mut j) = (0, 0);
-    while i < old.len() || j < new.len() {
-        match (old.get(i), new.get(j)) {
-            (Some(a), Some(b)) if a.id == b.id => {
-                if a != b {
-                    changes.push(Change::Upsert { phrase: b.clone() });
-                }
-                i += 1;
-                j += 1;
-            }
-            (Some(a), Some(b)) if a.id < b.id => {
-                changes.push(Change::Remove { id: a.id.clone() });
-                i += 1;
-            }
-            (Some(a), None) => {
-                changes.push(Change::Remove { id: a.id.clone() });
-                i += 1;
-            }
-            (_, Some(b)) => {
-                changes.push(Change::Upsert { phrase: b.clone() });
-                j += 1;
-            }
-            (None, None) => break,
-        }
-    }
-    changes
-}
-
+/// The first page, for a browser that has no version or one too old to resume from.
 fn encode_snapshot(snapshot: &Snapshot) -> Utf8Bytes {
+    let page = snapshot.list.page(Anchor::First, PAGE_SIZE, "");
     encode(&Wire::Snapshot {
         version: snapshot.version,
-        phrases: &snapshot.phrases,
+        count: snapshot.list.len(),
+        phrases: &page.phrases,
+        next: page.next,
     })
 }
 
@@ -215,36 +190,23 @@ mod tests {
     use super::*;
     use crate::snapshot::test_phrase as phrase;
 
-    #[test]
-    fn diff_finds_inserts_updates_and_removals_in_order() {
-        let old = [phrase("a", "A"), phrase("b", "B"), phrase("d", "D")];
-        let new = [phrase("b", "B2"), phrase("c", "C"), phrase("d", "D")];
-        assert_eq!(
-            diff(&old, &new),
-            vec![
-                Change::Remove { id: "a".into() },
-                Change::Upsert {
-                    phrase: phrase("b", "B2")
-                },
-                Change::Upsert {
-                    phrase: phrase("c", "C")
-                },
-            ]
-        );
-    }
-
     #[tokio::test]
     async fn a_reconnecting_browser_gets_only_what_it_missed() {
         let feed = Feed::new();
-        let start = feed.publish(vec![phrase("a", "A")]).version;
+        let start = feed.replace(vec![phrase("a", "A")]).version;
         let hub = Hub::start(feed.clone());
         let mut updates = hub.subscribe();
-        feed.publish(vec![phrase("a", "A"), phrase("b", "B")]);
+        feed.replace(vec![phrase("a", "A"), phrase("b", "B")]);
         let first = updates.recv().await.unwrap();
-        feed.publish(vec![phrase("b", "B")]);
+        feed.replace(vec![phrase("b", "B")]);
         let second = updates.recv().await.unwrap();
         assert_eq!((first.from, second.from), (start, start + 1));
-        assert!(second.text.as_str().contains(r#"{"op":"remove","id":"a"}"#));
+        assert!(
+            second
+                .text
+                .as_str()
+                .contains(r#""count":1,"changes":[{"op":"remove","id":"a"}]"#)
+        );
 
         let Catchup::Changes(missed) = hub.catch_up(Some(start)) else {
             panic!("expected the two changes");
@@ -256,5 +218,30 @@ mod tests {
         };
         assert!(text.as_str().starts_with(r#"{"type":"snapshot""#));
         assert!(matches!(hub.catch_up(None), Catchup::Snapshot(..)));
+    }
+
+    #[tokio::test]
+    async fn a_change_to_a_long_list_is_a_message_of_its_own_size_and_a_snapshot_one_page() {
+        let feed = Feed::new();
+        let many = (0..20_000)
+            .map(|i| phrase(&format!("{i:06}"), &format!("P{i}")))
+            .collect();
+        feed.replace(many);
+        let hub = Hub::start(feed.clone());
+        let mut updates = hub.subscribe();
+        let mut added = phrase("new", "NEW ONE");
+        added.created = 1;
+        feed.apply(vec![Change::Upsert { phrase: added }]);
+        let update = updates.recv().await.unwrap();
+        assert!(update.text.len() < 200, "{}", update.text.as_str());
+        assert!(update.text.as_str().contains(r#""count":20001"#));
+        let (_, snapshot) = hub.snapshot();
+        assert!(snapshot.len() < 5_000, "{} bytes", snapshot.len());
+        assert!(
+            snapshot
+                .as_str()
+                .contains(r#""phrases":[{"id":"new","word":"NEW ONE""#)
+        );
+        assert!(snapshot.as_str().contains(r#""count":20001"#));
     }
 }

@@ -39,6 +39,8 @@ pub mod listener;
 pub mod metrics;
 pub mod negotiate;
 pub mod page_cache;
+pub mod paging;
+pub mod phrase_list;
 pub mod renderer;
 pub mod routes;
 pub mod server;

@@ -1,7 +1,8 @@
 //! Rendered pages, kept per route and data version.
 //!
 //! `/` renders once for the life of the process; `/words` renders again only when the
-//! phrase list changes. Each page is stored with a strong ETag and its compressed
+//! phrase list changes, and each further page of it (`?after=`, `?before=`) is kept
+//! for the current version too, a bounded number of them. Each page is stored with a strong ETag and its compressed
 //! variants, each made once when first asked for, so a cached hit costs no rendering
 //! and no compression. Concurrent misses for the same route wait for one render
 //! instead of starting their own.
@@ -91,12 +92,18 @@ fn brotli(mut html: &[u8]) -> Bytes {
     Bytes::from(out)
 }
 
+/// Further pages of `/words` kept at once: a crawler walking 100,000 phrases asks for
+/// some 2,000, and a page is a few tens of KB in each encoding.
+const MAX_FURTHER_PAGES: usize = 512;
+
 /// The newest page of each route, and counters for the metrics.
 #[derive(Default)]
 pub struct PageCache {
     /// Per route, the newest page and the key it was rendered for.
     latest: RwLock<HashMap<usize, (PageKey, Arc<Page>)>>,
-    /// One render at a time per route.
+    /// Further pages of `/words` by where they start, all of one version.
+    further: RwLock<(u64, HashMap<String, Arc<Page>>)>,
+    /// One render at a time per route (further pages share the words route's turn).
     rendering: [tokio::sync::Mutex<()>; 3],
     pub hits: AtomicU64,
     pub misses: AtomicU64,
@@ -122,6 +129,46 @@ impl PageCache {
         let page = Arc::new(render().await?);
         if let Ok(mut latest) = self.latest.write() {
             latest.insert(key.slot(), (key, page.clone()));
+        }
+        Ok(page)
+    }
+
+    /// The page of `/words` at `version` that starts at `at`, rendering it on a miss.
+    pub async fn get_or_render_further<F, Fut, E>(
+        &self,
+        version: u64,
+        at: &str,
+        render: F,
+    ) -> Result<Arc<Page>, E>
+    where
+        F: FnOnce() -> Fut,
+        Fut: Future<Output = Result<Page, E>>,
+    {
+        let lookup = || {
+            let further = self.further.read().ok()?;
+            (further.0 == version)
+                .then(|| further.1.get(at).cloned())
+                .flatten()
+        };
+        if let Some(page) = lookup() {
+            self.hits.fetch_add(1, Ordering::Relaxed);
+            return Ok(page);
+        }
+        let _one_at_a_time = self.rendering[PageKey::Words { version }.slot()]
+            .lock()
+            .await;
+        if let Some(page) = lookup() {
+            self.hits.fetch_add(1, Ordering::Relaxed);
+            return Ok(page);
+        }
+        self.misses.fetch_add(1, Ordering::Relaxed);
+        let page = Arc::new(render().await?);
+        if let Ok(mut further) = self.further.write() {
+            // Pages of an older list are never asked for again.
+            if further.0 != version || further.1.len() >= MAX_FURTHER_PAGES {
+                *further = (version, HashMap::new());
+            }
+            further.1.insert(at.to_owned(), page.clone());
         }
         Ok(page)
     }
@@ -170,6 +217,31 @@ mod tests {
             .unwrap();
         assert_eq!(renders.load(Ordering::SeqCst), 2);
         assert_eq!(cache.hits.load(Ordering::SeqCst), 1);
+    }
+
+    #[tokio::test]
+    async fn further_pages_are_kept_per_place_for_the_current_version_only() {
+        let cache = PageCache::default();
+        let renders = AtomicU64::new(0);
+        let render = || async {
+            renders.fetch_add(1, Ordering::SeqCst);
+            Ok::<_, Infallible>(Page::new("<p>page</p>".into()))
+        };
+        for (version, at) in [(1, "a"), (1, "b"), (1, "a"), (2, "a"), (1, "a"), (2, "a")] {
+            cache
+                .get_or_render_further(version, at, render)
+                .await
+                .unwrap();
+        }
+        // 1/a, 1/b, 2/a, then 1/a again (version 1 was dropped for 2), then 2/a anew.
+        assert_eq!(renders.load(Ordering::SeqCst), 5);
+        for n in 0..MAX_FURTHER_PAGES + 1 {
+            cache
+                .get_or_render_further(3, &n.to_string(), render)
+                .await
+                .unwrap();
+        }
+        assert!(cache.further.read().unwrap().1.len() <= MAX_FURTHER_PAGES);
     }
 
     #[test]

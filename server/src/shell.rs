@@ -19,6 +19,9 @@ pub struct Head {
     pub image: String,
     /// schema.org data about the site, already inert (see [`inert_json`]).
     pub structured_data: Option<String>,
+    /// Absolute URLs of the pages before and after this one in a series.
+    pub prev: Option<String>,
+    pub next: Option<String>,
 }
 
 #[derive(Template)]
@@ -100,6 +103,8 @@ mod tests {
             indexable: true,
             image: "https://x.example/og.png?a=1&b=\"2\"".into(),
             structured_data: None,
+            prev: None,
+            next: Some("https://x.example/words?after=1-a&b=\"".into()),
         };
         let html = document(
             &Manifest::default(),
@@ -113,6 +118,12 @@ mod tests {
             "{html}"
         );
         assert!(html.contains("og.png?a=1&#38;b=&#34;2&#34;"), "{html}");
+        assert!(
+            html.contains(
+                r#"<link rel="next" href="https://x.example/words?after=1-a&#38;b=&#34;">"#
+            ),
+            "{html}"
+        );
         assert!(html.contains("<div id=\"root\"><p>ok</p></div>"));
     }
 }

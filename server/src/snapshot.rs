@@ -1,62 +1,80 @@
 //! The minted phrases as one immutable, versioned value.
 //!
-//! Every source (the embedded store, Firestore) produces whole phrase lists; [`Feed`]
-//! turns each into a new [`Snapshot`] with a fresh version, so readers (the render
-//! cache, the JSON API, every WebSocket) compare one number to know what changed.
+//! Sources (the embedded store, Firestore) hand [`Feed`] their changes; each change that
+//! changes something makes a new [`Snapshot`] with a fresh version, so readers (the
+//! render cache, the JSON API, every WebSocket) compare one number to know what
+//! changed, and a [`Delta`] saying what did, for the hub to pass on as it is.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use serde::{Deserialize, Serialize};
-use tokio::sync::watch;
+use tokio::sync::{broadcast, watch};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
+
+use crate::phrase_list::PhraseList;
 
 /// One minted phrase, as stored.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Phrase {
-    /// The document id; phrases are ordered by it, like a Firestore collection.
+    /// The document id.
     pub id: String,
     /// The phrase itself, upper case, at most 20 characters.
     pub word: String,
     /// Who minted it.
     pub name: String,
+    /// When it was minted, as an order: the embedded store's change sequence, or
+    /// Firestore's create time in microseconds. The list is newest first.
+    #[serde(default)]
+    pub created: u64,
+}
+
+/// One change to the list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "op", rename_all = "lowercase")]
+pub enum Change {
+    Upsert { phrase: Phrase },
+    Remove { id: String },
+}
+
+/// What one new version changed, for the hub to pass on.
+#[derive(Debug)]
+pub struct Delta {
+    pub from: u64,
+    pub version: u64,
+    /// Phrases in the list after the change.
+    pub count: usize,
+    pub changes: Vec<Change>,
 }
 
 /// The whole list at one version.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Snapshot {
     /// Grows by one with every change. The high bits are chosen at random when the
     /// process starts, so a browser that saw another process (or replica) never
     /// mistakes that process's version for one of ours.
     pub version: u64,
-    /// In document-id order (byte order of UTF-8, the same as code point order).
-    pub phrases: Vec<Phrase>,
+    /// Newest first; shares all but what changed with the version before.
+    pub list: PhraseList,
     /// False until the source delivered its first list; pages then say the list is
     /// temporarily unavailable instead of showing an empty one.
-    #[serde(skip)]
     pub loaded: bool,
 }
 
 impl Snapshot {
     /// Whether `word` (already normalised) is minted.
     pub fn is_taken(&self, word: &str) -> bool {
-        self.phrases.iter().any(|phrase| phrase.word == word)
+        self.list.contains_word(word)
     }
-}
-
-/// Sorts phrases into document order and drops repeated ids (the last one wins).
-pub fn into_document_order(mut phrases: Vec<Phrase>) -> Vec<Phrase> {
-    phrases.reverse();
-    phrases.sort_by(|a, b| a.id.cmp(&b.id));
-    phrases.dedup_by(|later, earlier| later.id == earlier.id);
-    phrases
 }
 
 /// Holds the current snapshot and hands it to every reader.
 #[derive(Debug, Clone)]
 pub struct Feed {
     sender: Arc<watch::Sender<Arc<Snapshot>>>,
+    /// Every version's changes, in order, for the hub.
+    deltas: broadcast::Sender<Arc<Delta>>,
     health: Arc<FeedHealth>,
     /// The long-lived tasks that fill or follow this feed (store watcher, Firestore
     /// follower, saved-list writer, hub): each takes the feed, so it is their handle.
@@ -137,11 +155,13 @@ impl Feed {
         let epoch = u64::from(rand_u32() & 0x1f_ffff) << 32;
         let (sender, _) = watch::channel(Arc::new(Snapshot {
             version: epoch,
-            phrases: Vec::new(),
+            list: PhraseList::default(),
             loaded: false,
         }));
+        let (deltas, _) = broadcast::channel(DELTA_BUFFER);
         Self {
             sender: Arc::new(sender),
+            deltas,
             health: Arc::default(),
             tasks: TaskTracker::new(),
             stop: CancellationToken::new(),
@@ -175,7 +195,7 @@ impl Feed {
     /// readiness still waits for the source.
     pub fn restore(&self, phrases: Vec<Phrase>) {
         if !self.current().loaded {
-            self.publish(phrases);
+            self.replace(phrases);
             self.health.restored.store(true, Ordering::Relaxed);
         }
     }
@@ -190,24 +210,80 @@ impl Feed {
         self.sender.subscribe()
     }
 
-    /// Publishes a new list; does nothing (and keeps the version) when it is unchanged.
+    /// Receives every version's changes from now on.
+    pub fn deltas(&self) -> broadcast::Receiver<Arc<Delta>> {
+        self.deltas.subscribe()
+    }
+
+    /// Applies `changes`; does nothing (and keeps the version) when none changes
+    /// anything, unless this is the first list. Costs the size of the changes.
     /// Returns the snapshot now current.
-    pub fn publish(&self, phrases: Vec<Phrase>) -> Arc<Snapshot> {
-        let phrases = into_document_order(phrases);
+    pub fn apply(&self, changes: Vec<Change>) -> Arc<Snapshot> {
         self.sender.send_if_modified(|current| {
-            if current.loaded && current.phrases == phrases {
+            let mut list = current.list.clone();
+            let effective: Vec<Change> = changes
+                .into_iter()
+                .filter(|change| match change {
+                    Change::Upsert { phrase } => list.upsert(phrase.clone()),
+                    Change::Remove { id } => list.remove(id),
+                })
+                .collect();
+            if current.loaded && effective.is_empty() {
                 return false;
             }
-            *current = Arc::new(Snapshot {
+            let delta = Delta {
+                from: current.version,
                 version: current.version + 1,
-                phrases,
+                count: list.len(),
+                changes: effective,
+            };
+            *current = Arc::new(Snapshot {
+                version: delta.version,
+                list,
                 loaded: true,
             });
+            // No receiver is fine: no hub (a CLI process, a test).
+            let _ = self.deltas.send(Arc::new(delta));
             true
         });
         self.current()
     }
+
+    /// Makes the list `phrases` (of two with one id, the later wins), as the changes
+    /// from the current one. Reads the whole list: for first loads and resyncs.
+    pub fn replace(&self, phrases: Vec<Phrase>) -> Arc<Snapshot> {
+        let current = self.current();
+        let mut wanted: std::collections::HashMap<String, Phrase> =
+            std::collections::HashMap::with_capacity(phrases.len());
+        for phrase in phrases {
+            wanted.insert(phrase.id.clone(), phrase);
+        }
+        let mut changes: Vec<Change> = current
+            .list
+            .iter()
+            .filter(|phrase| !wanted.contains_key(&phrase.id))
+            .map(|phrase| Change::Remove {
+                id: phrase.id.clone(),
+            })
+            .collect();
+        // Oldest first, so a list built from nothing ends in order with few moves.
+        let mut upserts: Vec<Phrase> = wanted
+            .into_values()
+            .filter(|phrase| {
+                current
+                    .list
+                    .get(&phrase.id)
+                    .is_none_or(|old| **old != *phrase)
+            })
+            .collect();
+        upserts.sort_unstable_by(|a, b| (a.created, &a.id).cmp(&(b.created, &b.id)));
+        changes.extend(upserts.into_iter().map(|phrase| Change::Upsert { phrase }));
+        self.apply(changes)
+    }
 }
+
+/// How many versions the hub may fall behind before it starts its clients over.
+const DELTA_BUFFER: usize = 1024;
 
 fn rand_u32() -> u32 {
     use std::hash::{BuildHasher, Hasher};
@@ -229,6 +305,7 @@ pub fn test_phrase(id: &str, word: &str) -> Phrase {
         id: id.into(),
         word: word.into(),
         name: "n".into(),
+        created: 0,
     }
 }
 
@@ -238,17 +315,29 @@ mod tests {
     use super::*;
 
     #[test]
-    fn publishing_orders_by_id_and_bumps_the_version_only_on_change() {
+    fn replacing_bumps_the_version_only_on_change_and_says_what_changed() {
         let feed = Feed::new();
+        let mut deltas = feed.deltas();
         let start = feed.current().version;
-        let first = feed.publish(vec![phrase("b", "B"), phrase("a", "A")]);
+        let first = feed.replace(vec![phrase("b", "B"), phrase("a", "A")]);
         assert_eq!(first.version, start + 1);
-        assert_eq!(first.phrases[0].id, "a");
-        let same = feed.publish(vec![phrase("a", "A"), phrase("b", "B")]);
+        assert_eq!(first.list.len(), 2);
+        let same = feed.replace(vec![phrase("a", "A"), phrase("b", "B")]);
         assert_eq!(same.version, start + 1);
-        let changed = feed.publish(vec![phrase("a", "A")]);
+        let changed = feed.replace(vec![phrase("a", "A")]);
         assert_eq!(changed.version, start + 2);
         assert!(changed.is_taken("A") && !changed.is_taken("B"));
+        assert_eq!(deltas.try_recv().unwrap().changes.len(), 2);
+        let removal = deltas.try_recv().unwrap();
+        assert_eq!((removal.from, removal.count), (start + 1, 1));
+        assert_eq!(removal.changes, [Change::Remove { id: "b".into() }]);
+    }
+
+    #[test]
+    fn an_empty_first_list_still_loads() {
+        let feed = Feed::new();
+        assert!(!feed.current().loaded);
+        assert!(feed.apply(Vec::new()).loaded);
     }
 
     #[test]

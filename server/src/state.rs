@@ -70,7 +70,6 @@ impl AppState {
         )?;
         let site = json!({
             "productName": config.product_name,
-            "baseUrl": config.public_url.as_str().trim_end_matches('/'),
             "links": config.links,
             "pressEmail": config.press_email,
         });

@@ -202,7 +202,7 @@ async fn a_failing_renderer_serves_the_last_good_page_or_an_html_500_page() {
     // A new version needs a new render, which throws: the last good page stands in.
     host.state
         .feed
-        .publish(vec![common::phrase("z", "NEW ONE", "Rex")]);
+        .replace(vec![common::phrase("z", "NEW ONE", "Rex")]);
     let (status, html) = get_with(&host, "/words", &[]).await;
     assert_eq!(status, StatusCode::OK);
     assert!(html.contains("FIRST WORDS RENDER"));
@@ -266,7 +266,7 @@ async fn a_flood_of_no_script_checks_does_not_hold_up_the_list_after_a_change() 
     // The list changes: the next visitor's page is a miss that must not wait for all four.
     host.state
         .feed
-        .publish(vec![common::phrase("z", "NEW ONE", "Rex")]);
+        .replace(vec![common::phrase("z", "NEW ONE", "Rex")]);
     let (status, html) = get_with(&host, "/words", &[]).await;
     assert_eq!(status, StatusCode::OK);
     assert!(html.contains("LIST OF 1"));

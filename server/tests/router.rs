@@ -100,7 +100,7 @@ async fn a_matching_etag_gets_304_and_a_change_gets_a_new_page() {
     assert_eq!(again.status(), StatusCode::NOT_MODIFIED);
     assert!(body.is_empty());
 
-    host.state.feed.publish(vec![phrase("z", "NEW ONE", "Zed")]);
+    host.state.feed.replace(vec![phrase("z", "NEW ONE", "Zed")]);
     let request = Request::get("/words")
         .header(header::IF_NONE_MATCH, etag.clone())
         .body(Body::empty())
@@ -202,7 +202,7 @@ async fn hostile_phrases_are_displayed_literally_and_the_props_stay_inert() {
     // Past the store's content rules (too long, line separators): published straight to
     // the feed, so escaping is shown to hold even for what the rules would refuse.
     let host = TestHost::start(None).await;
-    host.state.feed.publish(vec![
+    host.state.feed.replace(vec![
         phrase("a", attack, attack),
         phrase("b", "<!--\u{2028}\u{2029}", "&amp;"),
     ]);

@@ -1,4 +1,5 @@
-//! The JSON API: the phrase list and a word's availability.
+//! The JSON API: the phrase list a page at a time (or the phrases that contain some
+//! text), and a word's availability.
 
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State};
@@ -7,33 +8,66 @@ use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use serde_json::json;
 
+use crate::check::{Check, CheckStatus};
 use crate::error::AppError;
 use crate::negotiate::not_modified;
+use crate::paging::{PageRequest, PhrasePage};
+use crate::phrase_list::PAGE_SIZE;
 use crate::snapshot::Feed;
-use crate::text::NormalizedWord;
 
-pub async fn phrases(State(feed): State<Feed>, headers: HeaderMap) -> Response {
+/// The most phrases one request may ask for.
+pub const MAX_LIMIT: usize = 200;
+
+const NOT_LOADED: &str = "the list of minted phrases has not loaded yet; try again shortly";
+
+#[derive(Deserialize)]
+pub struct PhrasesQuery {
+    after: Option<String>,
+    before: Option<String>,
+    limit: Option<String>,
+    q: Option<String>,
+}
+
+pub async fn phrases(
+    State(feed): State<Feed>,
+    headers: HeaderMap,
+    query: Result<Query<PhrasesQuery>, QueryRejection>,
+) -> Result<Response, AppError> {
+    let Query(query) = query.map_err(|e| AppError::bad_request(e.body_text()))?;
+    let limit = match query.limit.as_deref() {
+        None | Some("") => PAGE_SIZE,
+        Some(text) => text
+            .parse::<usize>()
+            .ok()
+            .filter(|limit| (1..=MAX_LIMIT).contains(limit))
+            .ok_or_else(|| {
+                AppError::bad_request(format!("limit is a whole number from 1 to {MAX_LIMIT}"))
+            })?,
+    };
+    let request = PageRequest::parse(
+        query.after.as_deref(),
+        query.before.as_deref(),
+        query.q.as_deref(),
+    )?;
     let snapshot = feed.current();
     if !snapshot.loaded {
-        return AppError::Unavailable(
-            "the list of minted phrases has not loaded yet; try again shortly",
-        )
-        .into_response();
+        return Err(AppError::Unavailable(NOT_LOADED));
     }
+    // The URL says which page; the version says what it holds.
     let etag = format!("\"v{}\"", snapshot.version);
     let etag_value = HeaderValue::from_str(&etag).unwrap_or(HeaderValue::from_static("\"\""));
     if not_modified(&headers, &etag) {
-        return (StatusCode::NOT_MODIFIED, [(header::ETAG, etag_value)]).into_response();
+        return Ok((StatusCode::NOT_MODIFIED, [(header::ETAG, etag_value)]).into_response());
     }
-    let body = json!({ "version": snapshot.version, "phrases": snapshot.phrases });
-    (
+    let page = PhrasePage::cut(&snapshot, &request, limit);
+    Ok((
         [
             (header::ETAG, etag_value),
             (header::CACHE_CONTROL, HeaderValue::from_static("no-cache")),
         ],
-        axum::Json(body),
+        axum::Json(page),
     )
-        .into_response()
+        .into_response())
 }
 
 #[derive(Deserialize)]
@@ -49,18 +83,18 @@ pub async fn check(
     let word = query
         .word
         .ok_or_else(|| AppError::bad_request("give the word to check as ?word=..."))?;
-    let normalized = NormalizedWord::validated(&word)
-        .map_err(|error| AppError::bad_request(error.to_string()))?;
     let snapshot = feed.current();
-    if !snapshot.loaded {
-        return Err(AppError::Unavailable(
-            "the list of minted phrases has not loaded yet; try again shortly",
-        ));
+    let check = Check::new(&word, &snapshot);
+    if let Some(problem) = &check.problem {
+        return Err(AppError::bad_request(problem.to_string()));
+    }
+    if check.status == CheckStatus::Unavailable {
+        return Err(AppError::Unavailable(NOT_LOADED));
     }
     Ok(axum::Json(json!({
-        "word": normalized.word,
-        "length": normalized.length,
-        "available": !snapshot.is_taken(&normalized.word),
+        "word": check.normalized,
+        "length": check.length,
+        "available": check.status == CheckStatus::Available,
         "version": snapshot.version,
     }))
     .into_response())

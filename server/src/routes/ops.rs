@@ -157,7 +157,7 @@ pub async fn scrape(State(state): State<AppState>) -> Response {
             "lastwords_phrases",
             "gauge",
             "Phrases in the current list.",
-            snapshot.phrases.len() as f64,
+            snapshot.list.len() as f64,
         ),
     ];
     for (name, kind, text, value) in simple {

@@ -9,17 +9,20 @@ use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use crate::check::Check;
+use crate::check::{Check, find_text};
 use crate::config::Config;
 use crate::error::AppError;
 use crate::negotiate::{Encoding, coding_headers, not_modified, preferred_encoding};
 use crate::page_cache::{Page, PageKey};
+use crate::paging::{PageRequest, PhrasePage};
+use crate::phrase_list::{Anchor, Cursor, PAGE_SIZE};
 use crate::renderer::RenderError;
 use crate::shell::{self, Head};
 use crate::site_files;
+use crate::snapshot::Phrase;
 use crate::state::AppState;
 
 pub async fn home(State(state): State<AppState>, headers: HeaderMap) -> Response {
@@ -60,6 +63,8 @@ fn html_error(state: &AppState, error: AppError) -> Response {
 #[derive(Deserialize)]
 pub struct WordsQuery {
     check: Option<String>,
+    after: Option<String>,
+    before: Option<String>,
 }
 
 pub async fn words(
@@ -68,7 +73,12 @@ pub async fn words(
     query: Result<Query<WordsQuery>, QueryRejection>,
 ) -> Result<Response, AppError> {
     let Query(query) = query.map_err(|e| AppError::bad_request(e.body_text()))?;
-    Ok(match words_page(&state, query.check.as_deref()).await {
+    let check = query.check.unwrap_or_default();
+    // A text no phrase could hold finds nothing out; the checker says what is wrong with it.
+    let find = find_text(&check).unwrap_or_default();
+    let request = PageRequest::parse(query.after.as_deref(), query.before.as_deref(), None)?;
+    let request = PageRequest { find, ..request };
+    Ok(match words_page(&state, &check, &request).await {
         Ok(page) => page_response(StatusCode::OK, &headers, page).await,
         Err(error) => html_error(&state, error),
     })
@@ -119,54 +129,115 @@ async fn home_page(state: &AppState) -> Result<Arc<Page>, AppError> {
             indexable: true,
             image: state.config.absolute_url(site_files::OG_IMAGE),
             structured_data: Some(organization(&state.config)),
+            prev: None,
+            next: None,
         };
         (head, json!({ "site": state.site_props() }))
     };
     cached(state, PageKey::Home, "home", page).await
 }
 
-/// The phrases page; with `check`, the checker's answer computed on the server.
-async fn words_page(state: &AppState, check: Option<&str>) -> Result<Arc<Page>, AppError> {
+/// What the words island renders with; mirrors `WordsProps` in `ui/src/types.ts`.
+#[derive(Serialize)]
+struct WordsProps<'a> {
+    site: &'a serde_json::Value,
+    version: u64,
+    loaded: bool,
+    count: usize,
+    /// This page only.
+    phrases: Vec<Arc<Phrase>>,
+    /// The text the phrases were found by; empty for the newest-first list.
+    query: &'a str,
+    next: Option<Cursor>,
+    prev: Option<Cursor>,
+    check: Check,
+}
+
+/// One page of the phrases page; with `check`, the checker's answer computed on the
+/// server and the phrases that contain it.
+async fn words_page(
+    state: &AppState,
+    check: &str,
+    request: &PageRequest,
+) -> Result<Arc<Page>, AppError> {
     let snapshot = state.feed.current();
-    // Built only when a render is due: a cache hit must not copy 200 phrases.
+    // Built only when a render is due: a cache hit must not cut a page.
     let page = || {
         let config = &state.config;
+        let site = state.site_props();
+        let cut = PhrasePage::cut(&snapshot, request, PAGE_SIZE);
+        let path = config.words_path();
+        let url_at = |key: &str, cursor: &Cursor| {
+            let mut query = url::form_urlencoded::Serializer::new(String::new());
+            if !check.is_empty() {
+                query.append_pair("check", check);
+            }
+            query.append_pair(key, &cursor.to_string());
+            config.absolute_url(&format!("{path}?{}", query.finish()))
+        };
+        let canonical = match (&request.after, &request.before) {
+            _ if !check.is_empty() => config.absolute_url(&path),
+            (Some(after), _) => url_at("after", after),
+            (None, Some(before)) => url_at("before", before),
+            (None, None) => config.absolute_url(&path),
+        };
         let head = Head {
             title: format!("Already-minted Last {} — Dinos", config.product_name),
             description: format!(
                 "Every Last {} already minted by the Dinos community, and a checker to see whether yours is still free.",
                 config.product_name
             ),
-            canonical: config.absolute_url(&config.words_path()),
-            indexable: true,
+            canonical,
+            // One listing for search engines; what a visitor typed is theirs.
+            indexable: check.is_empty(),
             image: config.absolute_url(site_files::OG_IMAGE),
             structured_data: None,
+            prev: cut.prev.as_ref().map(|cursor| url_at("before", cursor)),
+            next: cut.next.as_ref().map(|cursor| url_at("after", cursor)),
         };
-        let props = json!({
-            "site": state.site_props(),
-            "version": snapshot.version,
-            "phrases": snapshot.phrases,
-            "loaded": snapshot.loaded,
-            "check": Check::new(check.unwrap_or_default(), &snapshot),
-        });
-        (head, props)
+        let props = WordsProps {
+            site: &site,
+            version: snapshot.version,
+            loaded: snapshot.loaded,
+            count: cut.count,
+            phrases: cut.phrases,
+            query: &request.find,
+            next: cut.next,
+            prev: cut.prev,
+            check: Check::new(check, &snapshot),
+        };
+        (head, serde_json::to_value(props).unwrap_or_default())
     };
-    // An empty check is the page everyone gets.
-    match check.filter(|word| !word.is_empty()) {
-        None => {
+    if !check.is_empty() {
+        let _turn = state
+            .check_renders
+            .acquire()
+            .await
+            .map_err(|_| AppError::Busy)?;
+        let (head, props) = page();
+        return render(state, "words", &head, &props).await.map(Arc::new);
+    }
+    match request.anchor() {
+        Anchor::First => {
             let key = PageKey::Words {
                 version: snapshot.version,
             };
             cached(state, key, "words", page).await
         }
-        Some(_) => {
-            let _turn = state
-                .check_renders
-                .acquire()
+        Anchor::After(cursor) | Anchor::Before(cursor) => {
+            let direction = if request.after.is_some() {
+                "after"
+            } else {
+                "before"
+            };
+            let at = format!("{direction}={cursor}");
+            state
+                .page_cache
+                .get_or_render_further(snapshot.version, &at, || async move {
+                    let (head, props) = page();
+                    render(state, "words", &head, &props).await
+                })
                 .await
-                .map_err(|_| AppError::Busy)?;
-            let (head, props) = page();
-            render(state, "words", &head, &props).await.map(Arc::new)
         }
     }
 }
@@ -181,8 +252,10 @@ async fn not_found_page(state: &AppState) -> Result<Arc<Page>, AppError> {
             indexable: false,
             image: state.config.absolute_url(site_files::OG_IMAGE),
             structured_data: None,
+            prev: None,
+            next: None,
         };
-        (head, json!({ "site": state.site_props(), "path": "" }))
+        (head, json!({ "site": state.site_props() }))
     };
     cached(state, PageKey::NotFound, "not_found", page).await
 }

@@ -32,15 +32,24 @@ pub fn restore_and_keep(data_dir: &Path, feed: &Feed) {
     let writer = feed.clone();
     feed.spawn_task(async move {
         let feed = writer;
+        let mut last_write: Option<tokio::time::Instant> = None;
         while changes.changed().await.is_ok() {
             if feed.health().is_restored() {
                 continue;
             }
+            // The file is only a fallback, and each write costs the whole list: a burst of
+            // changes is saved once.
+            if let Some(last) = last_write {
+                tokio::time::sleep_until(last + SAVE_AT_MOST_EVERY).await;
+            }
             let snapshot = changes.borrow_and_update().clone();
             let file = file.clone();
-            let written =
-                tokio::task::spawn_blocking(move || write_atomically(&file, &snapshot.phrases))
-                    .await;
+            let written = tokio::task::spawn_blocking(move || {
+                let phrases: Vec<&Phrase> = snapshot.list.iter().map(|p| &**p).collect();
+                write_atomically(&file, &phrases)
+            })
+            .await;
+            last_write = Some(tokio::time::Instant::now());
             if let Ok(Err(error)) = written {
                 tracing::warn!(%error, "cannot save the list for the next start");
             }
@@ -48,9 +57,12 @@ pub fn restore_and_keep(data_dir: &Path, feed: &Feed) {
     });
 }
 
+/// The least time between two saves of the list.
+const SAVE_AT_MOST_EVERY: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// Writes `phrases` as JSON to a temporary file, then renames it over `path`, so a
 /// reader (or a crash) never sees half a file.
-fn write_atomically(path: &Path, phrases: &[Phrase]) -> Result<(), StoreError> {
+fn write_atomically(path: &Path, phrases: &[&Phrase]) -> Result<(), StoreError> {
     let file_error = |path: &Path, error: std::io::Error| StoreError::File {
         path: path.display().to_string(),
         reason: error.to_string(),

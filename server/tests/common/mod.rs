@@ -110,6 +110,7 @@ pub fn phrase(id: &str, word: &str, name: &str) -> Phrase {
         id: id.into(),
         word: word.into(),
         name: name.into(),
+        created: 0,
     }
 }
 

@@ -1,14 +1,13 @@
 //! Following the database: what other processes commit reaches the feed, read as a
 //! delta from the last sequence number the host has seen.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
 use notify::Watcher as _;
 
 use super::{EmbeddedStore, FILE_NAME, FullRead};
-use crate::snapshot::{Feed, Phrase};
+use crate::snapshot::{Change, Feed};
 use crate::text::ContentError;
 
 /// Without file events (no inotify, say), how often the host asks for new changes.
@@ -28,10 +27,8 @@ const SETTLE: [Duration; 5] = [
 pub(super) struct Follower {
     store: EmbeddedStore,
     feed: Feed,
-    /// The last change already in `phrases`.
+    /// The last change already in the feed.
     sequence: i64,
-    /// The list as published, by id.
-    phrases: BTreeMap<String, Phrase>,
     /// The database file's (device, inode) when opened, to notice it being replaced.
     identity: Option<(u64, u64)>,
     /// The file's removal was already reported (said once, not on every event).
@@ -42,20 +39,15 @@ impl Follower {
     /// Publishes `read` into `feed` and follows the store from there in the background.
     pub(super) fn start(store: EmbeddedStore, read: FullRead, feed: Feed) {
         report_broken(&store.path, &read.broken, &feed);
+        feed.replace(read.phrases);
+        feed.health().synced();
         let follower = Follower {
             sequence: read.sequence,
-            phrases: read
-                .phrases
-                .into_iter()
-                .map(|phrase| (phrase.id.clone(), phrase))
-                .collect(),
             identity: file_identity(&store.path),
             missing_reported: false,
             store,
             feed,
         };
-        follower.publish();
-        follower.feed.health().synced();
         let feed = follower.feed.clone();
         feed.spawn_task(follower.run());
     }
@@ -162,20 +154,23 @@ impl Follower {
             Ok(delta) => {
                 report_broken(&self.store.path, &delta.broken, &self.feed);
                 let (added, removed) = (delta.upserts.len(), delta.removals.len());
-                for id in delta.removals {
-                    self.phrases.remove(&id);
-                }
-                for phrase in delta.upserts {
-                    self.phrases.insert(phrase.id.clone(), phrase);
-                }
+                let changes = (delta.removals.into_iter().map(|id| Change::Remove { id }))
+                    .chain(
+                        delta
+                            .upserts
+                            .into_iter()
+                            .map(|phrase| Change::Upsert { phrase }),
+                    )
+                    .collect();
                 self.sequence = delta.sequence;
-                let version = self.publish();
+                let snapshot = self.feed.apply(changes);
+                self.feed.health().synced();
                 tracing::info!(
-                    version,
+                    version = snapshot.version,
                     sequence = self.sequence,
                     changed = added,
                     removed,
-                    count = self.phrases.len(),
+                    count = snapshot.list.len(),
                     "embedded store changed"
                 );
             }
@@ -190,24 +185,18 @@ impl Follower {
             Ok(read) => {
                 report_broken(&self.store.path, &read.broken, &self.feed);
                 self.sequence = read.sequence;
-                self.phrases = read
-                    .phrases
-                    .into_iter()
-                    .map(|phrase| (phrase.id.clone(), phrase))
-                    .collect();
-                let version = self.publish();
-                tracing::info!(version, count = self.phrases.len(), "embedded store read");
+                let snapshot = self.feed.replace(read.phrases);
+                self.feed.health().synced();
+                tracing::info!(
+                    version = snapshot.version,
+                    count = snapshot.list.len(),
+                    "embedded store read"
+                );
             }
             Err(error) => {
                 tracing::error!(%error, "cannot read the embedded store; still serving the last list")
             }
         }
-    }
-
-    fn publish(&self) -> u64 {
-        let snapshot = self.feed.publish(self.phrases.values().cloned().collect());
-        self.feed.health().synced();
-        snapshot.version
     }
 }
 

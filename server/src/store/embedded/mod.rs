@@ -174,8 +174,8 @@ impl EmbeddedStore {
         self.with(|connection| {
             let transaction = connection.transaction()?;
             let sequence = current_sequence(&transaction)?;
-            let mut statement =
-                transaction.prepare("SELECT id, word, name FROM phrases ORDER BY created, id")?;
+            let mut statement = transaction
+                .prepare("SELECT id, word, name, created FROM phrases ORDER BY created, id")?;
             let mut read = FullRead {
                 sequence,
                 phrases: Vec::new(),
@@ -204,8 +204,8 @@ impl EmbeddedStore {
                 ..Delta::default()
             };
             if sequence != since {
-                let mut changed =
-                    transaction.prepare("SELECT id, word, name FROM phrases WHERE changed > ?1")?;
+                let mut changed = transaction
+                    .prepare("SELECT id, word, name, created FROM phrases WHERE changed > ?1")?;
                 for row in changed.query_map([since], row_phrase)? {
                     match checked(row?) {
                         Ok(phrase) => delta.upserts.push(phrase),
@@ -247,10 +247,20 @@ impl EmbeddedStore {
                     "INSERT INTO phrases (id, word, name) VALUES (?1, ?2, ?3) ON CONFLICT (word) DO NOTHING",
                 )?;
                 let mut owner = transaction.prepare("SELECT name FROM phrases WHERE word = ?1")?;
+                // The trigger numbers the row after the insert, so RETURNING would not see it.
+                let mut numbered =
+                    transaction.prepare("SELECT created FROM phrases WHERE id = ?1")?;
                 for NewPhrase { word, name } in phrases {
                     let id = new_document_id();
                     if insert.execute(params![id, word, name])? == 1 {
-                        outcomes.push(AddOutcome::Added(Phrase { id, word, name }));
+                        let created = numbered.query_row([&id], |row| row.get::<_, i64>(0))?;
+                        let created = u64::try_from(created).unwrap_or(0);
+                        outcomes.push(AddOutcome::Added(Phrase {
+                            id,
+                            word,
+                            name,
+                            created,
+                        }));
                     } else {
                         let name = owner
                             .query_row([&word], |row| row.get::<_, String>(0))
@@ -269,7 +279,7 @@ impl EmbeddedStore {
         self.with(|connection| {
             connection
                 .query_row(
-                    "DELETE FROM phrases WHERE id = ?1 RETURNING id, word, name",
+                    "DELETE FROM phrases WHERE id = ?1 RETURNING id, word, name, created",
                     [id],
                     row_phrase,
                 )
@@ -360,6 +370,8 @@ fn row_phrase(row: &rusqlite::Row<'_>) -> rusqlite::Result<Phrase> {
         id: row.get(0)?,
         word: row.get(1)?,
         name: row.get(2)?,
+        // Rows written by hand may hold anything; a negative one sorts as the oldest.
+        created: u64::try_from(row.get::<_, i64>(3).unwrap_or(0)).unwrap_or(0),
     })
 }
 
@@ -407,12 +419,7 @@ mod tests {
     use super::*;
 
     fn words(feed: &Feed) -> Vec<String> {
-        let mut words: Vec<String> = feed
-            .current()
-            .phrases
-            .iter()
-            .map(|p| p.word.clone())
-            .collect();
+        let mut words: Vec<String> = feed.current().list.iter().map(|p| p.word.clone()).collect();
         words.sort();
         words
     }

@@ -182,6 +182,7 @@ fn read_legacy(path: &Path, rejected: &mut Vec<String>) -> Vec<Phrase> {
                     id,
                     word: valid.word,
                     name: valid.name,
+                    created: 0,
                 });
             }
             Err(error) => rejected.push(format!(

@@ -40,6 +40,7 @@ impl FirestoreStore {
             id: document_id(&document.name).to_owned(),
             word: word.to_owned(),
             name: text_field(document, "name").unwrap_or_default(),
+            created: 0,
         }))
     }
 
@@ -124,6 +125,8 @@ impl FirestoreStore {
             id: new_document_id(),
             word: new.word,
             name: new.name,
+            // Firestore's create time reaches the list through the listener.
+            created: crate::snapshot::now_ms() * 1_000,
         };
         // Two rounds at most: the second after clearing a guard whose phrase is gone
         // (deleted by another tool), so a word can be minted again.

@@ -5,7 +5,7 @@
 //! existence filter whose count disagrees asks for a resync. The feed is published
 //! only at consistent points (CURRENT, or a global NO_CHANGE), never half-way through.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 
 use firestore::gcloud_sdk::google::firestore::v1::listen_response::ResponseType;
 use firestore::gcloud_sdk::google::firestore::v1::target_change::TargetChangeType;
@@ -13,14 +13,22 @@ use firestore::gcloud_sdk::google::firestore::v1::value::ValueType;
 use firestore::gcloud_sdk::google::firestore::v1::{Document, TargetChange};
 use firestore::gcloud_sdk::prost_types::Timestamp;
 
-use crate::snapshot::Phrase;
+use crate::snapshot::{Change, Phrase};
 use crate::store::NewPhrase;
+
+/// A consistent point to publish.
+#[derive(Debug, PartialEq)]
+pub enum Publish {
+    /// The first list this stream delivered, whole.
+    Whole(Vec<Phrase>),
+    /// What changed since the last publish.
+    Changes(Vec<Change>),
+}
 
 /// What one Listen response asks of the host.
 #[derive(Debug, Default, PartialEq)]
 pub struct Outcome {
-    /// A consistent list to publish.
-    pub publish: Option<Vec<Phrase>>,
+    pub publish: Option<Publish>,
     /// The existence filter disagreed: listen again from scratch.
     pub resync: bool,
     /// Documents skipped as malformed.
@@ -40,6 +48,10 @@ pub struct ListenState {
     resumable: bool,
     /// Broken document versions already reported (name, update time).
     reported: HashSet<(String, Option<Timestamp>)>,
+    /// Ids changed since the last publish.
+    dirty: BTreeSet<String>,
+    /// Whether this stream published its first list.
+    published: bool,
 }
 
 /// Broken document versions remembered before the memory is cleared.
@@ -53,11 +65,42 @@ impl ListenState {
             full_snapshot: None,
             resumable: false,
             reported: HashSet::new(),
+            dirty: BTreeSet::new(),
+            published: false,
         }
     }
 
-    fn list(&self) -> Vec<Phrase> {
-        self.documents.values().cloned().collect()
+    /// What to publish now: the whole list the first time, then what changed.
+    fn publish(&mut self) -> Publish {
+        let dirty = std::mem::take(&mut self.dirty);
+        if !std::mem::replace(&mut self.published, true) {
+            return Publish::Whole(self.documents.values().cloned().collect());
+        }
+        Publish::Changes(
+            dirty
+                .into_iter()
+                .map(|id| match self.documents.get(&id) {
+                    Some(phrase) => Change::Upsert {
+                        phrase: phrase.clone(),
+                    },
+                    None => Change::Remove { id },
+                })
+                .collect(),
+        )
+    }
+
+    fn put(&mut self, id: String, phrase: Phrase) {
+        // The emulator re-sends every document on every write: only a difference is a change.
+        if self.documents.get(&id) != Some(&phrase) {
+            self.dirty.insert(id.clone());
+            self.documents.insert(id, phrase);
+        }
+    }
+
+    fn drop_document(&mut self, id: &str) {
+        if self.documents.remove(id).is_some() {
+            self.dirty.insert(id.to_owned());
+        }
     }
 
     /// Applies one Listen response.
@@ -75,9 +118,7 @@ impl ListenState {
                         seen.insert(id.clone());
                     }
                     match phrase_of(&document) {
-                        Ok(phrase) => {
-                            self.documents.insert(id, phrase);
-                        }
+                        Ok(phrase) => self.put(id, phrase),
                         Err(reason) => {
                             // The emulator re-sends every document on every write: say
                             // each broken version once, not once per write.
@@ -89,18 +130,18 @@ impl ListenState {
                                 tracing::warn!(document = %crate::text::terminal_safe(&document.name), reason, "skipped a malformed Firestore document");
                                 outcome.skipped += 1;
                             }
-                            self.documents.remove(&id);
+                            self.drop_document(&id);
                         }
                     }
                 } else if change.removed_target_ids.contains(&self.target) {
-                    self.documents.remove(&id);
+                    self.drop_document(&id);
                 }
             }
             ResponseType::DocumentDelete(delete) => {
-                self.documents.remove(document_id(&delete.document));
+                self.drop_document(document_id(&delete.document));
             }
             ResponseType::DocumentRemove(remove) => {
-                self.documents.remove(document_id(&remove.document));
+                self.drop_document(document_id(&remove.document));
             }
             ResponseType::Filter(filter) => {
                 let disagrees = filter.target_id == self.target
@@ -129,14 +170,20 @@ impl ListenState {
             }
             Ok(TargetChangeType::Current) => {
                 if let Some(seen) = self.full_snapshot.take() {
-                    self.documents.retain(|id, _| seen.contains(id));
+                    let gone: Vec<String> = (self.documents.keys())
+                        .filter(|id| !seen.contains(*id))
+                        .cloned()
+                        .collect();
+                    for id in gone {
+                        self.drop_document(&id);
+                    }
                 }
-                outcome.publish = Some(self.list());
+                outcome.publish = Some(self.publish());
             }
             Ok(TargetChangeType::NoChange)
                 if change.target_ids.is_empty() && self.full_snapshot.is_none() =>
             {
-                outcome.publish = Some(self.list());
+                outcome.publish = Some(self.publish());
             }
             Ok(TargetChangeType::Remove) => {
                 // Firestore dropped the target; when it is added back, everything is re-sent.
@@ -177,7 +224,15 @@ pub(super) fn phrase_of(document: &Document) -> Result<Phrase, String> {
         id: document_id(&document.name).to_owned(),
         word: valid.word,
         name: valid.name,
+        created: document.create_time.as_ref().map_or(0, micros),
     })
+}
+
+/// A timestamp in microseconds since the epoch: the list's order, a safe JS integer
+/// until the year 2255.
+pub(super) fn micros(time: &Timestamp) -> u64 {
+    let micros = i128::from(time.seconds) * 1_000_000 + i128::from(time.nanos / 1_000);
+    u64::try_from(micros).unwrap_or(0)
 }
 
 #[cfg(test)]
@@ -227,10 +282,18 @@ mod tests {
         })
     }
 
+    /// The words of a whole list, or `+WORD` and `-id` for changes.
     fn words(outcome: Outcome) -> Option<Vec<String>> {
-        outcome
-            .publish
-            .map(|list| list.into_iter().map(|p| p.word).collect())
+        outcome.publish.map(|publish| match publish {
+            Publish::Whole(list) => list.into_iter().map(|p| p.word).collect(),
+            Publish::Changes(changes) => changes
+                .into_iter()
+                .map(|change| match change {
+                    Change::Upsert { phrase } => format!("+{}", phrase.word),
+                    Change::Remove { id } => format!("-{id}"),
+                })
+                .collect(),
+        })
     }
 
     #[test]
@@ -253,7 +316,14 @@ mod tests {
         state.apply(change("b", Some("B2")));
         assert_eq!(
             words(state.apply(target(TargetChangeType::Current, b""))),
-            Some(vec!["B2".into()])
+            Some(vec!["-a".into(), "+B2".into()])
+        );
+        // Sent again unchanged: nothing to pass on.
+        state.apply(target(TargetChangeType::Reset, b""));
+        state.apply(change("b", Some("B2")));
+        assert_eq!(
+            words(state.apply(target(TargetChangeType::Current, b""))),
+            Some(vec![])
         );
     }
 
@@ -268,7 +338,7 @@ mod tests {
         state.apply(target(TargetChangeType::Add, b""));
         state.apply(change("c", Some("C")));
         let published = words(state.apply(target(TargetChangeType::Current, b"token2")));
-        assert_eq!(published, Some(vec!["A".into(), "B".into(), "C".into()]));
+        assert_eq!(published, Some(vec!["+C".into()]));
         state.apply(ResponseType::DocumentDelete(DocumentDelete {
             document: doc("a", None).name,
             ..Default::default()
@@ -277,10 +347,7 @@ mod tests {
             target_change_type: TargetChangeType::NoChange as i32,
             ..Default::default()
         });
-        assert_eq!(
-            words(state.apply(global)),
-            Some(vec!["B".into(), "C".into()])
-        );
+        assert_eq!(words(state.apply(global)), Some(vec!["-a".into()]));
     }
 
     #[test]

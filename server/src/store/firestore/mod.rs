@@ -26,7 +26,7 @@ use super::{AddOutcome, NewPhrase, PhraseStore, StoreError, new_document_id};
 use crate::snapshot::{Feed, Phrase, now_ms};
 use follow::PROBE_TIMEOUT;
 use guards::IMPORT_CHUNK;
-use listen::{phrase_of, text_field};
+use listen::{Publish, micros, phrase_of, text_field};
 
 pub use follow::{backoff, follow};
 pub use guards::{guard_collection, guard_id};
@@ -128,14 +128,17 @@ impl FirestoreStore {
                         );
                         control.resync_target(FirestoreListenerTarget::new(TARGET));
                     }
-                    if let Some(phrases) = outcome.publish {
+                    if let Some(publish) = outcome.publish {
                         // Synced first: whoever wakes on the new list (the saved-list
                         // writer) must see it as Firestore's, not the restored one.
                         health.synced();
-                        let snapshot = feed.publish(phrases);
+                        let snapshot = match publish {
+                            Publish::Whole(phrases) => feed.replace(phrases),
+                            Publish::Changes(changes) => feed.apply(changes),
+                        };
                         tracing::debug!(
                             version = snapshot.version,
-                            count = snapshot.phrases.len(),
+                            count = snapshot.list.len(),
                             "Firestore snapshot"
                         );
                     }
@@ -227,6 +230,8 @@ impl PhraseStore for FirestoreStore {
                     id: new_document_id(),
                     word: new.word,
                     name: new.name,
+                    // Firestore's create time reaches the list through the listener.
+                    created: now_ms() * 1_000,
                 }));
                 pending.push(outcomes.len() - 1);
             }
@@ -288,6 +293,7 @@ impl PhraseStore for FirestoreStore {
                 id,
                 word: word.unwrap_or_default(),
                 name: text_field(&document, "name").unwrap_or_default(),
+                created: document.create_time.as_ref().map_or(0, micros),
             })
         })
     }

@@ -1,0 +1,595 @@
+//! The minted phrases of one version, newest first, made to be shared.
+//!
+//! The list is a run of chunks of at most [`CHUNK_MAX`] phrases, each behind an `Arc`,
+//! with the id and word indexes in persistent maps. A new version shares every chunk but
+//! the one a change touches, so a change costs its own size (and a pointer per chunk),
+//! never a copy of 100,000 phrases, while readers keep the version they started with.
+//! Each chunk also keeps its words in one buffer, so finding the phrases that contain
+//! some text is one `memmem` pass over contiguous bytes.
+
+use std::cmp::Ordering;
+use std::fmt;
+use std::sync::Arc;
+
+use memchr::memmem;
+use serde::{Serialize, Serializer};
+
+use crate::snapshot::Phrase;
+
+/// Phrases on a page of the grid and of the API by default: 1, 2, 3 and 4 columns all
+/// fill their rows.
+pub const PAGE_SIZE: usize = 48;
+
+/// Phrases a chunk may hold before it is split in two.
+const CHUNK_MAX: usize = 1024;
+/// Phrases a chunk gets when the list is built whole.
+const CHUNK_BUILD: usize = 512;
+/// Ends every word in a chunk's buffer; no word may hold a control character, so a
+/// match never runs from one word into the next.
+const SEPARATOR: u8 = b'\n';
+
+/// A place in the newest-first order: a phrase's `created`, then its id. It stays a
+/// valid place when its phrase is removed, so paging neither skips nor repeats.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cursor {
+    pub created: u64,
+    pub id: String,
+}
+
+impl Cursor {
+    pub fn of(phrase: &Phrase) -> Self {
+        Self {
+            created: phrase.created,
+            id: phrase.id.clone(),
+        }
+    }
+
+    /// Reads `{created}-{id}`, as [`Cursor`]'s `Display` writes it.
+    pub fn parse(text: &str) -> Result<Self, &'static str> {
+        const PROBLEM: &str = "a cursor is `{number}-{id}`, as given by the previous page";
+        let (created, id) = text.split_once('-').ok_or(PROBLEM)?;
+        let created = created.parse().map_err(|_| PROBLEM)?;
+        if !crate::store::is_document_id(id) {
+            return Err(PROBLEM);
+        }
+        Ok(Self {
+            created,
+            id: id.to_owned(),
+        })
+    }
+
+    fn cmp_to(&self, phrase: &Phrase) -> Ordering {
+        order(self.created, &self.id, phrase.created, &phrase.id)
+    }
+}
+
+impl fmt::Display for Cursor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}-{}", self.created, self.id)
+    }
+}
+
+impl Serialize for Cursor {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+/// Newest first; phrases created at the same moment in id order.
+fn order(a_created: u64, a_id: &str, b_created: u64, b_id: &str) -> Ordering {
+    b_created.cmp(&a_created).then_with(|| a_id.cmp(b_id))
+}
+
+fn phrase_order(a: &Phrase, b: &Phrase) -> Ordering {
+    order(a.created, &a.id, b.created, &b.id)
+}
+
+#[derive(Debug, Clone)]
+struct Chunk {
+    phrases: Vec<Arc<Phrase>>,
+    /// Every word followed by [`SEPARATOR`].
+    words: Vec<u8>,
+    /// Where each word starts in `words`.
+    starts: Vec<u32>,
+}
+
+impl Chunk {
+    fn new(phrases: Vec<Arc<Phrase>>) -> Self {
+        let mut chunk = Self {
+            phrases,
+            words: Vec::new(),
+            starts: Vec::new(),
+        };
+        chunk.reindex();
+        chunk
+    }
+
+    fn reindex(&mut self) {
+        self.words.clear();
+        self.starts.clear();
+        for phrase in &self.phrases {
+            self.starts.push(self.words.len() as u32);
+            self.words.extend_from_slice(phrase.word.as_bytes());
+            self.words.push(SEPARATOR);
+        }
+    }
+
+    /// The first index whose phrase is at or after `cursor`.
+    fn position(&self, cursor: &Cursor) -> usize {
+        self.phrases
+            .partition_point(|phrase| cursor.cmp_to(phrase) == Ordering::Greater)
+    }
+
+    /// Indexes in `range` whose word contains the finder's needle, in order.
+    fn matches(&self, range: std::ops::Range<usize>, finder: &memmem::Finder<'_>) -> Vec<usize> {
+        let byte = |index: usize| {
+            self.starts
+                .get(index)
+                .map_or(self.words.len(), |&start| start as usize)
+        };
+        let from = byte(range.start);
+        let mut found: Vec<usize> = Vec::new();
+        for offset in finder.find_iter(&self.words[from..byte(range.end)]) {
+            let index = self
+                .starts
+                .partition_point(|&s| s as usize <= from + offset)
+                - 1;
+            if found.last() != Some(&index) {
+                found.push(index);
+            }
+        }
+        found
+    }
+}
+
+/// Where a page starts.
+#[derive(Debug, Clone, Copy)]
+pub enum Anchor<'a> {
+    /// The newest phrases.
+    First,
+    /// The phrases just older than the cursor.
+    After(&'a Cursor),
+    /// The phrases just newer than the cursor.
+    Before(&'a Cursor),
+}
+
+/// One page of the list (or of the phrases that match a find).
+#[derive(Debug, Clone, Serialize)]
+pub struct Page {
+    pub phrases: Vec<Arc<Phrase>>,
+    /// Where the following (older) page starts, if there is one.
+    pub next: Option<Cursor>,
+    /// Where the preceding (newer) page ends, if there is one: ask with `before`.
+    pub prev: Option<Cursor>,
+}
+
+/// A phrase's place: its chunk, and its index in that chunk.
+type Place = (usize, usize);
+
+/// The phrases at one version. Cloning shares everything.
+#[derive(Debug, Clone, Default)]
+pub struct PhraseList {
+    chunks: Vec<Arc<Chunk>>,
+    len: usize,
+    /// Each id's `created`, to find its phrase.
+    created: imbl::HashMap<Arc<str>, u64>,
+    /// How many phrases hold each word (other tools may store one twice).
+    words: imbl::HashMap<Arc<str>, u32>,
+}
+
+impl PhraseList {
+    /// The list of `phrases`; of two with one id, the later wins.
+    pub fn from_phrases(phrases: Vec<Phrase>) -> Self {
+        let mut by_id = std::collections::HashMap::with_capacity(phrases.len());
+        for phrase in phrases {
+            by_id.insert(phrase.id.clone(), phrase);
+        }
+        let mut phrases: Vec<Phrase> = by_id.into_values().collect();
+        phrases.sort_unstable_by(phrase_order);
+        let mut list = Self {
+            len: phrases.len(),
+            ..Self::default()
+        };
+        for phrase in &phrases {
+            list.created
+                .insert(phrase.id.as_str().into(), phrase.created);
+            *list.words.entry(phrase.word.as_str().into()).or_default() += 1;
+        }
+        let mut phrases = phrases.into_iter().map(Arc::new).peekable();
+        while phrases.peek().is_some() {
+            let chunk: Vec<Arc<Phrase>> = phrases.by_ref().take(CHUNK_BUILD).collect();
+            list.chunks.push(Arc::new(Chunk::new(chunk)));
+        }
+        list
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Whether a phrase holds `word` (already normalised).
+    pub fn contains_word(&self, word: &str) -> bool {
+        self.words.contains_key(word)
+    }
+
+    pub fn get(&self, id: &str) -> Option<&Arc<Phrase>> {
+        let created = *self.created.get(id)?;
+        let cursor = Cursor {
+            created,
+            id: id.to_owned(),
+        };
+        let (chunk, index) = self.place(&cursor);
+        self.chunks
+            .get(chunk)?
+            .phrases
+            .get(index)
+            .filter(|phrase| phrase.id == id)
+    }
+
+    /// Every phrase, newest first.
+    pub fn iter(&self) -> impl Iterator<Item = &Arc<Phrase>> {
+        self.chunks.iter().flat_map(|chunk| chunk.phrases.iter())
+    }
+
+    /// Adds `phrase` or replaces the one with its id; false when it was there as it is.
+    pub fn upsert(&mut self, phrase: Phrase) -> bool {
+        if let Some(old) = self.get(&phrase.id) {
+            if **old == phrase {
+                return false;
+            }
+            self.remove(&phrase.id.clone());
+        }
+        self.created
+            .insert(phrase.id.as_str().into(), phrase.created);
+        *self.words.entry(phrase.word.as_str().into()).or_default() += 1;
+        self.len += 1;
+        let cursor = Cursor::of(&phrase);
+        let phrase = Arc::new(phrase);
+        if self.chunks.is_empty() {
+            self.chunks.push(Arc::new(Chunk::new(vec![phrase])));
+            return true;
+        }
+        // The first chunk whose last phrase comes after it, or the last chunk.
+        let chunk = self
+            .chunks
+            .partition_point(|chunk| {
+                chunk
+                    .phrases
+                    .last()
+                    .is_some_and(|last| cursor.cmp_to(last) == Ordering::Greater)
+            })
+            .min(self.chunks.len() - 1);
+        let target = Arc::make_mut(&mut self.chunks[chunk]);
+        let index = target.position(&cursor);
+        target.phrases.insert(index, phrase);
+        if target.phrases.len() > CHUNK_MAX {
+            let tail = target.phrases.split_off(target.phrases.len() / 2);
+            target.reindex();
+            self.chunks.insert(chunk + 1, Arc::new(Chunk::new(tail)));
+        } else {
+            target.reindex();
+        }
+        true
+    }
+
+    /// Removes the phrase with `id`; false when there is none.
+    pub fn remove(&mut self, id: &str) -> bool {
+        let Some(created) = self.created.remove(id) else {
+            return false;
+        };
+        let cursor = Cursor {
+            created,
+            id: id.to_owned(),
+        };
+        let (chunk, index) = self.place(&cursor);
+        let target = Arc::make_mut(&mut self.chunks[chunk]);
+        let removed = target.phrases.remove(index);
+        if target.phrases.is_empty() {
+            self.chunks.remove(chunk);
+        } else {
+            target.reindex();
+        }
+        if let Some(count) = self.words.get_mut(removed.word.as_str()) {
+            *count -= 1;
+            if *count == 0 {
+                self.words.remove(removed.word.as_str());
+            }
+        }
+        self.len -= 1;
+        true
+    }
+
+    /// The place of the first phrase at or after `cursor`.
+    fn place(&self, cursor: &Cursor) -> Place {
+        let chunk = self.chunks.partition_point(|chunk| {
+            chunk
+                .phrases
+                .last()
+                .is_some_and(|last| cursor.cmp_to(last) == Ordering::Greater)
+        });
+        match self.chunks.get(chunk) {
+            Some(found) => (chunk, found.position(cursor)),
+            None => (chunk, 0),
+        }
+    }
+
+    /// Up to `limit` phrases from `anchor`, newest first, of those whose word contains
+    /// `find` (already normalised; empty finds nothing out).
+    pub fn page(&self, anchor: Anchor<'_>, limit: usize, find: &str) -> Page {
+        let limit = limit.max(1);
+        let finder = (!find.is_empty()).then(|| memmem::Finder::new(find.as_bytes()));
+        let finder = finder.as_ref();
+        match anchor {
+            Anchor::First | Anchor::After(_) => {
+                let start = match anchor {
+                    Anchor::After(cursor) => {
+                        let (chunk, index) = self.place(cursor);
+                        let exact = self
+                            .chunks
+                            .get(chunk)
+                            .and_then(|c| c.phrases.get(index))
+                            .is_some_and(|phrase| cursor.cmp_to(phrase) == Ordering::Equal);
+                        (chunk, index + usize::from(exact))
+                    }
+                    _ => (0, 0),
+                };
+                let mut phrases = self.scan_forward(start, limit + 1, finder);
+                let older = phrases.len() > limit;
+                phrases.truncate(limit);
+                let next = older.then(|| Cursor::of(&phrases[limit - 1]));
+                let newer = !self.scan_backward(start, 1, finder).is_empty();
+                let prev = match (newer, phrases.first(), anchor) {
+                    (false, ..) => None,
+                    (true, Some(first), _) => Some(Cursor::of(first)),
+                    (true, None, Anchor::After(cursor)) => Some(cursor.clone()),
+                    (true, None, _) => None,
+                };
+                Page {
+                    phrases,
+                    next,
+                    prev,
+                }
+            }
+            Anchor::Before(cursor) => {
+                let end = self.place(cursor);
+                let mut phrases = self.scan_backward(end, limit + 1, finder);
+                let newer = phrases.len() > limit;
+                phrases.truncate(limit);
+                phrases.reverse();
+                let prev = newer.then(|| Cursor::of(&phrases[0]));
+                let older = !self.scan_forward(end, 1, finder).is_empty();
+                let next = match (older, phrases.last()) {
+                    (false, _) => None,
+                    (true, Some(last)) => Some(Cursor::of(last)),
+                    (true, None) => Some(cursor.clone()),
+                };
+                Page {
+                    phrases,
+                    next,
+                    prev,
+                }
+            }
+        }
+    }
+
+    /// Up to `limit` matching phrases at or after `start`, in order.
+    fn scan_forward(
+        &self,
+        start: Place,
+        limit: usize,
+        finder: Option<&memmem::Finder<'_>>,
+    ) -> Vec<Arc<Phrase>> {
+        let mut out = Vec::new();
+        for (chunk_index, chunk) in self.chunks.iter().enumerate().skip(start.0) {
+            let from = if chunk_index == start.0 { start.1 } else { 0 };
+            let range = from..chunk.phrases.len();
+            let indexes: Box<dyn Iterator<Item = usize>> = match finder {
+                Some(finder) => Box::new(chunk.matches(range, finder).into_iter()),
+                None => Box::new(range),
+            };
+            for index in indexes {
+                if out.len() == limit {
+                    return out;
+                }
+                out.push(chunk.phrases[index].clone());
+            }
+        }
+        out
+    }
+
+    /// Up to `limit` matching phrases before `end`, nearest first.
+    fn scan_backward(
+        &self,
+        end: Place,
+        limit: usize,
+        finder: Option<&memmem::Finder<'_>>,
+    ) -> Vec<Arc<Phrase>> {
+        let mut out = Vec::new();
+        let last = end.0.min(self.chunks.len());
+        for chunk_index in (0..=last).rev() {
+            let Some(chunk) = self.chunks.get(chunk_index) else {
+                continue;
+            };
+            let to = if chunk_index == end.0 {
+                end.1
+            } else {
+                chunk.phrases.len()
+            };
+            let indexes: Box<dyn Iterator<Item = usize>> = match finder {
+                Some(finder) => Box::new(chunk.matches(0..to, finder).into_iter().rev()),
+                None => Box::new((0..to).rev()),
+            };
+            for index in indexes {
+                if out.len() == limit {
+                    return out;
+                }
+                out.push(chunk.phrases[index].clone());
+            }
+        }
+        out
+    }
+}
+
+impl PartialEq for PhraseList {
+    fn eq(&self, other: &Self) -> bool {
+        self.len == other.len && self.iter().eq(other.iter())
+    }
+}
+
+impl Eq for PhraseList {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn phrase(created: u64, id: &str, word: &str) -> Phrase {
+        Phrase {
+            id: id.into(),
+            word: word.into(),
+            name: "n".into(),
+            created,
+        }
+    }
+
+    fn words(page: &Page) -> Vec<&str> {
+        page.phrases.iter().map(|p| p.word.as_str()).collect()
+    }
+
+    /// `n` phrases W0…W(n-1), created in that order (so W(n-1) is the newest).
+    fn numbered(n: u64) -> PhraseList {
+        PhraseList::from_phrases(
+            (0..n)
+                .map(|i| phrase(i + 1, &format!("id{i}"), &format!("W{i}")))
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn newest_first_with_ties_in_id_order_and_the_last_of_an_id_winning() {
+        let list = PhraseList::from_phrases(vec![
+            phrase(1, "a", "OLD"),
+            phrase(3, "c", "NEW"),
+            phrase(3, "b", "TIE"),
+            phrase(2, "a", "A AGAIN"),
+        ]);
+        let all: Vec<&str> = list.iter().map(|p| p.word.as_str()).collect();
+        assert_eq!(all, ["TIE", "NEW", "A AGAIN"]);
+        assert!(list.contains_word("A AGAIN") && !list.contains_word("OLD"));
+    }
+
+    #[test]
+    fn paging_forward_then_back_visits_every_phrase_once() {
+        let list = numbered(5000);
+        let mut seen = Vec::new();
+        let mut page = list.page(Anchor::First, 48, "");
+        assert!(page.prev.is_none());
+        loop {
+            seen.extend(page.phrases.iter().map(|p| p.id.clone()));
+            let Some(next) = page.next.clone() else { break };
+            page = list.page(Anchor::After(&next), 48, "");
+        }
+        assert_eq!(seen.len(), 5000);
+        let unique: std::collections::HashSet<_> = seen.iter().collect();
+        assert_eq!(unique.len(), 5000);
+        assert_eq!(seen[0], "id4999");
+
+        let mut back = Vec::new();
+        while let Some(prev) = page.prev.clone() {
+            page = list.page(Anchor::Before(&prev), 48, "");
+            back.extend(page.phrases.iter().rev().map(|p| p.id.clone()));
+        }
+        assert_eq!(back.len() + 5000 % 48, 5000);
+        assert_eq!(back.last().map(String::as_str), Some("id4999"));
+    }
+
+    #[test]
+    fn a_cursor_survives_additions_and_the_removal_of_its_own_phrase() {
+        let mut list = numbered(200);
+        let first = list.page(Anchor::First, 48, "");
+        let cursor = first.next.clone().unwrap();
+        // New phrases go on top; the phrase the cursor names goes away.
+        for i in 0..30 {
+            assert!(list.upsert(phrase(1000 + i, &format!("new{i}"), &format!("NEW{i}"))));
+        }
+        assert!(list.remove(&cursor.id));
+        let second = list.page(Anchor::After(&cursor), 48, "");
+        assert_eq!(second.phrases[0].word, "W151");
+        assert_eq!(list.len(), 229);
+    }
+
+    #[test]
+    fn upserts_split_chunks_and_removals_drop_them_keeping_order_and_indexes() {
+        let mut list = PhraseList::default();
+        for i in 0..3000u64 {
+            list.upsert(phrase(i, &format!("{i:05}"), &format!("P{i}")));
+        }
+        assert!(list.chunks.len() >= 3);
+        assert!(list.chunks.iter().all(|c| c.phrases.len() <= CHUNK_MAX));
+        let ids: Vec<u64> = list.iter().map(|p| p.created).collect();
+        assert!(ids.windows(2).all(|w| w[0] > w[1]));
+        assert!(
+            !list.upsert(phrase(7, "00007", "P7")),
+            "unchanged is no change"
+        );
+        assert!(list.upsert(phrase(7, "00007", "EDITED")));
+        assert!(list.contains_word("EDITED") && !list.contains_word("P7"));
+        assert_eq!(list.get("00007").unwrap().word, "EDITED");
+        for i in 0..3000u64 {
+            assert!(list.remove(&format!("{i:05}")));
+        }
+        assert!(list.is_empty() && list.chunks.is_empty() && !list.contains_word("P1"));
+        assert!(!list.remove("00001"));
+    }
+
+    #[test]
+    fn find_pages_through_matches_only_and_never_across_words() {
+        let mut phrases: Vec<Phrase> = (0..3000u64)
+            .map(|i| phrase(i, &format!("{i:05}"), &format!("X{i}")))
+            .collect();
+        phrases.push(phrase(5000, "ab", "AB"));
+        phrases.push(phrase(5001, "cd", "CD"));
+        let list = PhraseList::from_phrases(phrases);
+        // "B\nC" would match across AB and CD if words ran together.
+        assert!(list.page(Anchor::First, 10, "BC").phrases.is_empty());
+        let first = list.page(Anchor::First, 10, "99");
+        assert_eq!(words(&first)[..3], ["X2999", "X2998", "X2997"]);
+        let mut all = words(&first).len();
+        let mut page = first;
+        while let Some(next) = page.next.clone() {
+            page = list.page(Anchor::After(&next), 10, "99");
+            assert!(page.phrases.iter().all(|p| p.word.contains("99")));
+            assert!(page.prev.is_some());
+            all += page.phrases.len();
+        }
+        let expected = (0..3000).filter(|i| i.to_string().contains("99")).count();
+        assert_eq!(all, expected);
+        let back = list.page(Anchor::Before(page.prev.as_ref().unwrap()), 10, "99");
+        assert!(back.phrases.iter().all(|p| p.word.contains("99")));
+        assert_eq!(back.phrases.len(), 10);
+    }
+
+    #[test]
+    fn cursors_read_back_what_they_write_and_refuse_anything_else() {
+        let cursor = Cursor {
+            created: 42,
+            id: "a-b".into(),
+        };
+        assert_eq!(cursor.to_string(), "42-a-b");
+        assert_eq!(Cursor::parse("42-a-b").unwrap(), cursor);
+        for bad in [
+            "",
+            "42",
+            "x-a",
+            "-a",
+            "42-",
+            "42-a/b",
+            "99999999999999999999999-a",
+        ] {
+            assert!(Cursor::parse(bad).is_err(), "{bad:?}");
+        }
+    }
+}
