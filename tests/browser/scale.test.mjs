@@ -132,12 +132,12 @@ test('find shows what the API finds, and the checker says what the API says', as
   await page.waitForFunction((first) => document.querySelector('main li bdi')?.textContent === first, matches[0]);
   const visible = await shown();
   assert.deepEqual(visible, matches.slice(0, visible.length));
-  assert.equal((await api('/api/check?word=DINO%2012')).available, false);
+  assert.equal((await api('/api/phrases/check?word=DINO%2012')).available, false);
   await page.waitForFunction(() => document.querySelector('p[aria-live="polite"]')?.textContent === 'Already taken');
 
   await input.fill('');
   await input.pressSequentially('dino 12345');
-  assert.equal((await api('/api/check?word=DINO%2012345')).available, true);
+  assert.equal((await api('/api/phrases/check?word=DINO%2012345')).available, true);
   await page.waitForFunction(() => document.querySelector('p[aria-live="polite"]')?.textContent === 'It is available!');
   assert.equal((await api('/api/phrases?q=DINO%2012345')).phrases.length, 0);
   await page.getByText('No minted Last Words contain “DINO 12345”.').waitFor();

@@ -12,9 +12,9 @@ export async function fetchPage(query: string, after: string | null, signal: Abo
   return page;
 }
 
-/** `GET /api/check`: the host's verdict on `word`. */
+/** `GET /api/phrases/check`: the host's verdict on `word`. */
 export async function fetchVerdict(word: string, signal: AbortSignal): Promise<HostVerdict> {
-  const response = await fetch(`/api/check?word=${encodeURIComponent(word)}`, { signal });
+  const response = await fetch(`/api/phrases/check?word=${encodeURIComponent(word)}`, { signal });
   if (response.status === 400) return "invalid";
   if (!response.ok) return "unavailable";
   return parseCheckAnswer(await response.json())?.verdict ?? "unavailable";

@@ -9,7 +9,7 @@ export function takenWords(...lists: readonly (readonly Phrase[])[]): ReadonlySe
   return words;
 }
 
-/** What the host said about a word: `GET /api/check`, or the no-script page's verdict. */
+/** What the host said about a word: `GET /api/phrases/check`, or the no-script page's verdict. */
 export type HostVerdict = "available" | "taken" | "invalid" | "unavailable";
 
 /**
@@ -28,7 +28,7 @@ export function evaluateCheck(
   return { input, normalized, length, status: statusOf(normalized, taken, known) };
 }
 
-/** `GET /api/check`'s answer as a verdict on its word, or null when the body is not one. */
+/** `GET /api/phrases/check`'s answer as a verdict on its word, or null when the body is not one. */
 export function parseCheckAnswer(value: unknown): { word: string; verdict: HostVerdict } | null {
   if (!isRecord(value) || typeof value.word !== "string" || typeof value.available !== "boolean") return null;
   return { word: value.word, verdict: value.available ? "available" : "taken" };

@@ -22,6 +22,16 @@ export function normalizeWord(input: string): string {
   return foldSpaces(input.normalize("NFC")).toUpperCase().normalize("NFC");
 }
 
+/**
+ * `input` as a find looks for it, as the host's `find_text` does: normalised, so
+ * "ab" finds "AB"; a text no phrase may hold (invisible or control characters)
+ * finds nothing out, so the whole list shows. Longer than a phrase finds nothing.
+ */
+export function findText(input: string): string {
+  const normalized = normalizeWord(input);
+  return contentError(normalized) === "invalid" ? "" : normalized;
+}
+
 /** Why a normalized phrase cannot be minted, in the host's words, or null. */
 export type ContentError = "empty" | "too_long" | "invalid";
 

@@ -13,7 +13,7 @@ interface Answer {
 /**
  * The checker's verdict on `input`, at once where the page can tell (content
  * rules, a phrase it holds, a find that loaded every match) and otherwise
- * from `GET /api/check`, one request per keystroke, the previous cancelled.
+ * from `GET /api/phrases/check`, one request per keystroke, the previous cancelled.
  * An answer is kept for the word it was asked for and shown for no other.
  */
 export function useChecker(input: string, feed: Feed, initial: Check): Check {

@@ -13,7 +13,6 @@ import {
   showQuery,
   type Feed,
 } from "./live";
-import { contentError } from "./text";
 import type { WordsProps } from "./types";
 
 export interface PhraseFeed {
@@ -24,7 +23,7 @@ export interface PhraseFeed {
   loading: boolean;
   /** The last page asked for did not come; `loadMore` asks again. */
   failed: boolean;
-  /** Shows the phrases containing `query` (normalised); "" for the newest-first list. */
+  /** Shows the phrases containing `query` (as `findText` gives it); "" for the newest-first list. */
   find: (query: string) => void;
 }
 
@@ -88,13 +87,6 @@ export function usePhraseFeed(props: WordsProps): PhraseFeed {
   const stale = feed.stale;
   useEffect(() => {
     if (wanted === null) return;
-    const error = wanted === "" ? null : contentError(wanted);
-    if (error !== null) {
-      // No phrase contains what no phrase may be: nothing to ask.
-      const { version, count } = current.current;
-      commit(receiveFirst(current.current, wanted, { version, count, phrases: [], next: null, prev: null }));
-      return;
-    }
     const controller = new AbortController();
     fetchPage(wanted, null, controller.signal).then(
       (page) => commit(receiveFirst(current.current, wanted, page)),

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState, type FormEvent } from "react";
 import { productPath } from "../data/site";
-import { MAX_GRAPHEMES, groupThousands, normalizeWord, truncateToLimit } from "../text";
+import { MAX_GRAPHEMES, findText, groupThousands, truncateToLimit } from "../text";
 import type { SiteProps, WordsProps } from "../types";
 import { useChecker } from "../useChecker";
 import { useHydrated } from "../useHydrated";
@@ -43,7 +43,7 @@ export function WordsLive(props: Props) {
   const onInput = (value: string, composing: boolean) => {
     const kept = composing ? value : truncateToLimit(value, MAX_GRAPHEMES);
     setTyped(kept);
-    if (!composing) find(normalizeWord(kept));
+    if (!composing) find(findText(kept));
   };
   const onSubmit = (event: FormEvent<HTMLFormElement>) => event.preventDefault();
   const onLoadMore = () => {
