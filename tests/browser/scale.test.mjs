@@ -92,6 +92,24 @@ test('without JavaScript, pages chain by rel=next from the newest phrase to the 
   assert.equal(found.flatMap((page) => page.words).length, 111);
 });
 
+for (const viewport of [{ width: 390, height: 844 }, { width: 1440, height: 900 }]) {
+  test(`at ${viewport.width} px nothing shifts as the served page becomes the live grid`, async () => {
+    const context = await browser.newContext({ viewport });
+    await context.addInitScript(() => {
+      window.__shifts = [];
+      new PerformanceObserver((list) => window.__shifts.push(...list.getEntries().map((entry) => entry.value)))
+        .observe({ type: 'layout-shift', buffered: true });
+    });
+    const page = await context.newPage();
+    await page.goto(`${host.url}/words`);
+    await page.waitForSelector('html[data-hydrated="true"]');
+    await page.locator('main ul[role="list"] > li[aria-posinset]').first().waitFor();
+    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+    assert.deepEqual(await page.evaluate(() => window.__shifts), []);
+    await context.close();
+  });
+}
+
 test('scrolling reaches the oldest phrase with a bounded number of cards in the document', async () => {
   const { context, page, problems } = await openHydrated(browser, `${host.url}/words`, { width: 1440, height: 900 });
   assert.equal(await page.locator('main h2').first().innerText(), `${TOTAL.toLocaleString('en-US')} Last Words minted`.toUpperCase());
