@@ -22,8 +22,12 @@ const ROW_ESTIMATE_PX = 110;
 /** The grid's gap-4. */
 const GAP_PX = 16;
 const OVERSCAN_ROWS = 4;
-/** Rows from the end of what is loaded at which the next page is asked for. */
-const AHEAD_ROWS = 6;
+/**
+ * Rows from the end of what is loaded (beyond the overscan) at which the next page is
+ * asked for: enough to scroll on smoothly, few enough that a visitor who reads only
+ * the top of the page costs the host no second request.
+ */
+const AHEAD_ROWS = 3;
 
 /**
  * The grid once hydrated: the same list and cards, with only the rows near
@@ -33,7 +37,9 @@ const AHEAD_ROWS = 6;
 export function VirtualPhraseGrid({ list, productName, total, busy, onNearEnd, focusIndex, onFocused }: Props) {
   const columns = useColumns();
   const listElement = useRef<HTMLUListElement>(null);
-  const [scrollMargin, setScrollMargin] = useState(0);
+  // Null until measured: the rows in view are not known before, nor whether the end is near.
+  const [measuredMargin, setScrollMargin] = useState<number | null>(null);
+  const scrollMargin = measuredMargin ?? 0;
   const count = list.phrases.length;
   const rowCount = Math.ceil(count / columns);
 
@@ -51,7 +57,7 @@ export function VirtualPhraseGrid({ list, productName, total, busy, onNearEnd, f
     const element = listElement.current;
     if (element === null) return;
     const top = Math.round(element.getBoundingClientRect().top + window.scrollY);
-    if (top !== scrollMargin) setScrollMargin(top);
+    if (top !== measuredMargin) setScrollMargin(top);
   });
 
   useEffect(() => virtualizer.measure(), [columns, virtualizer]);
@@ -60,9 +66,10 @@ export function VirtualPhraseGrid({ list, productName, total, busy, onNearEnd, f
   const firstRow = rows[0]?.index ?? 0;
   const lastRow = rows[rows.length - 1]?.index ?? -1;
 
+  const measured = measuredMargin !== null;
   useEffect(() => {
-    if (list.next !== null && lastRow >= rowCount - AHEAD_ROWS) onNearEnd();
-  }, [lastRow, rowCount, list.next, onNearEnd]);
+    if (measured && list.next !== null && lastRow >= rowCount - AHEAD_ROWS) onNearEnd();
+  }, [measured, lastRow, rowCount, list.next, onNearEnd]);
 
   useEffect(() => {
     if (focusIndex === null || focusIndex >= count) return;
