@@ -36,6 +36,11 @@ async function openWords(viewport = { width: 1440, height: 900 }) {
 }
 
 const status = (page) => page.locator('p[aria-live="polite"]');
+/** The checker's message once it reads `text`: a word the page does not hold is asked of the host. */
+async function statusReads(page, text) {
+  await page.waitForFunction((expected) => document.querySelector('p[aria-live="polite"]')?.textContent === expected, text, { timeout: 3000 });
+  return status(page);
+}
 const colour = (locator) => locator.evaluate((el) => getComputedStyle(el).color);
 
 test('typing shows taken in red, available in white, and the counter follows', async () => {
@@ -50,8 +55,7 @@ test('typing shows taken in red, available in white, and the counter follows', a
 
   await input.fill('');
   await input.pressSequentially('hello there');
-  assert.equal(await status(page).innerText(), 'It is available!');
-  assert.equal(await colour(status(page)), 'rgb(255, 255, 255)');
+  assert.equal(await colour(await statusReads(page, 'It is available!')), 'rgb(255, 255, 255)');
 
   await input.fill('');
   await input.press('x');
@@ -75,7 +79,7 @@ test('a phrase minted elsewhere appears in two open pages and flips the checker'
   const first = await openWords();
   const second = await openWords({ width: 390, height: 844 });
   await second.page.getByLabel('Type & Check').pressSequentially('rawr forever');
-  assert.equal(await status(second.page).innerText(), 'It is available!');
+  await statusReads(second.page, 'It is available!');
 
   const added = await host.cli('phrases', 'add', 'RAWR FOREVER', '--name', 'Tess');
   assert.equal(added.code, 0, added.stderr);
@@ -83,11 +87,7 @@ test('a phrase minted elsewhere appears in two open pages and flips the checker'
     await page.getByText('RAWR FOREVER', { exact: true }).waitFor({ timeout: 3000 });
     assert.equal(await page.getByText('By Tess', { exact: true }).count(), 1);
   }
-  await second.page.waitForFunction(
-    () => document.querySelector('p[aria-live="polite"]')?.textContent === 'Already taken',
-    null,
-    { timeout: 3000 },
-  );
+  await statusReads(second.page, 'Already taken');
   assert.deepEqual([...first.problems, ...second.problems], []);
   await first.context.close();
   await second.context.close();

@@ -34,13 +34,15 @@ export function watchProblems(page) {
 
 /**
  * A fresh context at `viewport` with `url` open, its islands hydrated and its fonts
- * loaded: the page as a visitor first sees it. Close the returned context when done.
+ * loaded: the page as a visitor first sees it, and the problems it reports from the
+ * start (see `watchProblems`). Close the returned context when done.
  */
 export async function openHydrated(browser, url, viewport) {
   const context = await browser.newContext({ viewport });
   const page = await context.newPage();
+  const problems = watchProblems(page);
   await page.goto(url);
   await page.waitForSelector('html[data-hydrated="true"]', { timeout: 10_000 });
   await page.evaluate(() => document.fonts.ready);
-  return { context, page };
+  return { context, page, problems };
 }

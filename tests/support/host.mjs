@@ -9,9 +9,11 @@ export const bin = process.env.LASTWORDS_BIN ?? new URL('../../target/debug/last
 
 /**
  * @param {{ phrases?: {id: string, word: string, name: string}[], files?: Record<string, unknown>,
- *   args?: string[], env?: Record<string,string> }} [options]
+ *   args?: string[], env?: Record<string,string>,
+ *   prepare?: (cli: (...args: string[]) => Promise<{code: number, stdout: string, stderr: string}>) => Promise<void> }} [options]
  *   `files` are written into the data folder before start (a string as it is, anything
  *   else as JSON), for state an earlier run would have left, such as a saved snapshot.
+ *   `prepare` runs CLI commands against the data folder before start (`phrases import`).
  */
 export async function startHost(options = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), 'lastwords-test-'));
@@ -22,6 +24,8 @@ export async function startHost(options = {}) {
   for (const [name, content] of Object.entries(options.files ?? {})) {
     writeFileSync(join(dataDir, name), typeof content === 'string' ? content : JSON.stringify(content));
   }
+  const cli = (...args) => runCli(['--data-dir', dataDir, ...(options.args ?? []), ...args], options.env);
+  await options.prepare?.(cli);
   const child = spawn(bin, ['serve', '--port', '0', '--data-dir', dataDir, ...(options.args ?? [])], {
     env: { ...process.env, RUST_LOG: 'info', NO_COLOR: '1', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -56,7 +60,7 @@ export async function startHost(options = {}) {
     /** Sends `signal` to the process without waiting for it to end. */
     signal: (signal = 'SIGTERM') => child.kill(signal),
     /** Runs the binary's CLI against the same data folder. */
-    cli: (...args) => runCli(['--data-dir', dataDir, ...(options.args ?? []), ...args], options.env),
+    cli,
     /** SIGTERM (SIGKILL if that has not ended it in 20 s), then removes the data folder. */
     async stop() {
       if (running()) child.kill('SIGTERM');

@@ -1,10 +1,24 @@
 import { describe, expect, it } from "vitest";
-import { evaluateCheck, takenWords } from "./check";
+import { evaluateCheck, parseCheckAnswer, takenWords } from "./check";
 
 const taken = takenWords([
-  { id: "1", word: "RAWR", name: "Rex" },
-  { id: "2", word: "STRASSE", name: "Ute" },
+  { id: "1", word: "RAWR", name: "Rex", created: 2 },
+  { id: "2", word: "STRASSE", name: "Ute", created: 1 },
 ]);
+
+describe("takenWords", () => {
+  it("holds the words of every list given", () => {
+    expect([...takenWords([{ id: "a", word: "A", name: "n", created: 1 }], [{ id: "b", word: "B", name: "n", created: 2 }])]).toEqual(["A", "B"]);
+  });
+});
+
+describe("parseCheckAnswer", () => {
+  it("reads the host's answer and refuses what is not one", () => {
+    expect(parseCheckAnswer({ word: "RAWR", length: 4, available: false, version: 3 })).toEqual({ word: "RAWR", verdict: "taken" });
+    expect(parseCheckAnswer({ word: "RAWR", length: 4, available: true, version: 3 })?.verdict).toBe("available");
+    expect(parseCheckAnswer({ word: "RAWR" })).toBeNull();
+  });
+});
 
 describe("evaluateCheck", () => {
   it("asks for input when there is none", () => {
@@ -19,7 +33,28 @@ describe("evaluateCheck", () => {
       length: 7,
       status: "taken",
     });
-    expect(evaluateCheck("rawr!", taken).status).toBe("available");
+    expect(evaluateCheck("rawr!", taken, () => "available").status).toBe("available");
+  });
+
+  it("waits for the host when the phrases it holds cannot tell, and asks about the normalised word", () => {
+    expect(evaluateCheck("rawr!", taken).status).toBe("pending");
+    const asked: string[] = [];
+    const check = evaluateCheck(" raw\u00A0r ", taken, (word) => {
+      asked.push(word);
+      return word === "RAW R" ? "taken" : undefined;
+    });
+    expect(check.status).toBe("taken");
+    expect(asked).toEqual(["RAW R"]);
+  });
+
+  it("answers from the content rules and the held phrases without asking", () => {
+    const ask = () => {
+      throw new Error("asked the host");
+    };
+    expect(evaluateCheck("", taken, ask).status).toBe("empty");
+    expect(evaluateCheck("ra\u200Bwr", taken, ask).status).toBe("invalid");
+    expect(evaluateCheck("x".repeat(21), taken, ask).status).toBe("too_long");
+    expect(evaluateCheck("Straße", taken, ask).status).toBe("taken");
   });
 
   it("refuses what the host refuses, so an invisible twin never reads as free", () => {

@@ -14,6 +14,7 @@ describe("islands render alike in the page and on their own", () => {
     ["menu", wordsPage(3)],
     ["words", wordsPage(30)],
     ["words", wordsPage(0)],
+    ["words", wordsPage(500, { after: true, query: "rawr" })],
   ];
 
   it.each(cases)("%s on %j", (name, page) => {

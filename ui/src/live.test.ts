@@ -3,68 +3,215 @@ import {
   BACKOFF_CAP_MS,
   BACKOFF_START_MS,
   RESYNC,
-  apply,
+  applyMessage,
   backoffDelay,
   compareCodePoints,
+  initialFeed,
   liveUrl,
+  needsFirstPage,
   parseMessage,
-  type LiveState,
+  parsePage,
+  receiveFirst,
+  receiveMore,
+  showQuery,
+  type Feed,
+  type LiveMessage,
 } from "./live";
-import type { Phrase } from "./types";
+import type { Phrase, PhrasePage } from "./types";
 
-const phrase = (id: string, word = id.toUpperCase()): Phrase => ({ id, word, name: `by ${id}` });
-const state = (version: number, ...ids: string[]): LiveState => ({ version, phrases: ids.map((id) => phrase(id)) });
-const ids = (result: LiveState | typeof RESYNC) => (result === RESYNC ? RESYNC : result.phrases.map((p) => p.id));
+const phrase = (id: string, created: number, word = id.toUpperCase()): Phrase => ({ id, word, name: `by ${id}`, created });
+/** Phrases "p{created}" newest first, as the host orders them. */
+const run = (...created: number[]) => created.map((at) => phrase(`p${at}`, at));
 
-describe("apply", () => {
-  it("replaces the list with a snapshot, sorted and without duplicate ids", () => {
-    const next = apply(state(3, "a"), {
-      type: "snapshot",
-      version: 9,
-      phrases: [phrase("c"), phrase("b"), phrase("c", "NEWER")],
-    });
-    expect(next).toEqual({ version: 9, phrases: [phrase("b"), phrase("c", "NEWER")] });
+function feed(phrases: Phrase[], options: { next?: string | null; prev?: string | null; query?: string; version?: number } = {}): Feed {
+  return initialFeed({
+    version: options.version ?? 10,
+    count: 500,
+    phrases,
+    query: options.query ?? "",
+    next: options.next === undefined ? "more" : options.next,
+    prev: options.prev ?? null,
+  });
+}
+
+function page(phrases: Phrase[], next: string | null, version = 10, count = 500): PhrasePage {
+  return { version, count, phrases, next, prev: null };
+}
+
+type Changes = Extract<LiveMessage, { type: "changes" }>;
+const changes = (from: number, count: number, ...list: Changes["changes"]): Changes => ({
+  type: "changes",
+  from,
+  version: from + 1,
+  count,
+  changes: list,
+});
+
+function applied(start: Feed, message: LiveMessage): Feed {
+  const next = applyMessage(start, message);
+  if (next === RESYNC) throw new Error("unexpected resync");
+  return next;
+}
+
+const ids = (f: Feed) => f.list.phrases.map((p) => p.id);
+
+describe("the live socket on a paged list", () => {
+  it("puts a new phrase at the top and takes the count from the message", () => {
+    const next = applied(feed(run(9, 8, 7)), changes(10, 501, { op: "upsert", phrase: phrase("p12", 12) }));
+    expect(ids(next)).toEqual(["p12", "p9", "p8", "p7"]);
+    expect(next.count).toBe(501);
+    expect(next.version).toBe(11);
   });
 
-  it("applies changes that start at the current version", () => {
-    const next = apply(state(4, "a", "c"), {
-      type: "changes",
-      from: 4,
-      version: 6,
-      changes: [
-        { op: "upsert", phrase: phrase("b") },
-        { op: "upsert", phrase: phrase("a", "EDITED") },
-        { op: "remove", id: "c" },
-        { op: "remove", id: "missing" },
-      ],
-    });
-    expect(next).toEqual({ version: 6, phrases: [phrase("a", "EDITED"), phrase("b")] });
+  it("keeps an edited phrase in its place and drops a removed one", () => {
+    const next = applied(
+      feed(run(9, 8, 7)),
+      changes(10, 499, { op: "upsert", phrase: phrase("p8", 8, "EDITED") }, { op: "remove", id: "p9" }, { op: "remove", id: "gone" }),
+    );
+    expect(next.list.phrases).toEqual([phrase("p8", 8, "EDITED"), phrase("p7", 7)]);
+    expect(next.count).toBe(499);
   });
 
-  it("ignores changes it already has", () => {
-    const current = state(6, "a");
-    expect(apply(current, { type: "changes", from: 5, version: 6, changes: [{ op: "remove", id: "a" }] })).toBe(current);
-    expect(apply(current, { type: "changes", from: 2, version: 3, changes: [] })).toBe(current);
+  it("leaves a phrase below the last loaded one to its page, until the end is loaded", () => {
+    const older = changes(10, 501, { op: "upsert", phrase: phrase("p3", 3) });
+    expect(ids(applied(feed(run(9, 8, 7)), older))).toEqual(["p9", "p8", "p7"]);
+    expect(ids(applied(feed(run(9, 8, 7), { next: null }), older))).toEqual(["p9", "p8", "p7", "p3"]);
   });
 
-  it("asks for a resync when changes skip ahead", () => {
-    expect(apply(state(6, "a"), { type: "changes", from: 7, version: 8, changes: [] })).toBe(RESYNC);
-  });
-
-  it("keeps code-point order where UTF-16 order differs", () => {
+  it("orders phrases of the same moment by id in code-point order", () => {
     // U+FF5E sorts before U+1F600 by code point, after it by UTF-16 unit.
-    const astral = "\u{1F600}";
-    const wide = "\uFF5E";
-    const next = apply(state(1, "a"), {
+    const astral = phrase("\u{1F600}", 5);
+    const wide = phrase("\uFF5E", 5);
+    const next = applied(feed(run(9, 5), { next: null }), changes(10, 3, { op: "upsert", phrase: astral }, { op: "upsert", phrase: wide }));
+    expect(ids(next)).toEqual(["p9", "p5", "\uFF5E", "\u{1F600}"]);
+  });
+
+  it("shows no new phrase at the top of a list that starts at a later page, but edits in it", () => {
+    const start = feed(run(9, 8), { prev: "10-x" });
+    const next = applied(start, changes(10, 3, { op: "upsert", phrase: phrase("p12", 12) }, { op: "upsert", phrase: phrase("p9", 9, "EDITED") }));
+    expect(next.list.phrases).toEqual([phrase("p9", 9, "EDITED"), phrase("p8", 8)]);
+  });
+
+  it("during a find, shows only matches, and drops a phrase edited out of them", () => {
+    const start = feed([phrase("a", 9, "RAWR"), phrase("b", 8, "RAWR!")], { query: "raw", next: null });
+    const next = applied(
+      start,
+      changes(
+        10,
+        3,
+        { op: "upsert", phrase: phrase("c", 12, "BIG RAWR") },
+        { op: "upsert", phrase: phrase("d", 13, "BYE") },
+        { op: "upsert", phrase: phrase("b", 8, "ROAR") },
+      ),
+    );
+    expect(ids(next)).toEqual(["c", "a"]);
+  });
+
+  it("ignores changes it already has and asks to start over when changes skip ahead", () => {
+    const start = feed(run(9));
+    expect(applyMessage(start, { ...changes(9, 1, { op: "remove", id: "p9" }), version: 10 })).toBe(start);
+    expect(applyMessage(start, changes(11, 1))).toBe(RESYNC);
+  });
+
+  it("starts the list over from a snapshot's first page, dropping later pages", () => {
+    const loaded = receiveMore(feed(run(9, 8)), "", "more", page(run(7, 6), "older"));
+    expect(ids(loaded)).toEqual(["p9", "p8", "p7", "p6"]);
+    const next = applied(loaded, { type: "snapshot", version: 40, count: 2, phrases: run(30, 9), next: "9-p9" });
+    expect(ids(next)).toEqual(["p30", "p9"]);
+    expect(next.list.next).toBe("9-p9");
+    expect(next.count).toBe(2);
+    expect(next.version).toBe(40);
+  });
+
+  it("during a find, a snapshot keeps the matches shown and asks for them again", () => {
+    const finding = feed([phrase("a", 9, "RAWR")], { query: "raw" });
+    const next = applied(finding, { type: "snapshot", version: 40, count: 2, phrases: run(30), next: null });
+    expect(ids(next)).toEqual(["a"]);
+    expect(needsFirstPage(next)).toBe(true);
+    expect(next.plain?.phrases.map((p) => p.id)).toEqual(["p30"]);
+  });
+});
+
+describe("pages and the find box", () => {
+  it("appends the next page once, and not after the list has started over", () => {
+    const start = feed(run(9, 8), { next: "c1" });
+    const more = page([phrase("p8", 8), ...run(7, 6)], "c2");
+    const once = receiveMore(start, "", "c1", more);
+    expect(ids(once)).toEqual(["p9", "p8", "p7", "p6"]);
+    expect(once.list.next).toBe("c2");
+    expect(receiveMore(once, "", "c1", more)).toBe(once);
+    expect(receiveMore(start, "X", "c1", more)).toBe(start);
+  });
+
+  it("takes the count from a page only when it is newer than the one it has", () => {
+    const start = feed(run(9), { next: "c1", version: 10 });
+    expect(receiveMore(start, "", "c1", page(run(8), null, 12, 600)).count).toBe(600);
+    expect(receiveMore(start, "", "c1", page(run(8), null, 9, 400)).count).toBe(500);
+  });
+
+  it("shows a find's first page once it comes, keeps the list, and an empty box restores it at once", () => {
+    const start = feed(run(9, 8));
+    const asking = showQuery(start, "RAW");
+    expect(needsFirstPage(asking)).toBe(true);
+    expect(ids(asking)).toEqual(["p9", "p8"]);
+    const found = receiveFirst(asking, "RAW", page([phrase("r", 4, "RAWR")], null));
+    expect(ids(found)).toEqual(["r"]);
+    expect(found.list.query).toBe("RAW");
+    const back = showQuery(found, "");
+    expect(back.list).toBe(start.list);
+    expect(needsFirstPage(back)).toBe(false);
+  });
+
+  it("drops a find's page once the box has moved on", () => {
+    const moved = showQuery(showQuery(feed(run(9)), "RA"), "RAW");
+    expect(receiveFirst(moved, "RA", page([phrase("r", 4, "RAWR")], null))).toBe(moved);
+  });
+
+  it("asks for the newest-first list when the page began with a find", () => {
+    const finding = feed([phrase("a", 9, "RAWR")], { query: "raw" });
+    expect(finding.list.query).toBe("RAW");
+    const emptied = showQuery(finding, "");
+    expect(needsFirstPage(emptied)).toBe(true);
+    expect(ids(receiveFirst(emptied, "", page(run(9, 8), "c")))).toEqual(["p9", "p8"]);
+  });
+});
+
+describe("parseMessage", () => {
+  it("accepts the two message types", () => {
+    expect(
+      parseMessage('{"type":"snapshot","version":2,"count":9,"phrases":[{"id":"a","word":"A","name":"n","created":4}],"next":"4-a"}'),
+    ).toEqual({ type: "snapshot", version: 2, count: 9, phrases: [{ id: "a", word: "A", name: "n", created: 4 }], next: "4-a" });
+    expect(parseMessage('{"type":"changes","from":1,"version":2,"count":8,"changes":[{"op":"remove","id":"a"}]}')).toEqual({
       type: "changes",
       from: 1,
-      version: 3,
-      changes: [
-        { op: "upsert", phrase: phrase(astral) },
-        { op: "upsert", phrase: phrase(wide) },
-      ],
+      version: 2,
+      count: 8,
+      changes: [{ op: "remove", id: "a" }],
     });
-    expect(ids(next)).toEqual(["a", wide, astral]);
+  });
+
+  it.each([
+    ["not JSON", "{"],
+    ["an unknown type", '{"type":"hello","version":1,"count":1}'],
+    ["a fractional version", '{"type":"snapshot","version":1.5,"count":0,"phrases":[],"next":null}'],
+    ["a phrase without a name", '{"type":"snapshot","version":1,"count":1,"phrases":[{"id":"a","word":"A","created":1}],"next":null}'],
+    ["a phrase without its place", '{"type":"snapshot","version":1,"count":1,"phrases":[{"id":"a","word":"A","name":"n"}],"next":null}'],
+    ["a snapshot without next", '{"type":"snapshot","version":1,"count":0,"phrases":[]}'],
+    ["changes without a count", '{"type":"changes","from":1,"version":2,"changes":[]}'],
+    ["an unknown op", '{"type":"changes","from":1,"version":2,"count":1,"changes":[{"op":"mint","id":"a"}]}'],
+    ["an array", "[]"],
+  ])("rejects %s", (_, text) => {
+    expect(parseMessage(text)).toBeNull();
+  });
+});
+
+describe("parsePage", () => {
+  it("accepts a page and refuses what is not one", () => {
+    const body = { version: 3, count: 1, phrases: [phrase("a", 1)], next: null, prev: "2-b" };
+    expect(parsePage(body)).toEqual(body);
+    expect(parsePage({ ...body, next: 4 })).toBeNull();
+    expect(parsePage({ ...body, phrases: [{ id: "a" }] })).toBeNull();
+    expect(parsePage(null)).toBeNull();
   });
 });
 
@@ -75,30 +222,6 @@ describe("compareCodePoints", () => {
     expect(compareCodePoints("x", "x")).toBe(0);
     expect(compareCodePoints("\uFF5E", "\u{1F600}")).toBeLessThan(0);
     expect("\uFF5E" < "\u{1F600}").toBe(false);
-  });
-});
-
-describe("parseMessage", () => {
-  it("accepts the two message types", () => {
-    expect(parseMessage('{"type":"snapshot","version":2,"phrases":[{"id":"a","word":"A","name":"n"}]}')).toEqual({
-      type: "snapshot",
-      version: 2,
-      phrases: [{ id: "a", word: "A", name: "n" }],
-    });
-    expect(
-      parseMessage('{"type":"changes","from":1,"version":2,"changes":[{"op":"remove","id":"a"}]}'),
-    ).toEqual({ type: "changes", from: 1, version: 2, changes: [{ op: "remove", id: "a" }] });
-  });
-
-  it.each([
-    ["not JSON", "{"],
-    ["an unknown type", '{"type":"hello"}'],
-    ["a fractional version", '{"type":"snapshot","version":1.5,"phrases":[]}'],
-    ["a phrase without a name", '{"type":"snapshot","version":1,"phrases":[{"id":"a","word":"A"}]}'],
-    ["an unknown op", '{"type":"changes","from":1,"version":2,"changes":[{"op":"mint","id":"a"}]}'],
-    ["an array", "[]"],
-  ])("rejects %s", (_, text) => {
-    expect(parseMessage(text)).toBeNull();
   });
 });
 

@@ -1,37 +1,116 @@
 /**
- * The live phrase protocol, kept free of sockets and timers so it can be
- * tested as plain data: `parseMessage` checks what the server sent, `apply`
- * folds it into the list, `backoffDelay` spaces out reconnects.
+ * The phrase list as the page holds it, a page at a time, kept free of
+ * sockets, fetches and timers so it can be tested as plain data:
+ * `parseMessage` and `parsePage` check what the host sent, `applyMessage`
+ * folds the live socket into the list, `showQuery`, `receiveFirst` and
+ * `receiveMore` follow the find box and the pages as they arrive.
  */
 import { isRecord } from "./guards";
-import type { Phrase } from "./types";
+import { normalizeWord } from "./text";
+import type { Phrase, PhrasePage, WordsProps } from "./types";
 
-export interface LiveState {
-  version: number;
-  /** Sorted by `id` in code-point order, the order the server uses. */
+/** Some of the list (or of a find's matches), newest first, without gaps. */
+export interface PagedList {
+  /** The normalised find text; "" for the newest-first list. */
+  query: string;
   phrases: readonly Phrase[];
+  /** Cursor of the page after the last loaded phrase; null once the end is loaded. */
+  next: string | null;
+  /** False when the list starts at a later page (`/words?after=…`): newer phrases are not ours to show. */
+  fromTop: boolean;
+}
+
+export interface Feed {
+  /** The list version the socket has brought the page to. */
+  version: number;
+  count: number;
+  /** The version `count` was taken at: pages and the socket both carry one. */
+  countVersion: number;
+  /** What the grid shows. */
+  list: PagedList;
+  /** The newest-first list, kept while a find shows, so an empty box restores it at once. */
+  plain: PagedList | null;
+  /** The find text the box asks for; the grid follows once its first page is in. */
+  want: string;
+  /** A snapshot came while a find showed: its matches are asked for again. */
+  stale: boolean;
+}
+
+/** The feed as the page was rendered: one page, at the host's version. */
+export function initialFeed(props: Pick<WordsProps, "version" | "count" | "phrases" | "query" | "next" | "prev">): Feed {
+  const query = normalizeWord(props.query);
+  const list: PagedList = { query, phrases: props.phrases, next: props.next, fromTop: props.prev === null };
+  return { version: props.version, count: props.count, countVersion: props.version, list, plain: null, want: query, stale: false };
 }
 
 export type Change = { op: "upsert"; phrase: Phrase } | { op: "remove"; id: string };
 
 export type LiveMessage =
-  | { type: "snapshot"; version: number; phrases: Phrase[] }
-  | { type: "changes"; from: number; version: number; changes: Change[] };
+  | { type: "snapshot"; version: number; count: number; phrases: Phrase[]; next: string | null }
+  | { type: "changes"; from: number; version: number; count: number; changes: Change[] };
 
-/** Returned by `apply` when changes were missed and the socket must start over. */
+/** Returned by `applyMessage` when changes were missed and the socket must start over. */
 export const RESYNC = "resync";
 
-export function apply(state: LiveState, message: LiveMessage): LiveState | typeof RESYNC {
+export function applyMessage(feed: Feed, message: LiveMessage): Feed | typeof RESYNC {
   if (message.type === "snapshot") {
-    return { version: message.version, phrases: sortById(dedupeById(message.phrases)) };
+    // The host could not say what changed: the newest-first list starts over
+    // from this first page, and a find asks again.
+    const first: PagedList = { query: "", phrases: dedupeById(message.phrases), next: message.next, fromTop: true };
+    const base = { ...feed, version: message.version, count: message.count, countVersion: message.version };
+    if (feed.list.query === "") return { ...base, list: first, plain: null };
+    return { ...base, plain: first, stale: true };
   }
-  if (message.version <= state.version) return state;
-  if (message.from !== state.version) return RESYNC;
-  let phrases = state.phrases;
+  if (message.version <= feed.version) return feed;
+  if (message.from !== feed.version) return RESYNC;
+  let list = feed.list;
+  let plain = feed.plain;
   for (const change of message.changes) {
-    phrases = change.op === "upsert" ? upsert(phrases, change.phrase) : remove(phrases, change.id);
+    list = applyChange(list, change);
+    if (plain !== null) plain = applyChange(plain, change);
   }
-  return { version: message.version, phrases };
+  const count = message.version >= feed.countVersion ? message.count : feed.count;
+  return { ...feed, version: message.version, count, countVersion: Math.max(feed.countVersion, message.version), list, plain };
+}
+
+/** The box now asks for `query` (normalised): an empty one restores the kept list at once. */
+export function showQuery(feed: Feed, query: string): Feed {
+  if (query === feed.want) return feed;
+  if (query === "" && feed.plain !== null) return { ...feed, want: "", list: feed.plain, plain: null, stale: false };
+  return { ...feed, want: query };
+}
+
+/** Whether the grid waits for the first page of what the box asks. */
+export function needsFirstPage(feed: Feed): boolean {
+  return feed.want !== feed.list.query || feed.stale;
+}
+
+/** The first page of `query`'s list, fetched from the top; dropped if the box has moved on. */
+export function receiveFirst(feed: Feed, query: string, page: PhrasePage): Feed {
+  if (query !== feed.want) return feed;
+  const list: PagedList = { query, phrases: dedupeById(page.phrases), next: page.next, fromTop: true };
+  const plain = query === "" ? null : feed.list.query === "" ? feed.list : feed.plain;
+  return counted({ ...feed, list, plain, stale: false }, page);
+}
+
+/** A following page, asked for with `after`; dropped unless the list still ends there. */
+export function receiveMore(feed: Feed, query: string, after: string, page: PhrasePage): Feed {
+  const { list } = feed;
+  if (list.query !== query || list.next !== after || feed.stale) return feed;
+  const held = new Set(list.phrases.map((phrase) => phrase.id));
+  const added = page.phrases.filter((phrase) => !held.has(phrase.id));
+  return counted({ ...feed, list: { ...list, phrases: [...list.phrases, ...added], next: page.next } }, page);
+}
+
+/** Whether `word` (stored normalised) is a match of the normalised find text. */
+export function matches(query: string, word: string): boolean {
+  return query === "" || word.includes(query);
+}
+
+/** Newest first (`created` descending), then `id` in code-point order: the host's order. */
+export function comparePosition(a: Phrase, b: Phrase): number {
+  if (a.created !== b.created) return b.created - a.created;
+  return compareCodePoints(a.id, b.id);
 }
 
 /** The message, or null when `text` is not one this client understands. */
@@ -42,18 +121,24 @@ export function parseMessage(text: string): LiveMessage | null {
   } catch {
     return null;
   }
-  if (!isRecord(value)) return null;
+  if (!isRecord(value) || !isVersion(value.version) || !isVersion(value.count)) return null;
   if (value.type === "snapshot") {
-    if (!isVersion(value.version) || !Array.isArray(value.phrases)) return null;
-    if (!value.phrases.every(isPhrase)) return null;
-    return { type: "snapshot", version: value.version, phrases: value.phrases };
+    if (!isPhraseArray(value.phrases) || !isCursor(value.next)) return null;
+    return { type: "snapshot", version: value.version, count: value.count, phrases: value.phrases, next: value.next };
   }
   if (value.type === "changes") {
-    if (!isVersion(value.from) || !isVersion(value.version) || !Array.isArray(value.changes)) return null;
+    if (!isVersion(value.from) || !Array.isArray(value.changes)) return null;
     if (!value.changes.every(isChange)) return null;
-    return { type: "changes", from: value.from, version: value.version, changes: value.changes };
+    return { type: "changes", from: value.from, version: value.version, count: value.count, changes: value.changes };
   }
   return null;
+}
+
+/** A page of `GET /api/phrases`, or null when the body is not one. */
+export function parsePage(value: unknown): PhrasePage | null {
+  if (!isRecord(value) || !isVersion(value.version) || !isVersion(value.count)) return null;
+  if (!isPhraseArray(value.phrases) || !isCursor(value.next) || !isCursor(value.prev)) return null;
+  return { version: value.version, count: value.count, phrases: value.phrases, next: value.next, prev: value.prev };
 }
 
 export const BACKOFF_START_MS = 500;
@@ -86,8 +171,41 @@ export function compareCodePoints(a: string, b: string): number {
   }
 }
 
-function sortById(phrases: Phrase[]): Phrase[] {
-  return phrases.sort((a, b) => compareCodePoints(a.id, b.id));
+/**
+ * An upsert shows only where the list has loaded: above its last phrase (or
+ * anywhere once the end is in) and, for a list that starts at a later page,
+ * below its first. Elsewhere it comes with a page, in its place.
+ */
+function applyChange(list: PagedList, change: Change): PagedList {
+  const at = list.phrases.findIndex((phrase) => phrase.id === (change.op === "upsert" ? change.phrase.id : change.id));
+  const rest = at < 0 ? list.phrases : [...list.phrases.slice(0, at), ...list.phrases.slice(at + 1)];
+  if (change.op === "remove" || !matches(list.query, change.phrase.word)) {
+    return at < 0 ? list : { ...list, phrases: rest };
+  }
+  const phrase = change.phrase;
+  const first = rest[0];
+  const last = rest[rest.length - 1];
+  const aboveEnd = list.next === null || (last !== undefined && comparePosition(phrase, last) < 0);
+  const belowTop = list.fromTop || (first !== undefined && comparePosition(first, phrase) < 0);
+  if (at < 0 && !(aboveEnd && belowTop)) return list;
+  const index = insertionIndex(rest, phrase);
+  return { ...list, phrases: [...rest.slice(0, index), phrase, ...rest.slice(index)] };
+}
+
+function insertionIndex(phrases: readonly Phrase[], phrase: Phrase): number {
+  let low = 0;
+  let high = phrases.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (comparePosition(phrases[middle]!, phrase) < 0) low = middle + 1;
+    else high = middle;
+  }
+  return low;
+}
+
+function counted(feed: Feed, page: PhrasePage): Feed {
+  if (page.version < feed.countVersion) return feed;
+  return { ...feed, count: page.count, countVersion: page.version };
 }
 
 function dedupeById(phrases: readonly Phrase[]): Phrase[] {
@@ -96,32 +214,12 @@ function dedupeById(phrases: readonly Phrase[]): Phrase[] {
   return [...byId.values()];
 }
 
-/** Index of `id` if present, else where it would be inserted. */
-function search(phrases: readonly Phrase[], id: string): { index: number; found: boolean } {
-  let low = 0;
-  let high = phrases.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    const order = compareCodePoints(phrases[middle]!.id, id);
-    if (order === 0) return { index: middle, found: true };
-    if (order < 0) low = middle + 1;
-    else high = middle;
-  }
-  return { index: low, found: false };
-}
-
-function upsert(phrases: readonly Phrase[], phrase: Phrase): readonly Phrase[] {
-  const { index, found } = search(phrases, phrase.id);
-  return [...phrases.slice(0, index), phrase, ...phrases.slice(found ? index + 1 : index)];
-}
-
-function remove(phrases: readonly Phrase[], id: string): readonly Phrase[] {
-  const { index, found } = search(phrases, id);
-  return found ? [...phrases.slice(0, index), ...phrases.slice(index + 1)] : phrases;
-}
-
 function isVersion(value: unknown): value is number {
   return typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
+}
+
+function isCursor(value: unknown): value is string | null {
+  return value === null || typeof value === "string";
 }
 
 function isPhrase(value: unknown): value is Phrase {
@@ -129,8 +227,13 @@ function isPhrase(value: unknown): value is Phrase {
     isRecord(value) &&
     typeof value.id === "string" &&
     typeof value.word === "string" &&
-    typeof value.name === "string"
+    typeof value.name === "string" &&
+    isVersion(value.created)
   );
+}
+
+function isPhraseArray(value: unknown): value is Phrase[] {
+  return Array.isArray(value) && value.every(isPhrase);
 }
 
 function isChange(value: unknown): value is Change {

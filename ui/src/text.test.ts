@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import vectors from "../../tests/vectors/text.json";
-import { MAX_GRAPHEMES, contentError, graphemeCount, graphemes, normalizeWord, truncateToLimit } from "./text";
+import { MAX_GRAPHEMES, contentError, findText, graphemeCount, graphemes, groupThousands, normalizeWord, truncateToLimit } from "./text";
 
 interface Vector {
   input: string;
@@ -87,5 +87,19 @@ describe("graphemes agree with Intl.Segmenter", () => {
       if (graphemes(text).join("|") !== intlGraphemes(text).join("|")) mismatches.push(JSON.stringify(text));
     }
     expect(mismatches.slice(0, 20)).toEqual([]);
+  });
+});
+
+describe("findText", () => {
+  it("looks for the normalised text, and for everything when no phrase could hold it", () => {
+    expect(findText("  ab\u00A0 c ")).toBe("AB C");
+    expect(findText("a\u200Bb")).toBe("");
+    expect(findText("x".repeat(25))).toBe("X".repeat(25));
+  });
+});
+
+describe("groupThousands", () => {
+  it("groups as en-US does", () => {
+    for (const value of [0, 7, 999, 1000, 12_345, 100_000, 1_234_567]) expect(groupThousands(value)).toBe(value.toLocaleString("en-US"));
   });
 });

@@ -22,6 +22,16 @@ export function normalizeWord(input: string): string {
   return foldSpaces(input.normalize("NFC")).toUpperCase().normalize("NFC");
 }
 
+/**
+ * `input` as a find looks for it, as the host's `find_text` does: normalised, so
+ * "ab" finds "AB"; a text no phrase may hold (invisible or control characters)
+ * finds nothing out, so the whole list shows. Longer than a phrase finds nothing.
+ */
+export function findText(input: string): string {
+  const normalized = normalizeWord(input);
+  return contentError(normalized) === "invalid" ? "" : normalized;
+}
+
 /** Why a normalized phrase cannot be minted, in the host's words, or null. */
 export type ContentError = "empty" | "too_long" | "invalid";
 
@@ -81,6 +91,15 @@ function utf8Length(text: string): number {
     bytes += cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
   }
   return bytes;
+}
+
+/**
+ * "12,345": digits grouped by three with commas, as `toLocaleString("en-US")`
+ * does; written out because the server engine has no `Intl` and hydration
+ * needs both sides to print the same.
+ */
+export function groupThousands(value: number): string {
+  return String(value).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
 }
 
 export function graphemeCount(text: string): number {

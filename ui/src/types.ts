@@ -8,7 +8,6 @@ export interface SiteLinks {
 export interface SiteProps {
   /** What a user types and mints; "Words" on the live site. */
   productName: string;
-  baseUrl: string;
   links: SiteLinks;
   pressEmail: string;
 }
@@ -17,9 +16,11 @@ export interface Phrase {
   id: string;
   word: string;
   name: string;
+  /** Where the phrase stands in the newest-first order (with `id` to break ties). */
+  created: number;
 }
 
-export type CheckStatus = "empty" | "available" | "taken" | "too_long" | "invalid" | "unavailable";
+export type CheckStatus = "empty" | "available" | "taken" | "too_long" | "invalid" | "unavailable" | "pending";
 
 export interface Check {
   input: string;
@@ -35,15 +36,33 @@ export interface HomeProps {
 export interface WordsProps {
   site: SiteProps;
   version: number;
-  phrases: Phrase[];
   /** False while the host has no list yet (its source has not answered). */
   loaded?: boolean;
+  /** Phrases minted in all (not the matches of a find). */
+  count: number;
+  /** One page of the list, newest first. */
+  phrases: Phrase[];
+  /** The `?check=` text: "" for the newest-first list, else `phrases` are the ones containing it. */
+  query: string;
+  /** Cursor of the following (older) page; null on the last. */
+  next: string | null;
+  /** Cursor for `?before=` (the newer page); null on the first. */
+  prev: string | null;
   check: Check;
+}
+
+/** One page of `GET /api/phrases`. */
+export interface PhrasePage {
+  /** The list version the page was cut from. */
+  version: number;
+  count: number;
+  phrases: Phrase[];
+  next: string | null;
+  prev: string | null;
 }
 
 export interface NotFoundProps {
   site: SiteProps;
-  path: string;
 }
 
 export type RenderRequest =

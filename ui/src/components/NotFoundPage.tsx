@@ -3,19 +3,12 @@ import { ButtonLink } from "./ButtonLink";
 
 export type Props = NotFoundProps;
 
-export function NotFoundPage({ path }: Props) {
+export function NotFoundPage(_: Props) {
   return (
     <section className="mx-auto max-w-6xl px-4 py-24 sm:px-6">
       <h1 className="font-display text-4xl font-black tracking-tight sm:text-6xl">Page not found</h1>
       <p className="mt-6 text-lg text-white/80">
-        {path ? (
-          <>
-            Nothing lives at <code className="break-all rounded bg-white/10 px-2 py-1 text-white">{path}</code>.
-          </>
-        ) : (
-          "Nothing lives here."
-        )}{" "}
-        It may have gone extinct.
+        Nothing lives here. It may have gone extinct.
       </p>
       <ButtonLink href="/" variant="outline" className="mt-10">
         Back to the home page

@@ -1,15 +1,27 @@
+import type { CSSProperties, Ref } from "react";
 import type { Phrase } from "../types";
 import { graphemeCount } from "../text";
 
 export interface Props {
   phrases: readonly Phrase[];
   productName: string;
+  /** The find text the phrases match; "" for the newest-first list. */
+  query: string;
+  /** Where `phrases` start in the whole list, when known: screen readers hear "item 49 of 12,345". */
+  first?: number | undefined;
+  /** How many items the whole list has, or -1 when unknown. */
+  setSize?: number | undefined;
+  /** Space held for the rows above and below the ones rendered. */
+  style?: CSSProperties | undefined;
+  /** Items per row, the row `phrases` start on, and a ref for each row's first item (its height is the row's). */
+  rows?: { columns: number; first: number; measure: Ref<HTMLLIElement> } | undefined;
+  busy?: boolean | undefined;
+  listRef?: Ref<HTMLUListElement> | undefined;
 }
 
-// Items carry no attributes and three elements each: a server render pays per
-// element and per attribute, and this list is hundreds of items long. Their
-// styles hang off the list instead.
-const LIST_CLASSES = [
+// Items carry few attributes and three elements each: a server render pays per
+// element and per attribute. Their styles hang off the list instead.
+export const LIST_CLASSES = [
   "grid grid-cols-1 gap-4 sm:grid-cols-2 md:grid-cols-3 lg:grid-cols-4",
   "*:rounded-xl *:border *:border-white/15 *:bg-white/5 *:p-4 *:text-lg *:break-words *:text-white/60",
   "[&_bdi]:font-display [&_bdi]:font-black [&_bdi]:text-white",
@@ -17,19 +29,34 @@ const LIST_CLASSES = [
 ].join(" ");
 
 /** Phrases and names are user-submitted: they only ever go in as React text. */
-export function PhraseGrid({ phrases, productName }: Props) {
+export function PhraseGrid({ phrases, productName, query, first, setSize, style, rows, busy, listRef }: Props) {
   if (phrases.length === 0) {
-    return <p className="text-white/70">{`No Last ${productName} minted yet. Be the first.`}</p>;
+    return (
+      <p className="text-white/70">
+        {query === "" ? `No Last ${productName} minted yet. Be the first.` : `No minted Last ${productName} contain “${query}”.`}
+      </p>
+    );
   }
   return (
-    <ul className={LIST_CLASSES}>
-      {phrases.map((phrase) => (
-        <li key={phrase.id}>
-          <bdi>{phrase.word}</bdi>
-          {` (${graphemeCount(phrase.word)})`}
-          <span>{`By ${phrase.name}`}</span>
-        </li>
-      ))}
+    <ul role="list" ref={listRef} className={LIST_CLASSES} style={style} aria-busy={busy || undefined}>
+      {phrases.map((phrase, i) => {
+        const position = first === undefined ? undefined : first + i;
+        const rowStart = rows !== undefined && i % rows.columns === 0;
+        return (
+          <li
+            key={phrase.id}
+            aria-posinset={position === undefined ? undefined : position + 1}
+            aria-setsize={position === undefined ? undefined : setSize}
+            data-index={rowStart && rows ? rows.first + i / rows.columns : undefined}
+            ref={rowStart ? rows?.measure : undefined}
+            tabIndex={rows === undefined ? undefined : -1}
+          >
+            <bdi>{phrase.word}</bdi>
+            {` (${graphemeCount(phrase.word)})`}
+            <span>{`By ${phrase.name}`}</span>
+          </li>
+        );
+      })}
     </ul>
   );
 }

@@ -80,4 +80,5 @@ const STATUS: Record<CheckStatus, { text: (length: number) => string; className:
     className: "text-danger",
   },
   unavailable: { text: () => "Cannot check right now: the list is still loading", className: "text-white/70" },
+  pending: { text: () => "Checking…", className: "text-white/70" },
 };

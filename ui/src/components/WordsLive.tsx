@@ -1,45 +1,59 @@
-import { useEffect, useMemo, useState, type FormEvent } from "react";
-import { evaluateCheck, takenWords } from "../check";
+import { useCallback, useEffect, useState, type FormEvent } from "react";
 import { productPath } from "../data/site";
-import { MAX_GRAPHEMES, truncateToLimit } from "../text";
-import type { WordsProps } from "../types";
+import { MAX_GRAPHEMES, findText, groupThousands, truncateToLimit } from "../text";
+import type { SiteProps, WordsProps } from "../types";
+import { useChecker } from "../useChecker";
 import { useHydrated } from "../useHydrated";
-import { useLivePhrases } from "../useLivePhrases";
+import { usePhraseFeed } from "../usePhraseFeed";
 import { PhraseGrid } from "./PhraseGrid";
+import { VirtualPhraseGrid } from "./VirtualPhraseGrid";
 import { WordChecker } from "./WordChecker";
 
 export type Props = WordsProps;
 
 /**
- * The checker and the minted list in one island: whether a phrase is taken
- * depends on the list, which changes under the user's feet.
+ * The checker and the minted list in one island: the box is also the find
+ * box, and whether a phrase is taken depends on the list, which changes
+ * under the user's feet.
  */
-export function WordsLive({ site, version, phrases, loaded, check }: Props) {
-  const live = useLivePhrases({ version, phrases });
+export function WordsLive(props: Props) {
+  const { site, version, loaded, check } = props;
+  const { feed, loadMore, loading, failed, find } = usePhraseFeed(props);
   const [typed, setTyped] = useState<string | null>(null);
-  const taken = useMemo(() => takenWords(live.phrases), [live.phrases]);
-  // Live, the verdict follows every keystroke: the button only served the no-script form.
+  const [focusIndex, setFocusIndex] = useState<number | null>(null);
+  // Live, the verdict follows every keystroke and the grid scrolls on: the
+  // button and the page links only served the no-script page.
   const hydrated = useHydrated();
-
+  const live = useChecker(typed ?? check.input, feed, check);
   // Until the user types or the list moves, show the host's verdict: it is
   // what the server rendered, so hydration sees the same markup.
-  const current =
-    typed === null && live.version === version ? check : evaluateCheck(typed ?? check.input, taken);
+  const current = typed === null && feed.version === version ? check : live;
 
   useEffect(() => {
     if (typed === null) return;
     const url = new URL(window.location.href);
     if (typed === "") url.searchParams.delete("check");
     else url.searchParams.set("check", typed);
+    url.searchParams.delete("after");
+    url.searchParams.delete("before");
     window.history.replaceState(window.history.state, "", url);
   }, [typed]);
 
   // An IME builds a character over several inputs; cutting it mid-way breaks it.
   const onInput = (value: string, composing: boolean) => {
-    setTyped(composing ? value : truncateToLimit(value, MAX_GRAPHEMES));
+    const kept = composing ? value : truncateToLimit(value, MAX_GRAPHEMES);
+    setTyped(kept);
+    if (!composing) find(findText(kept));
   };
   const onSubmit = (event: FormEvent<HTMLFormElement>) => event.preventDefault();
+  const onLoadMore = () => {
+    setFocusIndex(feed.list.phrases.length);
+    loadMore();
+  };
+  const onFocused = useCallback(() => setFocusIndex(null), []);
 
+  const { list } = feed;
+  const unavailable = loaded === false && feed.version === version;
   return (
     <>
       <WordChecker
@@ -50,16 +64,105 @@ export function WordsLive({ site, version, phrases, loaded, check }: Props) {
         onSubmit={onSubmit}
         submitButton={!hydrated}
       />
-      <h2 className="sr-only">{`Minted Last ${site.productName}`}</h2>
-      <div className="mt-12">
-        {loaded === false && live.version === version ? (
+      <div className="mt-12 flex flex-wrap items-baseline justify-between gap-x-6 gap-y-1">
+        <h2 className="font-display text-sm font-bold uppercase tracking-widest text-white">
+          {`${groupThousands(feed.count)} Last ${site.productName} minted`}
+        </h2>
+        <p className="min-w-0 truncate text-sm text-white/70">
+          {list.query === "" ? "Newest first" : `Containing “${list.query}”, newest first`}
+        </p>
+      </div>
+      <div className="mt-4">
+        {unavailable ? (
           <p role="status" className="text-white/70">
             {`The list of Last ${site.productName} is temporarily unavailable. It appears here by itself as soon as it loads.`}
           </p>
+        ) : hydrated && list.phrases.length > 0 ? (
+          <VirtualPhraseGrid
+            list={list}
+            productName={site.productName}
+            total={list.query === "" && list.fromTop ? feed.count : list.next === null ? list.phrases.length : -1}
+            busy={loading}
+            onNearEnd={failed ? noop : loadMore}
+            focusIndex={focusIndex}
+            onFocused={onFocused}
+          />
         ) : (
-          <PhraseGrid phrases={live.phrases} productName={site.productName} />
+          <PhraseGrid phrases={list.phrases} productName={site.productName} query={list.query} busy={hydrated && loading} />
         )}
       </div>
+      {hydrated ? (
+        <PageEnd
+          site={site}
+          query={props.query}
+          prev={list.fromTop ? null : props.prev}
+          more={list.next !== null && !unavailable}
+          loading={loading}
+          failed={failed}
+          onLoadMore={onLoadMore}
+        />
+      ) : (
+        <PageLinks site={site} query={props.query} prev={props.prev} next={props.next} />
+      )}
     </>
   );
+}
+
+function noop() {}
+
+const LINK_CLASSES =
+  "inline-flex min-h-12 items-center rounded-full border-2 border-white/50 px-6 py-3 font-display text-sm font-black uppercase tracking-wide text-white hover:border-accent hover:text-accent";
+
+/** Without JavaScript, pages link to each other; crawlers follow the same links. */
+function PageLinks({ site, query, prev, next }: { site: SiteProps; query: string; prev: string | null; next: string | null }) {
+  if (prev === null && next === null) return null;
+  return (
+    <nav aria-label={`Pages of Last ${site.productName}`} className="mt-8 flex flex-wrap justify-between gap-4">
+      {prev !== null && (
+        <a rel="prev" href={pageHref(site, query, "before", prev)} className={LINK_CLASSES}>
+          Newer
+        </a>
+      )}
+      {next !== null && (
+        <a rel="next" href={pageHref(site, query, "after", next)} className={`${LINK_CLASSES} ml-auto`}>
+          Older
+        </a>
+      )}
+    </nav>
+  );
+}
+
+interface PageEndProps {
+  site: SiteProps;
+  query: string;
+  prev: string | null;
+  more: boolean;
+  loading: boolean;
+  failed: boolean;
+  onLoadMore: () => void;
+}
+
+/** The grid loads on as it scrolls; the button does the same for keyboards and screen readers. */
+function PageEnd({ site, query, prev, more, loading, failed, onLoadMore }: PageEndProps) {
+  if (prev === null && !more) return null;
+  return (
+    <div className="mt-8 flex flex-wrap items-center justify-between gap-4">
+      {prev !== null && (
+        <a rel="prev" href={pageHref(site, query, "before", prev)} className={LINK_CLASSES}>
+          Newer
+        </a>
+      )}
+      {more && (
+        // Not disabled while loading: that would drop the focus of whoever pressed it.
+        <button type="button" onClick={onLoadMore} aria-disabled={loading} className={`${LINK_CLASSES} ml-auto aria-disabled:opacity-60`}>
+          {loading ? "Loading…" : failed ? "Could not load: try again" : "Load more"}
+        </button>
+      )}
+    </div>
+  );
+}
+
+function pageHref(site: SiteProps, query: string, key: "after" | "before", cursor: string): string {
+  const check = query === "" ? "" : `check=${encodeURIComponent(query)}&`;
+  return `${productPath(site)}?${check}${key}=${encodeURIComponent(cursor)}`;
 }

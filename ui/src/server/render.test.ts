@@ -44,7 +44,7 @@ async function loadInQuickJs(bundle: string): Promise<Render> {
   };
 }
 
-const words = wordsPage(200);
+const words = wordsPage(12_345);
 let v8: Render;
 let quickjs: Render;
 
@@ -74,6 +74,18 @@ describe("server bundle", () => {
     expect(html).toContain("(6)");
   });
 
+  it("renders one page of the words list with the count and links to the next page", () => {
+    const html = quickjs(words);
+    expect(html.match(/<li><bdi>/g)).toHaveLength(48);
+    expect(html).toContain("12,345 Last Words minted");
+    expect(html).toContain('<a rel="next" href="/words?after=9953-p0047"');
+    expect(html).not.toContain('rel="prev"');
+    const later = quickjs(wordsPage(12_345, { after: true, query: "ra w" }));
+    expect(later).toContain('<a rel="prev" href="/words?check=ra%20w&amp;before=9952-p0048"');
+    expect(later).toContain('<a rel="next" href="/words?check=ra%20w&amp;after=9905-p0095"');
+    expect(later).toContain("Containing “RA W”, newest first");
+  });
+
   it("renders home and not-found pages", () => {
     const home = v8(homePage);
     expect(home).toContain('id="intro"');
@@ -81,7 +93,7 @@ describe("server bundle", () => {
     expect(home).toContain('href="#about"');
     const notFound = v8(notFoundPage);
     expect(notFound).toContain("Page not found");
-    expect(notFound).toContain("/nope/&lt;b&gt;");
+    expect(notFound).toContain("Nothing lives here.");
     expect(notFound).toContain('href="/#about"');
   });
 

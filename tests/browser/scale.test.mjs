@@ -1,0 +1,180 @@
+// The phrases page at 10,000 phrases: one page served, the rest reached by scrolling
+// (with the DOM kept small) or, without JavaScript, by rel=next links; find, the checker
+// and live additions agree with the API.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startHost } from '../support/host.mjs';
+import { launch, openHydrated } from '../support/browser.mjs';
+
+const TOTAL = 10_000;
+/** Cards in the document at any time, far below the list: the grid renders what is near the viewport. */
+const MAX_CARDS = 200;
+
+let host;
+let browser;
+/** Every word, newest first, as the API pages them. */
+let newestFirst;
+
+before(async () => {
+  const folder = mkdtempSync(join(tmpdir(), 'lastwords-scale-'));
+  const file = join(folder, 'phrases.json');
+  writeFileSync(file, JSON.stringify(Array.from({ length: TOTAL }, (_, i) => ({ word: `DINO ${i}`, name: `Fan ${i}` }))));
+  host = await startHost({
+    prepare: async (cli) => {
+      for (const args of [['phrases', 'init'], ['phrases', 'import', file]]) {
+        const run = await cli(...args);
+        assert.equal(run.code, 0, run.stderr);
+      }
+    },
+  });
+  rmSync(folder, { recursive: true, force: true });
+  browser = await launch();
+  newestFirst = await everyWord('');
+  assert.equal(newestFirst.length, TOTAL);
+});
+
+after(async () => {
+  await browser?.close();
+  await host?.stop();
+});
+
+async function api(path) {
+  const response = await fetch(`${host.url}${path}`);
+  assert.equal(response.status, 200, path);
+  return response.json();
+}
+
+/** The words of a list (or a find's matches), newest first, paged through the API. */
+async function everyWord(query) {
+  const words = [];
+  let after = null;
+  do {
+    const params = new URLSearchParams({ limit: '200', ...(query ? { q: query } : {}), ...(after ? { after } : {}) });
+    const page = await api(`/api/phrases?${params}`);
+    words.push(...page.phrases.map((phrase) => phrase.word));
+    after = page.next;
+  } while (typeof after === 'string');
+  return words;
+}
+
+const decode = (text) => text.replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&#x27;/g, "'").replace(/&amp;/g, '&');
+
+/** Follows `<a rel="next">` from `path` to the last page, as a crawler would: the words of every page. */
+async function chain(path) {
+  const pages = [];
+  let next = path;
+  while (next !== null) {
+    const response = await fetch(new URL(next, host.url));
+    assert.equal(response.status, 200, next);
+    const html = await response.text();
+    const words = [...html.matchAll(/<li[^>]*><bdi>([^<]*)<\/bdi>/g)].map((match) => decode(match[1]));
+    pages.push({ words, prev: /<a rel="prev" href="/.test(html) });
+    const link = /<a rel="next" href="([^"]+)"/.exec(html);
+    next = link ? decode(link[1]) : null;
+    assert.ok(pages.length <= TOTAL, 'the chain ends');
+  }
+  return pages;
+}
+
+test('without JavaScript, pages chain by rel=next from the newest phrase to the oldest, each once', async () => {
+  const pages = await chain('/words');
+  assert.equal(pages.length, Math.ceil(TOTAL / 48));
+  assert.ok(pages.every((page) => page.words.length <= 48));
+  assert.deepEqual(pages.map((page) => page.prev), pages.map((_, i) => i > 0), 'every page but the first links back');
+  assert.deepEqual(pages.flatMap((page) => page.words), newestFirst);
+
+  // The no-script find form pages the same way through the phrases that contain the text.
+  const found = await chain('/words?check=dino%2012');
+  assert.deepEqual(found.flatMap((page) => page.words), await everyWord('DINO 12'));
+  assert.equal(found.flatMap((page) => page.words).length, 111);
+});
+
+for (const viewport of [{ width: 390, height: 844 }, { width: 1440, height: 900 }]) {
+  test(`at ${viewport.width} px nothing shifts as the served page becomes the live grid`, async () => {
+    const context = await browser.newContext({ viewport });
+    await context.addInitScript(() => {
+      window.__shifts = [];
+      new PerformanceObserver((list) => window.__shifts.push(...list.getEntries().map((entry) => entry.value)))
+        .observe({ type: 'layout-shift', buffered: true });
+    });
+    const page = await context.newPage();
+    await page.goto(`${host.url}/words`);
+    await page.waitForSelector('html[data-hydrated="true"]');
+    await page.locator('main ul[role="list"] > li[aria-posinset]').first().waitFor();
+    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+    assert.deepEqual(await page.evaluate(() => window.__shifts), []);
+    await context.close();
+  });
+}
+
+test('scrolling reaches the oldest phrase with a bounded number of cards in the document', async () => {
+  const { context, page, problems } = await openHydrated(browser, `${host.url}/words`, { width: 1440, height: 900 });
+  assert.equal(await page.locator('main h2').first().innerText(), `${TOTAL.toLocaleString('en-US')} Last Words minted`.toUpperCase());
+  const oldest = newestFirst.at(-1);
+  const cards = page.locator('main ul[role="list"] > li');
+  let most = 0;
+  for (let scrolls = 0; (await page.getByText(oldest, { exact: true }).count()) === 0; scrolls++) {
+    assert.ok(scrolls < 2000, 'the oldest phrase comes into reach');
+    const last = await cards.last().getAttribute('aria-posinset');
+    await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+    await page.waitForFunction(
+      ([before, word]) =>
+        [...document.querySelectorAll('main li bdi')].some((bdi) => bdi.textContent === word) ||
+        document.querySelector('main ul[role="list"] > li:last-child')?.getAttribute('aria-posinset') !== before,
+      [last, oldest],
+      { timeout: 5000 },
+    );
+    most = Math.max(most, await cards.count());
+  }
+  const end = cards.filter({ hasText: oldest });
+  assert.equal(await end.getAttribute('aria-posinset'), String(TOTAL));
+  assert.equal(await end.getAttribute('aria-setsize'), String(TOTAL));
+  assert.ok(most <= MAX_CARDS, `at most ${MAX_CARDS} cards in the document, saw ${most}`);
+  assert.equal(await page.getByRole('button', { name: 'Load more' }).count(), 0, 'nothing more to load');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('find shows what the API finds, and the checker says what the API says', async () => {
+  const { context, page, problems } = await openHydrated(browser, `${host.url}/words`, { width: 1440, height: 900 });
+  const input = page.getByLabel('Type & Check');
+  const status = page.locator('p[aria-live="polite"]');
+  const shown = () => page.locator('main ul[role="list"] > li bdi').allInnerTexts();
+
+  // Many phrases contain it; the phrase itself is among the oldest, beyond what the page holds.
+  await input.pressSequentially('dino 12');
+  const matches = (await api('/api/phrases?q=DINO%2012&limit=200')).phrases.map((phrase) => phrase.word);
+  await page.waitForFunction((first) => document.querySelector('main li bdi')?.textContent === first, matches[0]);
+  const visible = await shown();
+  assert.deepEqual(visible, matches.slice(0, visible.length));
+  assert.equal((await api('/api/phrases/check?word=DINO%2012')).available, false);
+  await page.waitForFunction(() => document.querySelector('p[aria-live="polite"]')?.textContent === 'Already taken');
+
+  await input.fill('');
+  await input.pressSequentially('dino 12345');
+  assert.equal((await api('/api/phrases/check?word=DINO%2012345')).available, true);
+  await page.waitForFunction(() => document.querySelector('p[aria-live="polite"]')?.textContent === 'It is available!');
+  assert.equal((await api('/api/phrases?q=DINO%2012345')).phrases.length, 0);
+  await page.getByText('No minted Last Words contain “DINO 12345”.').waitFor();
+
+  // An emptied box restores the newest-first list.
+  await input.fill('');
+  await page.waitForFunction((first) => document.querySelector('main li bdi')?.textContent === first, newestFirst[0]);
+  assert.equal(await status.innerText(), 'Type something');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('a phrase added with the CLI while the page is open appears at the top, and the count goes up', async () => {
+  const { context, page, problems } = await openHydrated(browser, `${host.url}/words`, { width: 390, height: 844 });
+  const before = (await api('/api/phrases?limit=1')).count;
+  const added = await host.cli('phrases', 'add', 'FRESH FROM THE CLI', '--name', 'Tess');
+  assert.equal(added.code, 0, added.stderr);
+  await page.waitForFunction(() => document.querySelector('main li bdi')?.textContent === 'FRESH FROM THE CLI', null, { timeout: 3000 });
+  await page.getByText(`${(before + 1).toLocaleString('en-US')} Last Words minted`).waitFor({ timeout: 3000 });
+  assert.deepEqual(problems, []);
+  await context.close();
+});

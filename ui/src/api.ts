@@ -1,0 +1,32 @@
+/** The host's JSON API as the words island calls it; every call can be cancelled. */
+import { parseCheckAnswer, type HostVerdict } from "./check";
+import { parsePage } from "./live";
+import type { PhrasePage } from "./types";
+
+/** `GET /api/phrases`: the first page of `query`'s list, or the one after `after`. */
+export async function fetchPage(query: string, after: string | null, signal: AbortSignal | null = null): Promise<PhrasePage> {
+  const response = await fetch(phrasesUrl(query, after), { signal, headers: { accept: "application/json" } });
+  if (!response.ok) throw new Error(`GET /api/phrases: ${response.status}`);
+  const page = parsePage(await response.json());
+  if (page === null) throw new Error("GET /api/phrases: not a page");
+  return page;
+}
+
+/** `GET /api/phrases/check`: the host's verdict on `word`. */
+export async function fetchVerdict(word: string, signal: AbortSignal): Promise<HostVerdict> {
+  const response = await fetch(`/api/phrases/check?word=${encodeURIComponent(word)}`, { signal });
+  if (response.status === 400) return "invalid";
+  if (!response.ok) return "unavailable";
+  return parseCheckAnswer(await response.json())?.verdict ?? "unavailable";
+}
+
+export function phrasesUrl(query: string, after: string | null): string {
+  const params = [query === "" ? null : `q=${encodeURIComponent(query)}`, after === null ? null : `after=${encodeURIComponent(after)}`];
+  const search = params.filter((param) => param !== null).join("&");
+  return search === "" ? "/api/phrases" : `/api/phrases?${search}`;
+}
+
+/** Whether `error` is the cancellation of a request the page no longer wants. */
+export function isAbort(error: unknown): boolean {
+  return error instanceof DOMException && error.name === "AbortError";
+}

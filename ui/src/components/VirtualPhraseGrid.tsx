@@ -1,0 +1,106 @@
+import { useWindowVirtualizer } from "@tanstack/react-virtual";
+import { useEffect, useLayoutEffect, useRef, useState } from "react";
+import type { PagedList } from "../live";
+import { useColumns } from "../useColumns";
+import { PhraseGrid } from "./PhraseGrid";
+
+export interface Props {
+  list: PagedList;
+  productName: string;
+  /** How many phrases the whole list has (the count minted, for the newest-first list). */
+  total: number;
+  busy: boolean;
+  /** Called when the rendered rows come near the last loaded one. */
+  onNearEnd: () => void;
+  /** Index of a phrase to bring into view and focus once it is loaded ("Load more"). */
+  focusIndex: number | null;
+  onFocused: () => void;
+}
+
+/** A card's height at one line of phrase; rows are measured as they render. */
+const ROW_ESTIMATE_PX = 110;
+/** The grid's gap-4. */
+const GAP_PX = 16;
+const OVERSCAN_ROWS = 4;
+/**
+ * Rows from the end of what is loaded (beyond the overscan) at which the next page is
+ * asked for: enough to scroll on smoothly, few enough that a visitor who reads only
+ * the top of the page costs the host no second request.
+ */
+const AHEAD_ROWS = 3;
+
+/**
+ * The grid once hydrated: the same list and cards, with only the rows near
+ * the viewport in the document (the others are padding of their measured or
+ * estimated height), so it stays small however far the visitor scrolls.
+ */
+export function VirtualPhraseGrid({ list, productName, total, busy, onNearEnd, focusIndex, onFocused }: Props) {
+  const columns = useColumns();
+  const listElement = useRef<HTMLUListElement>(null);
+  // Null until measured: the rows in view are not known before, nor whether the end is near.
+  const [measuredMargin, setScrollMargin] = useState<number | null>(null);
+  const scrollMargin = measuredMargin ?? 0;
+  const count = list.phrases.length;
+  const rowCount = Math.ceil(count / columns);
+
+  const virtualizer = useWindowVirtualizer({
+    count: rowCount,
+    estimateSize: () => ROW_ESTIMATE_PX,
+    overscan: OVERSCAN_ROWS,
+    gap: GAP_PX,
+    scrollMargin,
+    initialRect: { width: window.innerWidth, height: window.innerHeight },
+  });
+
+  // Where the list starts on the page moves with what is above it (the checker's message).
+  useLayoutEffect(() => {
+    const element = listElement.current;
+    if (element === null) return;
+    const top = Math.round(element.getBoundingClientRect().top + window.scrollY);
+    if (top !== measuredMargin) setScrollMargin(top);
+  });
+
+  useEffect(() => virtualizer.measure(), [columns, virtualizer]);
+
+  const rows = virtualizer.getVirtualItems();
+  const firstRow = rows[0]?.index ?? 0;
+  const lastRow = rows[rows.length - 1]?.index ?? -1;
+
+  const measured = measuredMargin !== null;
+  useEffect(() => {
+    if (measured && list.next !== null && lastRow >= rowCount - AHEAD_ROWS) onNearEnd();
+  }, [measured, lastRow, rowCount, list.next, onNearEnd]);
+
+  useEffect(() => {
+    if (focusIndex === null || focusIndex >= count) return;
+    const row = Math.floor(focusIndex / columns);
+    if (row < firstRow || row > lastRow) {
+      virtualizer.scrollToIndex(row, { align: "start" });
+      return;
+    }
+    const item = listElement.current?.children[focusIndex - firstRow * columns];
+    if (item instanceof HTMLElement) item.focus();
+    onFocused();
+  }, [focusIndex, count, columns, firstRow, lastRow, virtualizer, onFocused]);
+
+  const start = firstRow * columns;
+  const end = Math.min((lastRow + 1) * columns, count);
+  const first = rows[0];
+  const last = rows[rows.length - 1];
+  const paddingTop = first === undefined ? 0 : first.start - scrollMargin;
+  const paddingBottom = last === undefined ? 0 : virtualizer.getTotalSize() - (last.end - scrollMargin);
+
+  return (
+    <PhraseGrid
+      phrases={list.phrases.slice(start, end)}
+      productName={productName}
+      query={list.query}
+      first={list.fromTop ? start : undefined}
+      setSize={total}
+      style={{ paddingTop, paddingBottom }}
+      rows={{ columns, first: firstRow, measure: virtualizer.measureElement }}
+      busy={busy}
+      listRef={listElement}
+    />
+  );
+}

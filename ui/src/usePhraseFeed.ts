@@ -1,0 +1,131 @@
+import { useCallback, useEffect, useRef, useState } from "react";
+import { fetchPage, isAbort } from "./api";
+import {
+  RESYNC,
+  applyMessage,
+  backoffDelay,
+  initialFeed,
+  liveUrl,
+  needsFirstPage,
+  parseMessage,
+  receiveFirst,
+  receiveMore,
+  showQuery,
+  type Feed,
+} from "./live";
+import type { WordsProps } from "./types";
+
+export interface PhraseFeed {
+  feed: Feed;
+  /** Asks for the next page of what the grid shows, unless it is on its way or the end is in. */
+  loadMore: () => void;
+  /** A page is on its way (the next one, or the first of a find). */
+  loading: boolean;
+  /** The last page asked for did not come; `loadMore` asks again. */
+  failed: boolean;
+  /** Shows the phrases containing `query` (as `findText` gives it); "" for the newest-first list. */
+  find: (query: string) => void;
+}
+
+/**
+ * The list as the page holds it: the page the host rendered, later pages as
+ * they are asked for, a find's matches, all kept current over the live
+ * WebSocket (jittered reconnects; a gap in versions starts the socket over).
+ */
+export function usePhraseFeed(props: WordsProps): PhraseFeed {
+  const [feed, setFeed] = useState(() => initialFeed(props));
+  // The one source of truth for callbacks that outlive a render; `setFeed` only re-renders.
+  const current = useRef(feed);
+  const commit = useCallback((next: Feed) => {
+    if (next === current.current) return;
+    current.current = next;
+    setFeed(next);
+  }, []);
+  const [more, setMore] = useState<{ key: string; failed: boolean } | null>(null);
+  const moreKey = useRef<string | null>(null);
+
+  useEffect(() => {
+    let socket: WebSocket | null = null;
+    let retry: ReturnType<typeof setTimeout> | undefined;
+    let attempt = 0;
+    let stopped = false;
+
+    const connect = () => {
+      const own = new WebSocket(liveUrl(window.location, current.current.version));
+      socket = own;
+      own.onmessage = (event: MessageEvent<unknown>) => {
+        if (socket !== own || typeof event.data !== "string") return;
+        const message = parseMessage(event.data);
+        if (message === null) return;
+        const next = applyMessage(current.current, message);
+        if (next === RESYNC) {
+          own.close();
+          return;
+        }
+        attempt = 0;
+        commit(next);
+      };
+      own.onclose = () => {
+        if (socket !== own) return;
+        socket = null;
+        if (!stopped) retry = setTimeout(connect, backoffDelay(attempt++));
+      };
+    };
+
+    connect();
+    return () => {
+      stopped = true;
+      clearTimeout(retry);
+      socket?.close();
+      socket = null;
+    };
+    // The socket lives for the page; it reads the feed through `current`.
+  }, [commit]);
+
+  // The first page of a find (or of the plain list, when the page began with a find).
+  const wanted = needsFirstPage(feed) ? feed.want : null;
+  const stale = feed.stale;
+  useEffect(() => {
+    if (wanted === null) return;
+    const controller = new AbortController();
+    fetchPage(wanted, null, controller.signal).then(
+      (page) => commit(receiveFirst(current.current, wanted, page)),
+      (reason: unknown) => {
+        if (!isAbort(reason)) console.warn("find failed", reason);
+      },
+    );
+    return () => controller.abort();
+  }, [wanted, stale, commit]);
+
+  const loadMore = useCallback(() => {
+    const { list } = current.current;
+    if (list.next === null || needsFirstPage(current.current)) return;
+    const key = `${list.query}\n${list.next}`;
+    if (moreKey.current === key) return;
+    moreKey.current = key;
+    setMore({ key, failed: false });
+    const { query, next: after } = list;
+    fetchPage(query, after).then(
+      (page) => {
+        commit(receiveMore(current.current, query, after, page));
+        if (moreKey.current === key) moreKey.current = null;
+        setMore((state) => (state?.key === key ? null : state));
+      },
+      () => {
+        if (moreKey.current === key) moreKey.current = null;
+        setMore((state) => (state?.key === key ? { key, failed: true } : state));
+      },
+    );
+  }, [commit]);
+
+  const find = useCallback((query: string) => commit(showQuery(current.current, query)), [commit]);
+
+  const listKey = `${feed.list.query}\n${feed.list.next}`;
+  return {
+    feed,
+    loadMore,
+    loading: wanted !== null || (more !== null && more.key === listKey && !more.failed),
+    failed: more !== null && more.key === listKey && more.failed,
+    find,
+  };
+}
