@@ -38,6 +38,7 @@ COPY Cargo.toml Cargo.lock ./
 COPY .cargo/ .cargo/
 COPY scripts/offline.cmake scripts/
 COPY server/ server/
+COPY assets/ assets/
 COPY --from=ui /src/ui/dist/ ui/dist/
 # ENGINE is a cargo feature of the host: quickjs (the default) or v8, the type-checked
 # alternative of scripts/test (cargo names any other value it does not know). Both

@@ -1,6 +1,7 @@
-//! Embeds the built UI (`ui/dist`) into the binary, so the release binary runs alone,
-//! and rasterises its icon and Open Graph art (`icon.svg`, `og.svg`) into the PNG and
-//! ICO files that browsers, app launchers and link previews ask for.
+//! Embeds the built UI (`ui/dist`) and the static files of the top-level `assets/`
+//! into the binary, so the release binary runs alone, and rasterises the UI's icon and
+//! Open Graph art (`icon.svg`, `og.svg`) into the PNG and ICO files that browsers, app
+//! launchers and link previews ask for.
 //! Without a built UI the host still compiles and says at start-up how to build it.
 
 use std::fmt::Write as _;
@@ -72,6 +73,23 @@ fn main() {
             path.display().to_string(),
             variant("br"),
             variant("gz"),
+        )
+        .ok();
+    }
+    out.push_str("];\n");
+
+    // The site's own static files, served at their path under assets/ as they are.
+    let statics = manifest_dir.join("../assets");
+    println!("cargo:rerun-if-changed={}", statics.display());
+    let mut files = Vec::new();
+    collect(&statics, &statics, &mut files);
+    files.sort();
+    out.push_str("pub static STATIC_FILES: &[(&str, &[u8])] = &[\n");
+    for (relative, path) in &files {
+        writeln!(
+            out,
+            "    (\"/{relative}\", include_bytes!({:?})),",
+            path.display().to_string()
         )
         .ok();
     }

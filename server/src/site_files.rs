@@ -1,6 +1,8 @@
 //! The files crawlers, browsers and link previews fetch by well-known names:
 //! `robots.txt`, `sitemap.xml`, the web app manifest, the favicon and icons, and the
-//! Open Graph image. Built once from the configuration; none of them depends on data.
+//! Open Graph image, built once from the configuration; and the site's own static
+//! files from the top-level `assets/` (such as `humans.txt`), served as they are.
+//! None of them depends on data.
 
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -73,6 +75,11 @@ impl SiteFiles {
             (OG_IMAGE, "image/png", image(images.og)),
         ]
         .into_iter()
+        .chain(
+            crate::assets::STATIC_FILES
+                .iter()
+                .map(|&(path, body)| (path, media_type(path), image(body))),
+        )
         .map(|(path, content_type, body)| File {
             path,
             content_type,
@@ -127,6 +134,18 @@ impl File {
             self.body.clone(),
         )
             .into_response()
+    }
+}
+
+/// The media type of a static file, by its extension.
+fn media_type(path: &str) -> &'static str {
+    match path.rsplit_once('.').map(|(_, extension)| extension) {
+        Some("txt") => "text/plain; charset=utf-8",
+        Some("json") => "application/json",
+        Some("svg") => "image/svg+xml",
+        Some("png") => "image/png",
+        Some("woff2") => "font/woff2",
+        _ => "application/octet-stream",
     }
 }
 

@@ -164,3 +164,28 @@ async fn the_404_page_asks_not_to_be_indexed_and_claims_no_canonical_url() {
     assert!(!html.contains("rel=\"canonical\"") && !html.contains("og:url"));
     assert!(html.contains("Nothing lives here."));
 }
+
+#[tokio::test]
+async fn every_file_in_assets_is_served_at_its_path_as_it_is() {
+    let host = TestHost::start(None).await;
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets");
+    let mut served = 0;
+    for entry in std::fs::read_dir(&root).unwrap().flatten() {
+        let name = entry.file_name().into_string().unwrap();
+        let (response, body) = fetch(&host, &format!("/{name}")).await;
+        assert_eq!(body, std::fs::read(entry.path()).unwrap(), "{name}");
+        assert!(response.headers().contains_key(header::ETAG));
+        served += 1;
+    }
+    assert!(served > 0, "assets/ holds the site's static files");
+    let (response, humans) = fetch(&host, "/humans.txt").await;
+    assert_eq!(
+        response.headers()[header::CONTENT_TYPE],
+        "text/plain; charset=utf-8"
+    );
+    assert!(
+        String::from_utf8(humans)
+            .unwrap()
+            .contains("Open Font License")
+    );
+}

@@ -151,9 +151,11 @@ test('each build stage copies only what its build reads, so a host change leaves
   }
   assert.doesNotMatch(read('ui/build.mjs'), /"\.\."/, 'ui/build.mjs reads outside ui/, which the UI stage does not copy');
 
-  // The host build: the workspace, cargo's settings, the toolchain file and the crate.
+  // The host build: the workspace, cargo's settings, the toolchain file, the crate and
+  // the static files it embeds (server/build.rs reads assets/).
   const host = copied(stage('host'));
-  assert.deepEqual(host.sort(), ['.cargo', 'Cargo.lock', 'Cargo.toml', 'scripts/offline.cmake', 'server']);
+  assert.deepEqual(host.sort(), ['.cargo', 'Cargo.lock', 'Cargo.toml', 'assets', 'scripts/offline.cmake', 'server']);
+  assert.match(read('server/build.rs'), /\.\.\/assets/, 'server/build.rs embeds assets/');
 });
 
 test('.dockerignore keeps build outputs and installed packages out of the context', () => {
