@@ -26,7 +26,7 @@ use super::{AddOutcome, NewPhrase, PhraseStore, StoreError, new_document_id};
 use crate::snapshot::{Feed, Phrase};
 use crate::text::ContentError;
 pub use schema::{Created, LegacyImport};
-use schema::{create_schema, rename_legacy};
+use schema::{checked, create_schema, rename_legacy, row_phrase};
 
 /// The database file inside the data folder.
 pub const FILE_NAME: &str = "phrases.sqlite3";
@@ -363,40 +363,6 @@ fn retry_busy<T>(mut attempt: impl FnMut() -> rusqlite::Result<T>) -> rusqlite::
 }
 fn current_sequence(connection: &Connection) -> rusqlite::Result<i64> {
     connection.query_row("SELECT last FROM sequence", [], |row| row.get(0))
-}
-
-fn row_phrase(row: &rusqlite::Row<'_>) -> rusqlite::Result<Phrase> {
-    Ok(Phrase {
-        id: row.get(0)?,
-        word: row.get(1)?,
-        name: row.get(2)?,
-        // Rows written by hand may hold anything; a negative one sorts as the oldest.
-        created: u64::try_from(row.get::<_, i64>(3).unwrap_or(0)).unwrap_or(0),
-    })
-}
-
-/// A stored row as shown, or why it cannot be: rows written by hand skip our checks,
-/// and one not in normal form would dodge the UNIQUE index (`hello` beside `HELLO`).
-fn checked(phrase: Phrase) -> Result<Phrase, (String, ContentError)> {
-    let valid = match NewPhrase::validated(&phrase.word, &phrase.name) {
-        Ok(valid) => valid,
-        Err(error) => return Err((phrase.id, error)),
-    };
-    if valid.word != phrase.word {
-        let error = ContentError::NotNormal {
-            what: "a phrase",
-            normal: valid.word,
-        };
-        return Err((phrase.id, error));
-    }
-    if valid.name != phrase.name {
-        let error = ContentError::NotNormal {
-            what: "a name",
-            normal: valid.name,
-        };
-        return Err((phrase.id, error));
-    }
-    Ok(phrase)
 }
 
 fn database_error(path: &Path, error: rusqlite::Error) -> StoreError {

@@ -1,5 +1,6 @@
-//! The database's tables and triggers, and what a new store starts with: the sample
-//! phrases, or the phrases of a `phrases.json` left by an earlier version.
+//! The database's tables and triggers, how a row reads as a phrase, and what a new store
+//! starts with: the sample phrases, or the phrases of a `phrases.json` left by an
+//! earlier version.
 
 use std::path::Path;
 
@@ -9,6 +10,7 @@ use serde::Deserialize;
 use super::{LEGACY_FILE_NAME, LEGACY_IMPORTED_NAME, SCHEMA_VERSION, Seed};
 use crate::snapshot::Phrase;
 use crate::store::{NewPhrase, new_document_id};
+use crate::text::ContentError;
 
 pub(super) const SCHEMA: &str = "
 CREATE TABLE phrases (
@@ -205,4 +207,37 @@ pub(super) fn rename_legacy(from: &Path, to: &Path) {
     if let Err(error) = std::fs::rename(from, &target) {
         tracing::warn!(%error, from = %from.display(), "imported the legacy file but cannot rename it; it will not be imported again");
     }
+}
+pub(super) fn row_phrase(row: &rusqlite::Row<'_>) -> rusqlite::Result<Phrase> {
+    Ok(Phrase {
+        id: row.get(0)?,
+        word: row.get(1)?,
+        name: row.get(2)?,
+        // Rows written by hand may hold anything; a negative one sorts as the oldest.
+        created: u64::try_from(row.get::<_, i64>(3).unwrap_or(0)).unwrap_or(0),
+    })
+}
+
+/// A stored row as shown, or why it cannot be: rows written by hand skip our checks,
+/// and one not in normal form would dodge the UNIQUE index (`hello` beside `HELLO`).
+pub(super) fn checked(phrase: Phrase) -> Result<Phrase, (String, ContentError)> {
+    let valid = match NewPhrase::validated(&phrase.word, &phrase.name) {
+        Ok(valid) => valid,
+        Err(error) => return Err((phrase.id, error)),
+    };
+    if valid.word != phrase.word {
+        let error = ContentError::NotNormal {
+            what: "a phrase",
+            normal: valid.word,
+        };
+        return Err((phrase.id, error));
+    }
+    if valid.name != phrase.name {
+        let error = ContentError::NotNormal {
+            what: "a name",
+            normal: valid.name,
+        };
+        return Err((phrase.id, error));
+    }
+    Ok(phrase)
 }

@@ -7,157 +7,24 @@
 //! Each chunk also keeps its words in one buffer, so finding the phrases that contain
 //! some text is one `memmem` pass over contiguous bytes.
 
+mod chunk;
+mod cursor;
+mod phrase;
+
 use std::cmp::Ordering;
-use std::fmt;
 use std::sync::Arc;
 
 use memchr::memmem;
-use serde::{Deserialize, Serialize, Serializer};
+use serde::Serialize;
 
-/// One minted phrase, as stored.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Phrase {
-    /// The document id.
-    pub id: String,
-    /// The phrase itself, upper case, at most 20 characters.
-    pub word: String,
-    /// Who minted it.
-    pub name: String,
-    /// When it was minted, as an order: the embedded store's change sequence, or
-    /// Firestore's create time in microseconds. The list is newest first.
-    #[serde(default)]
-    pub created: u64,
-}
+use chunk::{CHUNK_BUILD, CHUNK_MAX, Chunk};
+pub use cursor::Cursor;
+use cursor::phrase_order;
+pub use phrase::Phrase;
 
 /// Phrases on a page of the grid and of the API by default: 1, 2, 3 and 4 columns all
 /// fill their rows.
 pub const PAGE_SIZE: usize = 48;
-
-/// Firestore's limit on a document id.
-const MAX_ID_BYTES: usize = 1500;
-
-/// Phrases a chunk may hold before it is split in two.
-const CHUNK_MAX: usize = 1024;
-/// Phrases a chunk gets when the list is built whole.
-const CHUNK_BUILD: usize = 512;
-/// Ends every word in a chunk's buffer; no word may hold a control character, so a
-/// match never runs from one word into the next.
-const SEPARATOR: u8 = b'\n';
-
-/// A place in the newest-first order: a phrase's `created`, then its id. It stays a
-/// valid place when its phrase is removed, so paging neither skips nor repeats.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Cursor {
-    pub created: u64,
-    pub id: String,
-}
-
-impl Cursor {
-    pub fn of(phrase: &Phrase) -> Self {
-        Self {
-            created: phrase.created,
-            id: phrase.id.clone(),
-        }
-    }
-
-    /// Reads `{created}-{id}`, as [`Cursor`]'s `Display` writes it.
-    pub fn parse(text: &str) -> Result<Self, &'static str> {
-        const PROBLEM: &str = "a cursor is `{number}-{id}`, as given by the previous page";
-        let (created, id) = text.split_once('-').ok_or(PROBLEM)?;
-        let created = created.parse().map_err(|_| PROBLEM)?;
-        // Any id is a place in the order; only one no document could have is refused.
-        if id.is_empty() || id.len() > MAX_ID_BYTES || id.contains('/') {
-            return Err(PROBLEM);
-        }
-        Ok(Self {
-            created,
-            id: id.to_owned(),
-        })
-    }
-
-    fn cmp_to(&self, phrase: &Phrase) -> Ordering {
-        order(self.created, &self.id, phrase.created, &phrase.id)
-    }
-}
-
-impl fmt::Display for Cursor {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}-{}", self.created, self.id)
-    }
-}
-
-impl Serialize for Cursor {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(self)
-    }
-}
-
-/// Newest first; phrases created at the same moment in id order.
-fn order(a_created: u64, a_id: &str, b_created: u64, b_id: &str) -> Ordering {
-    b_created.cmp(&a_created).then_with(|| a_id.cmp(b_id))
-}
-
-fn phrase_order(a: &Phrase, b: &Phrase) -> Ordering {
-    order(a.created, &a.id, b.created, &b.id)
-}
-
-#[derive(Debug, Clone)]
-struct Chunk {
-    phrases: Vec<Arc<Phrase>>,
-    /// Every word followed by [`SEPARATOR`].
-    words: Vec<u8>,
-    /// Where each word starts in `words`.
-    starts: Vec<u32>,
-}
-
-impl Chunk {
-    fn new(phrases: Vec<Arc<Phrase>>) -> Self {
-        let mut chunk = Self {
-            phrases,
-            words: Vec::new(),
-            starts: Vec::new(),
-        };
-        chunk.reindex();
-        chunk
-    }
-
-    fn reindex(&mut self) {
-        self.words.clear();
-        self.starts.clear();
-        for phrase in &self.phrases {
-            self.starts.push(self.words.len() as u32);
-            self.words.extend_from_slice(phrase.word.as_bytes());
-            self.words.push(SEPARATOR);
-        }
-    }
-
-    /// The first index whose phrase is at or after `cursor`.
-    fn position(&self, cursor: &Cursor) -> usize {
-        self.phrases
-            .partition_point(|phrase| cursor.cmp_to(phrase) == Ordering::Greater)
-    }
-
-    /// Indexes in `range` whose word contains the finder's needle, in order.
-    fn matches(&self, range: std::ops::Range<usize>, finder: &memmem::Finder<'_>) -> Vec<usize> {
-        let byte = |index: usize| {
-            self.starts
-                .get(index)
-                .map_or(self.words.len(), |&start| start as usize)
-        };
-        let from = byte(range.start);
-        let mut found: Vec<usize> = Vec::new();
-        for offset in finder.find_iter(&self.words[from..byte(range.end)]) {
-            let index = self
-                .starts
-                .partition_point(|&s| s as usize <= from + offset)
-                - 1;
-            if found.last() != Some(&index) {
-                found.push(index);
-            }
-        }
-        found
-    }
-}
 
 /// Where a page starts.
 #[derive(Debug, Clone, Copy)]

@@ -1,0 +1,80 @@
+//! A run of neighbouring phrases with their words in one buffer, for the list to share
+//! between versions and to search in one pass.
+
+use std::cmp::Ordering;
+use std::sync::Arc;
+
+use memchr::memmem;
+
+use super::cursor::Cursor;
+use super::phrase::Phrase;
+
+/// Phrases a chunk may hold before it is split in two.
+pub(super) const CHUNK_MAX: usize = 1024;
+/// Phrases a chunk gets when the list is built whole.
+pub(super) const CHUNK_BUILD: usize = 512;
+/// Ends every word in a chunk's buffer; no word may hold a control character, so a
+/// match never runs from one word into the next.
+const SEPARATOR: u8 = b'\n';
+
+#[derive(Debug, Clone)]
+pub(super) struct Chunk {
+    pub(super) phrases: Vec<Arc<Phrase>>,
+    /// Every word followed by [`SEPARATOR`].
+    words: Vec<u8>,
+    /// Where each word starts in `words`.
+    starts: Vec<u32>,
+}
+
+impl Chunk {
+    pub(super) fn new(phrases: Vec<Arc<Phrase>>) -> Self {
+        let mut chunk = Self {
+            phrases,
+            words: Vec::new(),
+            starts: Vec::new(),
+        };
+        chunk.reindex();
+        chunk
+    }
+
+    pub(super) fn reindex(&mut self) {
+        self.words.clear();
+        self.starts.clear();
+        for phrase in &self.phrases {
+            self.starts.push(self.words.len() as u32);
+            self.words.extend_from_slice(phrase.word.as_bytes());
+            self.words.push(SEPARATOR);
+        }
+    }
+
+    /// The first index whose phrase is at or after `cursor`.
+    pub(super) fn position(&self, cursor: &Cursor) -> usize {
+        self.phrases
+            .partition_point(|phrase| cursor.cmp_to(phrase) == Ordering::Greater)
+    }
+
+    /// Indexes in `range` whose word contains the finder's needle, in order.
+    pub(super) fn matches(
+        &self,
+        range: std::ops::Range<usize>,
+        finder: &memmem::Finder<'_>,
+    ) -> Vec<usize> {
+        let byte = |index: usize| {
+            self.starts
+                .get(index)
+                .map_or(self.words.len(), |&start| start as usize)
+        };
+        let from = byte(range.start);
+        let mut found: Vec<usize> = Vec::new();
+        for offset in finder.find_iter(&self.words[from..byte(range.end)]) {
+            let index = self
+                .starts
+                .partition_point(|&s| s as usize <= from + offset)
+                - 1;
+            if found.last() != Some(&index) {
+                found.push(index);
+            }
+        }
+        found
+    }
+}
