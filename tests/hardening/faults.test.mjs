@@ -136,6 +136,7 @@ test('started while Firestore is unreachable, with nothing saved: the words page
     assert.equal(page.status, 200, 'not an error page');
     const html = await page.text();
     assert.match(html, /The list of Last Words is temporarily unavailable/);
+    assert.doesNotMatch(html, /\b0 Last Words minted/, 'no count before the list is known');
     assert.equal(propsOf(html).value.loaded, false);
 
     const checked = await (await fetch(`${cold.url}/words?check=hello`)).text();

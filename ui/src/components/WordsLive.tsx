@@ -66,7 +66,7 @@ export function WordsLive(props: Props) {
       />
       <div className="mt-12 flex flex-wrap items-baseline justify-between gap-x-6 gap-y-1">
         <h2 className="font-display text-sm font-bold uppercase tracking-widest text-white">
-          {`${groupThousands(feed.count)} Last ${site.productName} minted`}
+          {unavailable ? `Minted Last ${site.productName}` : `${groupThousands(feed.count)} Last ${site.productName} minted`}
         </h2>
         <p className="min-w-0 truncate text-sm text-white/70">
           {list.query === "" ? "Newest first" : `Containing “${list.query}”, newest first`}
