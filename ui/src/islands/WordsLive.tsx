@@ -5,9 +5,9 @@ import type { SiteProps, WordsProps } from "../types";
 import { useChecker } from "../useChecker";
 import { useHydrated } from "../useHydrated";
 import { usePhraseFeed } from "../usePhraseFeed";
-import { PhraseGrid } from "./PhraseGrid";
-import { VirtualPhraseGrid } from "./VirtualPhraseGrid";
-import { WordChecker } from "./WordChecker";
+import { PhraseGrid } from "../components/PhraseGrid";
+import { VirtualPhraseGrid } from "../components/VirtualPhraseGrid";
+import { WordChecker } from "../components/WordChecker";
 
 export type Props = WordsProps;
 

@@ -2,9 +2,9 @@ import { useRef, useState, type FocusEvent, type ToggleEvent } from "react";
 import { NAV_ITEMS, navHref, productCallToAction, productPath } from "../data/site";
 import type { SiteProps } from "../types";
 import { useHydrated } from "../useHydrated";
-import { ButtonLink } from "./ButtonLink";
-import { Icon } from "./Icon";
-import { Logo } from "./Logo";
+import { ButtonLink } from "../components/ButtonLink";
+import { Icon } from "../components/Icon";
+import { Logo } from "../components/Logo";
 
 export interface Props {
   site: SiteProps;

@@ -7,9 +7,9 @@
  * id the server produced inside the whole page: islands use fixed ids.
  */
 import type { ReactElement } from "react";
-import type { RenderRequest } from "./types";
-import { MobileMenu } from "./components/MobileMenu";
-import { WordsLive } from "./components/WordsLive";
+import type { RenderRequest } from "../types";
+import { MobileMenu } from "./MobileMenu";
+import { WordsLive } from "./WordsLive";
 
 export interface IslandPages {
   menu: RenderRequest;
