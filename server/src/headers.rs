@@ -2,7 +2,7 @@
 //! over-long targets or headers, bad encodings, missing or repeated Host.
 
 use axum::extract::Request;
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{HeaderName, HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
@@ -12,29 +12,44 @@ use crate::escape::check_encoding;
 /// origin (no inline script), the WebSocket on the same origin, no framing.
 pub const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src 'self'; manifest-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'";
 
-/// Adds the security headers to every response.
+/// The security headers every response carries, name and value made once.
+static SECURITY_HEADERS: [(HeaderName, HeaderValue); 6] = [
+    (
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(CONTENT_SECURITY_POLICY),
+    ),
+    (
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    ),
+    (
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("strict-origin-when-cross-origin"),
+    ),
+    (header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY")),
+    (
+        HeaderName::from_static("permissions-policy"),
+        HeaderValue::from_static(
+            "camera=(), microphone=(), geolocation=(), payment=(), usb=(), interest-cohort=()",
+        ),
+    ),
+    (
+        HeaderName::from_static("cross-origin-opener-policy"),
+        HeaderValue::from_static("same-origin"),
+    ),
+];
+
+/// Adds the security headers to every response (a handler's own value wins).
 pub async fn security_headers(request: Request, next: Next) -> Response {
     let mut response = next.run(request).await;
     let headers = response.headers_mut();
-    let fixed = [
-        (header::CONTENT_SECURITY_POLICY, CONTENT_SECURITY_POLICY),
-        (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
-        (header::REFERRER_POLICY, "strict-origin-when-cross-origin"),
-        (header::X_FRAME_OPTIONS, "DENY"),
-    ];
-    for (name, value) in fixed {
-        headers
-            .entry(name)
-            .or_insert(HeaderValue::from_static(value));
+    // Room for all of them at once rather than a regrowth midway.
+    headers.reserve(SECURITY_HEADERS.len());
+    for (name, value) in &SECURITY_HEADERS {
+        if !headers.contains_key(name) {
+            headers.insert(name.clone(), value.clone());
+        }
     }
-    headers
-        .entry("permissions-policy")
-        .or_insert(HeaderValue::from_static(
-            "camera=(), microphone=(), geolocation=(), payment=(), usb=(), interest-cohort=()",
-        ));
-    headers
-        .entry("cross-origin-opener-policy")
-        .or_insert(HeaderValue::from_static("same-origin"));
     response
 }
 
