@@ -2,7 +2,7 @@
 //! over-long targets or headers, bad encodings, missing or repeated Host.
 
 use axum::extract::Request;
-use axum::http::{HeaderName, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
@@ -39,10 +39,8 @@ static SECURITY_HEADERS: [(HeaderName, HeaderValue); 6] = [
     ),
 ];
 
-/// Adds the security headers to every response (a handler's own value wins).
-pub async fn security_headers(request: Request, next: Next) -> Response {
-    let mut response = next.run(request).await;
-    let headers = response.headers_mut();
+/// Adds the security headers to a response's (a handler's own value wins).
+pub fn add_security_headers(headers: &mut HeaderMap) {
     // Room for all of them at once rather than a regrowth midway.
     headers.reserve(SECURITY_HEADERS.len());
     for (name, value) in &SECURITY_HEADERS {
@@ -50,7 +48,6 @@ pub async fn security_headers(request: Request, next: Next) -> Response {
             headers.insert(name.clone(), value.clone());
         }
     }
-    response
 }
 
 /// The site takes no request bodies; anything larger than this is refused.
@@ -60,17 +57,26 @@ pub const MAX_URI: usize = 4 * 1024;
 /// Most bytes of request headers served; more gets 431.
 pub const MAX_HEADERS: usize = 16 * 1024;
 
-/// Refuses requests no page could answer well, with a body that says why: over-long
-/// targets or headers, and paths or queries that are not valid percent-encoded UTF-8
-/// (rather than decoding them into replacement characters).
+/// Refuses requests no page could answer well, with a body that says why (see
+/// [`malformed`]).
 pub async fn reject_malformed(request: Request, next: Next) -> Response {
+    match malformed(&request) {
+        Some(refusal) => refusal,
+        None => next.run(request).await,
+    }
+}
+
+/// The refusal of a request no page could answer well, with a body that says why:
+/// over-long targets or headers, and paths or queries that are not valid
+/// percent-encoded UTF-8 (rather than decoding them into replacement characters).
+pub fn malformed(request: &Request) -> Option<Response> {
     let uri = request.uri();
     let target_len = uri.path_and_query().map_or(0, |pq| pq.as_str().len());
     if target_len > MAX_URI {
-        return refuse(
+        return Some(refuse(
             StatusCode::URI_TOO_LONG,
             format!("the address is {target_len} bytes long; at most {MAX_URI} are served"),
-        );
+        ));
     }
     let header_bytes: usize = request
         .headers()
@@ -78,22 +84,22 @@ pub async fn reject_malformed(request: Request, next: Next) -> Response {
         .map(|(name, value)| name.as_str().len() + value.len() + 4)
         .sum();
     if header_bytes > MAX_HEADERS {
-        return refuse(
+        return Some(refuse(
             StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
             format!(
                 "the request headers are {header_bytes} bytes; at most {MAX_HEADERS} are accepted"
             ),
-        );
+        ));
     }
     if let Err(problem) = check_encoding("path", uri.path()) {
-        return refuse(StatusCode::BAD_REQUEST, problem);
+        return Some(refuse(StatusCode::BAD_REQUEST, problem));
     }
     if let Some(query) = uri.query()
         && let Err(problem) = check_encoding("query", query)
     {
-        return refuse(StatusCode::BAD_REQUEST, problem);
+        return Some(refuse(StatusCode::BAD_REQUEST, problem));
     }
-    next.run(request).await
+    None
 }
 
 /// 400 for an HTTP/1.1 request without a Host header, and for any request with more than

@@ -5,12 +5,11 @@
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
+use std::sync::RwLock;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, RwLock};
 use std::time::{Duration, Instant};
 
-use axum::extract::{MatchedPath, Request, State};
-use axum::middleware::Next;
+use axum::extract::{MatchedPath, Request};
 use axum::response::Response;
 use tracing::Instrument as _;
 
@@ -66,9 +65,17 @@ impl Metrics {
     }
 }
 
-/// A span per request (method, route, status, latency) and the request counter.
-/// Routes are the router's templates, so `/assets/{*path}` is one series, not one per file.
-pub async fn track(State(metrics): State<Arc<Metrics>>, request: Request, next: Next) -> Response {
+/// Runs `inner` on `request` in a span of its own (method, route, status, latency) and
+/// counts its response. Routes are the router's templates, so `/assets/{*path}` is one
+/// series, not one per file.
+pub async fn track<F>(
+    metrics: &Metrics,
+    request: Request,
+    inner: impl FnOnce(Request) -> F,
+) -> Response
+where
+    F: Future<Output = Response>,
+{
     // A clone of the matched path is a reference count, not a copy of the text.
     let matched = request.extensions().get::<MatchedPath>().cloned();
     let route = matched.as_ref().map_or("unmatched", |path| path.as_str());
@@ -80,7 +87,7 @@ pub async fn track(State(metrics): State<Arc<Metrics>>, request: Request, next: 
         latency_ms = tracing::field::Empty,
     );
     let started = Instant::now();
-    let response = next.run(request).instrument(span.clone()).await;
+    let response = inner(request).instrument(span.clone()).await;
     let status = response.status().as_u16();
     let latency = started.elapsed();
     span.record("status", status);
