@@ -6,7 +6,9 @@
 //!     cargo run --release --example hotpath_bench
 //!
 //! It serves the store's sample phrases from a temporary embedded store, as a fresh
-//! clone does; the page is cached before timing starts.
+//! clone does; the page is cached before timing starts. With RUST_LOG set it logs as
+//! the host does in production (JSON lines at that level; the host's default is `info`),
+//! so the cost of the request span shows.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -15,7 +17,7 @@ use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
 use http_body_util::BodyExt as _;
 use lastwords::assets::Ui;
-use lastwords::config::Config;
+use lastwords::config::{Config, Environment};
 use lastwords::routes;
 use lastwords::snapshot::Feed;
 use lastwords::state::AppState;
@@ -28,6 +30,9 @@ const BATCH: u32 = 20_000;
 const BATCHES: usize = 9;
 
 fn main() -> anyhow::Result<()> {
+    if std::env::var_os("RUST_LOG").is_some() {
+        lastwords::cli::init_tracing(Environment::Production);
+    }
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
