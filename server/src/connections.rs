@@ -320,15 +320,16 @@ impl Drop for InFlight {
     }
 }
 
-/// A response body that keeps its request in flight until it has been sent.
-pub fn tracked(body: Body, in_flight: InFlight) -> Body {
-    Body::new(Tracked {
+/// A response body that keeps its request in flight until it has been sent. Handed to
+/// hyper as it is: boxing it into a `Body` again would cost an allocation a request.
+pub fn tracked(body: Body, in_flight: InFlight) -> Tracked {
+    Tracked {
         body,
         _in_flight: in_flight,
-    })
+    }
 }
 
-struct Tracked {
+pub struct Tracked {
     body: Body,
     _in_flight: InFlight,
 }

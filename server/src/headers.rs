@@ -2,7 +2,7 @@
 //! over-long targets or headers, bad encodings, missing or repeated Host.
 
 use axum::extract::Request;
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::Response;
 
@@ -13,30 +13,42 @@ use crate::escape::check_encoding;
 /// origin (no inline script), the WebSocket on the same origin, no framing.
 pub const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src 'self'; manifest-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'";
 
-/// Adds the security headers to every response.
-pub async fn security_headers(request: Request, next: Next) -> Response {
-    let mut response = next.run(request).await;
-    let headers = response.headers_mut();
-    let fixed = [
-        (header::CONTENT_SECURITY_POLICY, CONTENT_SECURITY_POLICY),
-        (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
-        (header::REFERRER_POLICY, "strict-origin-when-cross-origin"),
-        (header::X_FRAME_OPTIONS, "DENY"),
-    ];
-    for (name, value) in fixed {
-        headers
-            .entry(name)
-            .or_insert(HeaderValue::from_static(value));
-    }
-    headers
-        .entry("permissions-policy")
-        .or_insert(HeaderValue::from_static(
+/// The security headers every response carries, name and value made once.
+static SECURITY_HEADERS: [(HeaderName, HeaderValue); 6] = [
+    (
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(CONTENT_SECURITY_POLICY),
+    ),
+    (
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    ),
+    (
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("strict-origin-when-cross-origin"),
+    ),
+    (header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY")),
+    (
+        HeaderName::from_static("permissions-policy"),
+        HeaderValue::from_static(
             "camera=(), microphone=(), geolocation=(), payment=(), usb=(), interest-cohort=()",
-        ));
-    headers
-        .entry("cross-origin-opener-policy")
-        .or_insert(HeaderValue::from_static("same-origin"));
-    response
+        ),
+    ),
+    (
+        HeaderName::from_static("cross-origin-opener-policy"),
+        HeaderValue::from_static("same-origin"),
+    ),
+];
+
+/// Adds the security headers to a response's (a handler's own value wins).
+pub fn add_security_headers(headers: &mut HeaderMap) {
+    // Room for all of them at once rather than a regrowth midway.
+    headers.reserve(SECURITY_HEADERS.len());
+    for (name, value) in &SECURITY_HEADERS {
+        if !headers.contains_key(name) {
+            headers.insert(name.clone(), value.clone());
+        }
+    }
 }
 
 /// The site takes no request bodies; anything larger than this is refused.
@@ -46,17 +58,26 @@ pub const MAX_URI: usize = 4 * 1024;
 /// Most bytes of request headers served; more gets 431.
 pub const MAX_HEADERS: usize = 16 * 1024;
 
-/// Refuses requests no page could answer well, with a body that says why: over-long
-/// targets or headers, and paths or queries that are not valid percent-encoded UTF-8
-/// (rather than decoding them into replacement characters).
+/// Refuses requests no page could answer well, with a body that says why (see
+/// [`malformed`]).
 pub async fn reject_malformed(request: Request, next: Next) -> Response {
+    match malformed(&request) {
+        Some(refusal) => refusal,
+        None => next.run(request).await,
+    }
+}
+
+/// The refusal of a request no page could answer well, with a body that says why:
+/// over-long targets or headers, and paths or queries that are not valid
+/// percent-encoded UTF-8 (rather than decoding them into replacement characters).
+pub fn malformed(request: &Request) -> Option<Response> {
     let uri = request.uri();
     let target_len = uri.path_and_query().map_or(0, |pq| pq.as_str().len());
     if target_len > MAX_URI {
-        return refuse(
+        return Some(refuse(
             StatusCode::URI_TOO_LONG,
             format!("the address is {target_len} bytes long; at most {MAX_URI} are served"),
-        );
+        ));
     }
     let header_bytes: usize = request
         .headers()
@@ -64,22 +85,22 @@ pub async fn reject_malformed(request: Request, next: Next) -> Response {
         .map(|(name, value)| name.as_str().len() + value.len() + 4)
         .sum();
     if header_bytes > MAX_HEADERS {
-        return refuse(
+        return Some(refuse(
             StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
             format!(
                 "the request headers are {header_bytes} bytes; at most {MAX_HEADERS} are accepted"
             ),
-        );
+        ));
     }
     if let Err(problem) = check_encoding("path", uri.path()) {
-        return refuse(StatusCode::BAD_REQUEST, problem);
+        return Some(refuse(StatusCode::BAD_REQUEST, problem));
     }
     if let Some(query) = uri.query()
         && let Err(problem) = check_encoding("query", query)
     {
-        return refuse(StatusCode::BAD_REQUEST, problem);
+        return Some(refuse(StatusCode::BAD_REQUEST, problem));
     }
-    next.run(request).await
+    None
 }
 
 /// 400 for an HTTP/1.1 request without a Host header, and for any request with more than

@@ -76,14 +76,19 @@ pub fn encoded(
 /// `Vary` and the `Content-Encoding` of a body sent in `encoding`.
 pub fn coding_headers(encoding: Encoding) -> HeaderMap {
     let mut out = HeaderMap::new();
+    add_coding_headers(&mut out, encoding);
+    out
+}
+
+/// Adds `Vary` and the `Content-Encoding` of a body sent in `encoding` to `out`.
+pub fn add_coding_headers(out: &mut HeaderMap, encoding: Encoding) {
     out.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
     let coding = match encoding {
         Encoding::Brotli => "br",
         Encoding::Gzip => "gzip",
-        Encoding::Identity => return out,
+        Encoding::Identity => return,
     };
     out.insert(header::CONTENT_ENCODING, HeaderValue::from_static(coding));
-    out
 }
 
 #[cfg(test)]

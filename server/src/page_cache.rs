@@ -12,6 +12,7 @@ use std::io::Write as _;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock, RwLock};
 
+use axum::http::HeaderValue;
 use bytes::Bytes;
 
 use crate::negotiate::Encoding;
@@ -50,14 +51,19 @@ pub struct Page {
     pub html: Bytes,
     /// A strong validator: the quoted start of the SHA-256 of `html`.
     pub etag: String,
+    /// `etag` as a header value, made once rather than for every response.
+    pub etag_header: HeaderValue,
     gzip: OnceLock<Bytes>,
     br: OnceLock<Bytes>,
 }
 
 impl Page {
     pub fn new(html: String) -> Self {
+        let etag = crate::negotiate::strong_etag(html.as_bytes());
         Self {
-            etag: crate::negotiate::strong_etag(html.as_bytes()),
+            // Hex digits in quotes: always a valid header value.
+            etag_header: HeaderValue::from_str(&etag).unwrap_or(HeaderValue::from_static("\"\"")),
+            etag,
             html: Bytes::from(html),
             gzip: OnceLock::new(),
             br: OnceLock::new(),

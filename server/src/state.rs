@@ -1,6 +1,7 @@
 //! What the handlers share: one [`AppState`], with [`FromRef`] for the parts a handler
 //! or middleware needs on its own.
 
+use std::ops::Deref;
 use std::sync::Arc;
 
 use crate::props::SiteProps;
@@ -20,9 +21,23 @@ use crate::site_files::SiteFiles;
 use crate::snapshot::Feed;
 use crate::socket_limits::SocketLimits;
 
-/// Everything the handlers share.
+/// Everything the handlers share, behind one pointer: axum clones the state for every
+/// request (the route's copy, then the `State` extractor's), and a clone of the fields
+/// themselves cost some twenty atomic increments and two mutex locks (the cancellation
+/// tokens) each time, on cache lines every core shares.
 #[derive(Clone)]
-pub struct AppState {
+pub struct AppState(Arc<Shared>);
+
+impl Deref for AppState {
+    type Target = Shared;
+
+    fn deref(&self) -> &Shared {
+        &self.0
+    }
+}
+
+/// What [`AppState`] points to.
+pub struct Shared {
     /// The effective configuration.
     pub config: Arc<Config>,
     /// The threads that run React.
@@ -63,7 +78,7 @@ impl AppState {
         let renderer = RendererPool::start(ui.server_bundle.into(), config.render.clone())?;
         let site = SiteProps::of(&config.site);
         let site_files = Arc::new(SiteFiles::new(&config, ui.icon_svg, ui.images));
-        Ok(Self {
+        Ok(Self(Arc::new(Shared {
             metrics: Arc::default(),
             check_renders: Arc::new(Semaphore::new(config.render.threads.max(2) - 1)),
             sockets: SocketLimits::new(config.sockets),
@@ -78,7 +93,7 @@ impl AppState {
             sessions: TaskTracker::new(),
             ui: Arc::new(ui),
             site: Arc::new(site),
-        })
+        })))
     }
 
     /// The site facts every page receives.

@@ -2,7 +2,10 @@
 // desktop presets) on / and /words, and the bytes a first view of / costs. scripts/audit
 // runs this after building; it needs LASTWORDS_BIN and `scripts/setup --audit`.
 //
-// Usage: node tests/audit/audit.mjs [--no-fail]
+// Usage: node tests/audit/audit.mjs [--no-fail] [--url=URL] [--scale]
+//   --url=URL  audit a host already serving at URL instead of starting one
+//   --scale    for scripts/bench scale (issue 14): /words only, mobile only, and the
+//              first view of /words at the narrowest layout (budget 150 KB)
 // Prints a table, saves each Lighthouse report and a summary to tests/artifacts/lighthouse/,
 // and exits 1 when a score is under 100 or a budget is exceeded (unless --no-fail).
 import { spawn } from 'node:child_process';
@@ -37,21 +40,28 @@ const lighthouseBin = fileURLToPath(new URL('node_modules/lighthouse/cli/index.j
 const chromePath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 const args = process.argv.slice(2);
-const unknown = args.filter((arg) => arg !== '--no-fail');
+const unknown = args.filter((arg) => !['--no-fail', '--scale'].includes(arg) && !arg.startsWith('--url='));
 if (unknown.length) {
-  console.error(`audit.mjs: unknown option ${unknown.join(' ')} (known: --no-fail)`);
+  console.error(`audit.mjs: unknown option ${unknown.join(' ')} (known: --no-fail, --url=URL, --scale)`);
   process.exit(2);
 }
 const failOnBudget = !args.includes('--no-fail');
+const givenUrl = args.find((arg) => arg.startsWith('--url='))?.slice('--url='.length);
+const scale = args.includes('--scale');
+const audited = scale ? pages.filter((page) => page.name === 'words') : pages;
+const auditedPresets = scale ? ['mobile'] : presets;
+const firstViewPath = scale ? '/words' : '/';
+const viewports = scale ? firstViewSizes.slice(0, 1) : firstViewSizes;
+if (scale) budgets.firstViewTotalBytes = 150 * KB;
 
 mkdirSync(reportDir, { recursive: true });
-const host = await startHost({ phrases: samplePhrases });
+const host = givenUrl ? { url: givenUrl, stop: async () => {} } : await startHost({ phrases: samplePhrases });
 const failures = [];
 try {
   console.log(`host ${host.url}; load average ${loadavg().map((n) => n.toFixed(2)).join(' ')}`);
   const runs = [];
-  for (const page of pages) {
-    for (const preset of presets) {
+  for (const page of audited) {
+    for (const preset of auditedPresets) {
       const started = Date.now();
       const report = await runLighthouse(page, preset);
       runs.push(readRun(page, preset, report));
@@ -59,13 +69,13 @@ try {
     }
   }
   const firstViews = [];
-  for (const viewport of firstViewSizes) firstViews.push(await measureFirstView('/', viewport));
+  for (const viewport of viewports) firstViews.push(await measureFirstView(firstViewPath, viewport));
 
   printRuns(runs);
   printFirstViews(firstViews);
   judge(runs, firstViews);
   const summary = { url: host.url, budgets, runs, firstViews, failures, loadAverage: loadavg() };
-  writeFileSync(`${reportDir}summary.json`, `${JSON.stringify(summary, null, 2)}\n`);
+  writeFileSync(`${reportDir}${scale ? 'scale-' : ''}summary.json`, `${JSON.stringify(summary, null, 2)}\n`);
 } finally {
   await host.stop();
 }
@@ -82,7 +92,7 @@ if (failures.length) {
 
 /** Runs the Lighthouse CLI once; resolves to its JSON report (also saved to a file). */
 async function runLighthouse(page, preset) {
-  const output = `${reportDir}${page.name}-${preset}.json`;
+  const output = `${reportDir}${scale ? 'scale-' : ''}${page.name}-${preset}.json`;
   const cliArgs = [
     lighthouseBin,
     `${host.url}${page.path}`,
@@ -212,7 +222,7 @@ function printRuns(runs) {
 }
 
 function printFirstViews(firstViews) {
-  console.log('\nFirst view of / in a fresh browser (compressed response bodies)\n');
+  console.log(`\nFirst view of ${firstViewPath} in a fresh browser (compressed response bodies)\n`);
   const kinds = ['html', 'css', 'js', 'images', 'fonts', 'other'];
   const rows = firstViews.map((view) => [
     view.path,

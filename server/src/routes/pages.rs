@@ -15,7 +15,7 @@ use serde_json::json;
 use crate::check::{Check, find_text};
 use crate::config::Site;
 use crate::error::AppError;
-use crate::negotiate::{Encoding, coding_headers, not_modified, preferred_encoding};
+use crate::negotiate::{Encoding, add_coding_headers, not_modified, preferred_encoding};
 use crate::page_cache::{Page, PageKey};
 use crate::paging::{PageRequest, PhrasePage};
 use crate::phrase_list::{Anchor, Cursor, PAGE_SIZE};
@@ -92,11 +92,17 @@ pub async fn not_found(State(state): State<AppState>, headers: HeaderMap) -> Res
     }
 }
 
-/// An HTML page with its validator, or 304 when the client has it.
+/// An HTML page with its validator, or 304 when the client has it. This is every
+/// cached page view, so the response is written straight into one header map sized
+/// for it and the security headers added after (nothing built per request and
+/// copied over).
 async fn page_response(status: StatusCode, headers: &HeaderMap, page: Arc<Page>) -> Response {
-    let etag = HeaderValue::from_str(&page.etag).unwrap_or(HeaderValue::from_static("\"\""));
     if status == StatusCode::OK && not_modified(headers, &page.etag) {
-        return (StatusCode::NOT_MODIFIED, [(header::ETAG, etag)]).into_response();
+        let mut response = StatusCode::NOT_MODIFIED.into_response();
+        response
+            .headers_mut()
+            .insert(header::ETAG, page.etag_header.clone());
+        return response;
     }
     let wanted = preferred_encoding(headers);
     let (encoding, body) = match page.ready(wanted) {
@@ -110,15 +116,23 @@ async fn page_response(status: StatusCode, headers: &HeaderMap, page: Arc<Page>)
             }
         }
     };
-    let mut out = coding_headers(encoding);
+    let mut response = Response::new(Body::from(body));
+    *response.status_mut() = status;
+    let out = response.headers_mut();
+    out.reserve(PAGE_HEADERS);
     out.insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("text/html; charset=utf-8"),
     );
     out.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-    out.insert(header::ETAG, etag);
-    (status, out, Body::from(body)).into_response()
+    out.insert(header::ETAG, page.etag_header.clone());
+    add_coding_headers(out, encoding);
+    response
 }
+
+/// Headers on a page response: its own five, the security headers, HSTS and the
+/// Date and Content-Length hyper writes.
+const PAGE_HEADERS: usize = 16;
 
 /// The home page, rendered once.
 async fn home_page(state: &AppState) -> Result<Arc<Page>, AppError> {
