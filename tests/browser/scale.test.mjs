@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startHost } from '../support/host.mjs';
+import { allPhrases, startHost } from '../support/host.mjs';
 import { launch, openHydrated } from '../support/browser.mjs';
 
 const TOTAL = 10_000;
@@ -48,17 +48,7 @@ async function api(path) {
 }
 
 /** The words of a list (or a find's matches), newest first, paged through the API. */
-async function everyWord(query) {
-  const words = [];
-  let after = null;
-  do {
-    const params = new URLSearchParams({ limit: '200', ...(query ? { q: query } : {}), ...(after ? { after } : {}) });
-    const page = await api(`/api/phrases?${params}`);
-    words.push(...page.phrases.map((phrase) => phrase.word));
-    after = page.next;
-  } while (typeof after === 'string');
-  return words;
-}
+const everyWord = async (query) => (await allPhrases(host.url, query)).map((phrase) => phrase.word);
 
 const decode = (text) => text.replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&#x27;/g, "'").replace(/&amp;/g, '&');
 

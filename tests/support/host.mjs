@@ -91,12 +91,13 @@ export function runCli(args, env = {}) {
   });
 }
 
-/** Every phrase the API lists, newest first, following its pages to the end. */
-export async function allPhrases(url) {
+/** Every phrase the API lists (or finds, given `q`), newest first, following its pages to the end. */
+export async function allPhrases(url, q = '') {
   const phrases = [];
   let after = '';
   for (;;) {
-    const response = await fetch(`${url}/api/phrases?limit=200${after ? `&after=${encodeURIComponent(after)}` : ''}`);
+    const params = new URLSearchParams({ limit: '200', ...(q ? { q } : {}), ...(after ? { after } : {}) });
+    const response = await fetch(`${url}/api/phrases?${params}`);
     if (!response.ok) throw new Error(`GET /api/phrases: ${response.status} ${await response.text()}`);
     const page = await response.json();
     phrases.push(...page.phrases);
