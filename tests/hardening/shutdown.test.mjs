@@ -32,7 +32,7 @@ test('SIGTERM: sockets get 1001, requests in flight finish with 200, nothing new
     const clients = Array.from({ length: 5 }, () => connectLive(host.url));
     await Promise.all(clients.map((c) => c.until((me) => me.messages.some((m) => m.type === 'snapshot'), 5000, 'the snapshot')));
 
-    const renders = Array.from({ length: 120 }, (_, i) =>
+    const renders = Array.from({ length: 300 }, (_, i) =>
       fetch(`${host.url}/words?check=in%20flight%20${i}`).then(async (response) => ({ status: response.status, html: await response.text(), at: Date.now() })),
     );
     // A request whose head is half sent when the signal arrives and finished after it.
