@@ -121,11 +121,12 @@ impl PhraseList {
 
     /// Adds `phrase` or replaces the one with its id; false when it was there as it is.
     pub fn upsert(&mut self, phrase: Phrase) -> bool {
-        if let Some(old) = self.get(&phrase.id) {
-            if **old == phrase {
-                return false;
+        match self.get(&phrase.id) {
+            Some(old) if **old == phrase => return false,
+            Some(_) => {
+                self.remove(&phrase.id);
             }
-            self.remove(&phrase.id.clone());
+            None => {}
         }
         self.created
             .insert(phrase.id.as_str().into(), phrase.created);
@@ -137,18 +138,14 @@ impl PhraseList {
             self.chunks.push(Arc::new(Chunk::new(vec![phrase])));
             return true;
         }
-        // The first chunk whose last phrase comes after it, or the last chunk.
-        let chunk = self
-            .chunks
-            .partition_point(|chunk| {
-                chunk
-                    .phrases
-                    .last()
-                    .is_some_and(|last| cursor.cmp_to(last) == Ordering::Greater)
-            })
-            .min(self.chunks.len() - 1);
+        let (chunk, index) = match self.place(&cursor) {
+            // After every phrase: at the end of the last chunk.
+            (chunk, _) if chunk == self.chunks.len() => {
+                (chunk - 1, self.chunks[chunk - 1].phrases.len())
+            }
+            place => place,
+        };
         let target = Arc::make_mut(&mut self.chunks[chunk]);
-        let index = target.position(&cursor);
         target.phrases.insert(index, phrase);
         if target.phrases.len() > CHUNK_MAX {
             let tail = target.phrases.split_off(target.phrases.len() / 2);
