@@ -90,13 +90,18 @@ pub struct FeedHealth {
     pub skipped: AtomicU64,
     /// Times the source disagreed with our list and sent it again in full.
     pub resyncs: AtomicU64,
+    /// Why the source is down, when it says (the embedded store's file went bad).
+    problem: std::sync::Mutex<Option<String>>,
+    /// Times the embedded store's file became unreadable, replaced by something else or
+    /// damaged under a running host (each episode once).
+    pub store_problems: AtomicU64,
 }
 
 impl FeedHealth {
     /// The source delivered a complete, consistent list.
     pub fn synced(&self) {
         self.synced_ms.store(now_ms(), Ordering::Relaxed);
-        self.down_since_ms.store(0, Ordering::Relaxed);
+        self.up();
         self.restored.store(false, Ordering::Relaxed);
     }
 
@@ -107,9 +112,25 @@ impl FeedHealth {
                 .compare_exchange(0, now_ms(), Ordering::Relaxed, Ordering::Relaxed);
     }
 
+    /// The source cannot be used, for `reason`; keeps the earliest time it went down.
+    pub fn down_because(&self, reason: String) {
+        self.down();
+        if let Ok(mut problem) = self.problem.lock() {
+            *problem = Some(reason);
+        }
+    }
+
+    /// Why the source is down, if it said.
+    pub fn problem(&self) -> Option<String> {
+        self.problem.lock().ok().and_then(|problem| problem.clone())
+    }
+
     /// The source answers again (its next complete list will mark it synced).
     pub fn up(&self) {
         self.down_since_ms.store(0, Ordering::Relaxed);
+        if let Ok(mut problem) = self.problem.lock() {
+            *problem = None;
+        }
     }
 
     /// Time since the last complete list, or `None` before the first.

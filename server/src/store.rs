@@ -22,6 +22,8 @@ pub enum StoreError {
     File { path: String, reason: String },
     #[error("{path}: {reason}")]
     Database { path: String, reason: String },
+    #[error(transparent)]
+    Refused(#[from] embedded::inspect::Refusal),
     #[error("there is no phrase store at {path}: {hint}")]
     Missing { path: String, hint: String },
     #[error("the phrase {word:?} is already taken (by {name:?})")]

@@ -1,7 +1,7 @@
 // Starts a real `lastwords` binary on a free loopback port with its own data folder,
 // for black-box tests. The binary comes from LASTWORDS_BIN (scripts/test sets it).
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
+import { chownSync, mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -14,9 +14,12 @@ export const bin = process.env.LASTWORDS_BIN ?? new URL('../../target/debug/last
  *   `files` are written into the data folder before start (a string as it is, anything
  *   else as JSON), for state an earlier run would have left, such as a saved snapshot.
  *   `prepare` runs CLI commands against the data folder before start (`phrases import`).
+ *   `dataDir` serves from that folder (left in place at stop) instead of a new one.
+ *   `user` ({uid, gid}) runs the host and its CLI as that user, who is given the data folder.
  */
 export async function startHost(options = {}) {
-  const dataDir = mkdtempSync(join(tmpdir(), 'lastwords-test-'));
+  const ownDataDir = !options.dataDir;
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'lastwords-test-'));
   if (options.phrases) {
     // A phrases.json from an earlier version: the host imports it into a new store.
     writeFileSync(join(dataDir, 'phrases.json'), JSON.stringify(options.phrases, null, 2));
@@ -24,11 +27,13 @@ export async function startHost(options = {}) {
   for (const [name, content] of Object.entries(options.files ?? {})) {
     writeFileSync(join(dataDir, name), typeof content === 'string' ? content : JSON.stringify(content));
   }
-  const cli = (...args) => runCli(['--data-dir', dataDir, ...(options.args ?? []), ...args], options.env);
+  if (options.user) chownSync(dataDir, options.user.uid, options.user.gid);
+  const cli = (...args) => runCli(['--data-dir', dataDir, ...(options.args ?? []), ...args], options.env, options.user);
   await options.prepare?.(cli);
   const child = spawn(bin, ['serve', '--port', '0', '--data-dir', dataDir, ...(options.args ?? [])], {
     env: { ...process.env, RUST_LOG: 'info', NO_COLOR: '1', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    ...options.user,
   });
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
   const running = () => child.exitCode === null && child.signalCode === null;
@@ -61,13 +66,13 @@ export async function startHost(options = {}) {
     signal: (signal = 'SIGTERM') => child.kill(signal),
     /** Runs the binary's CLI against the same data folder. */
     cli,
-    /** SIGTERM (SIGKILL if that has not ended it in 20 s), then removes the data folder. */
+    /** SIGTERM (SIGKILL if that has not ended it in 20 s), then removes the data folder it made. */
     async stop() {
       if (running()) child.kill('SIGTERM');
       const killer = setTimeout(() => running() && child.kill('SIGKILL'), 20_000);
       await exited;
       clearTimeout(killer);
-      rmSync(dataDir, { recursive: true, force: true });
+      if (ownDataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
@@ -78,10 +83,10 @@ export function cpuTicks(pid) {
   return Number(fields[11]) + Number(fields[12]);
 }
 
-/** Runs `lastwords` with `args`; resolves to { code, stdout, stderr }. */
-export function runCli(args, env = {}) {
+/** Runs `lastwords` with `args` (as `user`, {uid, gid}, if given); resolves to { code, stdout, stderr }. */
+export function runCli(args, env = {}, user = undefined) {
   return new Promise((resolve) => {
-    const child = spawn(bin, args, { env: { ...process.env, NO_COLOR: '1', ...env } });
+    const child = spawn(bin, args, { env: { ...process.env, NO_COLOR: '1', ...env }, ...user });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c) => (stdout += c));

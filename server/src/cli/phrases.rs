@@ -57,15 +57,37 @@ pub enum PhrasesCommand {
         /// Where to write it [default: standard output]
         file: Option<PathBuf>,
     },
+    /// Copy the embedded store to FILE, consistently, while a host serves and others
+    /// write (SQLite's online backup); the copy is checked whole. FILE must not exist
+    Backup {
+        /// Where to write the copy (a new file)
+        file: PathBuf,
+    },
+    /// Put the phrases of a backup in place of the embedded store's. The backup is
+    /// checked first; the store it replaces is kept beside it, renamed, never deleted
+    Restore {
+        /// A backup made by `phrases backup`
+        file: PathBuf,
+        /// Restore while a host serves from the folder: a sound store is replaced in one
+        /// transaction that the host shows as one change; a damaged one is moved aside
+        /// and the host reads the restored file afresh
+        #[arg(long)]
+        online: bool,
+    },
 }
 
 pub async fn run(config: &Store, command: PhrasesCommand) -> anyhow::Result<()> {
-    if let PhrasesCommand::Init = command {
-        return init(config);
+    match command {
+        PhrasesCommand::Init => return init(config),
+        PhrasesCommand::Backup { file } => return backup(config, &file).await,
+        PhrasesCommand::Restore { file, online } => return restore(config, &file, online).await,
+        _ => {}
     }
     let store = super::open_store(config).await?;
     match command {
-        PhrasesCommand::Init => unreachable!("handled above"),
+        PhrasesCommand::Init | PhrasesCommand::Backup { .. } | PhrasesCommand::Restore { .. } => {
+            unreachable!("handled above")
+        }
         PhrasesCommand::List { json } => {
             let phrases = store.list().await?;
             if json {
@@ -116,14 +138,60 @@ pub async fn run(config: &Store, command: PhrasesCommand) -> anyhow::Result<()> 
     Ok(())
 }
 
-/// Creates the embedded store; says what is there when it already exists.
-fn init(config: &Store) -> anyhow::Result<()> {
+/// Refuses a command that only the embedded store has when Firestore is configured.
+fn embedded_only(config: &Store, what: &str) -> anyhow::Result<()> {
     if let Some(location) = &config.firestore {
         bail!(
-            "the configured store is Firestore (project {:?}), which needs no init; `phrases init` creates the embedded store (--store embedded)",
+            "the configured store is Firestore (project {:?}); `phrases {what}` is for the embedded store (--store embedded)",
             location.project
         );
     }
+    Ok(())
+}
+
+async fn backup(config: &Store, file: &std::path::Path) -> anyhow::Result<()> {
+    embedded_only(config, "backup")?;
+    let store = EmbeddedStore::open(&config.data_dir)?;
+    let file = file.to_owned();
+    let report =
+        tokio::task::spawn_blocking(move || store.backup(&file).map(|report| (report, file)))
+            .await??;
+    let (report, file) = report;
+    println!(
+        "backed up {} phrases to {} ({} bytes, integrity checked)",
+        report.phrases,
+        file.display(),
+        report.bytes
+    );
+    Ok(())
+}
+
+async fn restore(config: &Store, file: &std::path::Path, online: bool) -> anyhow::Result<()> {
+    embedded_only(config, "restore")?;
+    let data_dir = config.data_dir.clone();
+    let from = file.to_owned();
+    let report =
+        tokio::task::spawn_blocking(move || EmbeddedStore::restore(&data_dir, &from, online))
+            .await??;
+    let how = if report.in_place {
+        "in one transaction"
+    } else {
+        "as a new file"
+    };
+    println!(
+        "restored {} phrases from {} {how}",
+        report.phrases,
+        file.display()
+    );
+    if let Some(aside) = report.kept_aside {
+        println!("the store it replaced is kept at {}", aside.display());
+    }
+    Ok(())
+}
+
+/// Creates the embedded store; says what is there when it already exists.
+fn init(config: &Store) -> anyhow::Result<()> {
+    embedded_only(config, "init")?;
     let (store, created) = EmbeddedStore::open_or_create(&config.data_dir, Seed::Empty)?;
     let path = store.path().display();
     match created {

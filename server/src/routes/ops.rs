@@ -22,10 +22,16 @@ pub async fn readyz(State(state): State<AppState>) -> Response {
     let health = state.feed.health();
     let problem = match (health.since_sync(), health.down_for()) {
         (None, _) => Some("the phrase list has not loaded yet".to_owned()),
-        (Some(_), Some(down)) if down > state.config.store.ready_stale_after => Some(format!(
-            "the phrase source has been unreachable for {} s",
-            down.as_secs()
-        )),
+        (Some(_), Some(down)) if down > state.config.store.ready_stale_after => {
+            let mut problem = format!(
+                "the phrase source has been unreachable for {} s",
+                down.as_secs()
+            );
+            if let Some(reason) = health.problem() {
+                problem = format!("{problem}: {reason}");
+            }
+            Some(problem)
+        }
         _ => None,
     };
     match problem {
@@ -43,7 +49,7 @@ pub async fn scrape(State(state): State<AppState>) -> Response {
     let health = state.feed.health();
     let snapshot = state.feed.current();
     let connections = &state.connections;
-    let simple: [(&str, &str, &str, f64); 18] = [
+    let simple: [(&str, &str, &str, f64); 19] = [
         (
             "lastwords_connections",
             "gauge",
@@ -153,6 +159,12 @@ pub async fn scrape(State(state): State<AppState>) -> Response {
             "counter",
             "Documents or stored rows skipped because they break the content rules (a missing or non-string word or name, invisible or control characters, lengths).",
             health.skipped.load(Ordering::Relaxed) as f64,
+        ),
+        (
+            "lastwords_feed_store_problems_total",
+            "counter",
+            "Times the embedded store's file became unreadable, replaced by something that is not a phrase store, or damaged under the running host.",
+            health.store_problems.load(Ordering::Relaxed) as f64,
         ),
         (
             "lastwords_phrases",

@@ -6,12 +6,19 @@ use std::time::Duration;
 
 use notify::Watcher as _;
 
-use super::{EmbeddedStore, FILE_NAME, FullRead};
+use super::inspect::{self, Found};
+use super::{EmbeddedStore, FILE_NAME, FullRead, file_identity};
 use crate::snapshot::{Change, Feed};
 use crate::text::ContentError;
 
 /// Without file events (no inotify, say), how often the host asks for new changes.
 const POLL_WITHOUT_EVENTS: Duration = Duration::from_secs(2);
+/// While the store cannot be read, how often the host looks again (events may not come:
+/// a file restored by a program that writes no event, a folder remounted).
+const POLL_WHILE_DAMAGED: Duration = Duration::from_secs(5);
+/// How long a problem must last before it is logged and counted: a file being copied in
+/// passes through states that are not problems (empty, then half written).
+const CONFIRM_AFTER: Duration = Duration::from_secs(1);
 /// After a write event, when to look again. A commit becomes visible only once its
 /// writer has synced the log and updated the log's index, after the write we were told
 /// of; these few small queries catch it, and then the host is quiet again.
@@ -31,8 +38,19 @@ pub(super) struct Follower {
     sequence: i64,
     /// The database file's (device, inode) when opened, to notice it being replaced.
     identity: Option<(u64, u64)>,
-    /// The file's removal was already reported (said once, not on every event).
-    missing_reported: bool,
+    /// Its write-ahead log's, to notice a file moved in beside the previous one's log.
+    wal_identity: Option<(u64, u64)>,
+    /// What was wrong at the last look, if anything, and since when.
+    seen: Option<(String, std::time::Instant)>,
+    /// What is wrong with the store, as logged: said once it has lasted
+    /// [`CONFIRM_AFTER`], and not again until it changes.
+    problem: Option<String>,
+    /// The database file's size and modification time at the last look. In WAL mode
+    /// only a checkpoint writes it, so a change is worth asking SQLite whose it is.
+    stamp: Option<(u64, std::time::SystemTime)>,
+    /// A shared lock on the data folder while this host follows it: `phrases restore`
+    /// takes it exclusively, so it knows a host is serving.
+    _folder_lock: Option<std::fs::File>,
 }
 
 impl Follower {
@@ -44,7 +62,11 @@ impl Follower {
         let follower = Follower {
             sequence: read.sequence,
             identity: file_identity(&store.path),
-            missing_reported: false,
+            wal_identity: file_identity(&inspect::sidecar(&store.path, "-wal")),
+            seen: None,
+            problem: None,
+            stamp: file_stamp(&store.path),
+            _folder_lock: lock_folder(store.path.parent().unwrap_or(Path::new("."))),
             store,
             feed,
         };
@@ -86,6 +108,13 @@ impl Follower {
         let mut due: Vec<tokio::time::Instant> = Vec::new();
         loop {
             let next = due.first().copied();
+            let troubled = self.seen.is_some();
+            let polling = watcher.is_none() || troubled;
+            let poll_every = if troubled {
+                POLL_WHILE_DAMAGED
+            } else {
+                POLL_WITHOUT_EVENTS
+            };
             let woke_by_event = tokio::select! {
                 event = changed.recv(), if watcher.is_some() => {
                     if event.is_none() {
@@ -94,7 +123,7 @@ impl Follower {
                     true
                 }
                 () = sleep_until_or_forever(next.or_else(|| {
-                    watcher.is_none().then(|| tokio::time::Instant::now() + POLL_WITHOUT_EVENTS)
+                    polling.then(|| tokio::time::Instant::now() + poll_every)
                 })) => false,
             };
             if woke_by_event {
@@ -119,83 +148,155 @@ impl Follower {
     }
 
     /// Reads what changed since the last read and publishes it; silent when nothing did.
+    /// When the store cannot be read, the last list stays and the problem is said once.
     fn refresh(&mut self) {
-        let identity = file_identity(&self.store.path);
-        if identity.is_none() {
-            if !self.missing_reported {
-                self.missing_reported = true;
-                tracing::error!(path = %self.store.path.display(), "the embedded store's file was removed; still serving the last list. `lastwords phrases init` creates a new one");
-            }
-            return;
-        }
-        if identity != self.identity {
-            let data_dir = self.store.path.parent().unwrap_or(Path::new("."));
-            match EmbeddedStore::open(data_dir) {
-                Ok(store) => {
-                    tracing::info!(path = %store.path.display(), "the embedded store's file was replaced; reading it afresh");
-                    self.store = store;
-                    self.identity = identity;
-                    self.missing_reported = false;
-                    self.reload();
-                }
-                Err(error) => {
-                    if !self.missing_reported {
-                        self.missing_reported = true;
-                        tracing::error!(%error, "the embedded store's file was replaced by one that cannot be read; still serving the last list");
-                    }
+        match self.try_refresh() {
+            Ok(()) => {
+                self.seen = None;
+                if self.problem.take().is_some() {
+                    tracing::info!(path = %self.store.path.display(), count = self.feed.current().list.len(), "the embedded store is readable again");
                 }
             }
-            return;
-        }
-        match self.store.read_since(self.sequence) {
-            Ok(delta) if delta.sequence == self.sequence => {}
-            // The sequence went back: not the store we read before. Read it whole.
-            Ok(delta) if delta.sequence < self.sequence => self.reload(),
-            Ok(delta) => {
-                report_broken(&self.store.path, &delta.broken, &self.feed);
-                let (added, removed) = (delta.upserts.len(), delta.removals.len());
-                let changes = (delta.removals.into_iter().map(|id| Change::Remove { id }))
-                    .chain(
-                        delta
-                            .upserts
-                            .into_iter()
-                            .map(|phrase| Change::Upsert { phrase }),
-                    )
-                    .collect();
-                self.sequence = delta.sequence;
-                let snapshot = self.feed.apply(changes);
-                self.feed.health().synced();
-                tracing::info!(
-                    version = snapshot.version,
-                    sequence = self.sequence,
-                    changed = added,
-                    removed,
-                    count = snapshot.list.len(),
-                    "embedded store changed"
-                );
-            }
-            Err(error) => {
-                tracing::error!(%error, "cannot read the embedded store; still serving the last list")
+            Err(problem) => {
+                let since = match &self.seen {
+                    Some((seen, since)) if *seen == problem => *since,
+                    _ => std::time::Instant::now(),
+                };
+                self.seen = Some((problem.clone(), since));
+                if since.elapsed() < CONFIRM_AFTER || self.problem.as_ref() == Some(&problem) {
+                    return;
+                }
+                let health = self.feed.health();
+                if self.problem.is_none() {
+                    health
+                        .store_problems
+                        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                }
+                tracing::error!(%problem, count = self.feed.current().list.len(), "the embedded store cannot be read; still serving the last list");
+                health.down_because(problem.clone());
+                self.problem = Some(problem);
             }
         }
     }
 
-    fn reload(&mut self) {
-        match self.store.read_all() {
-            Ok(read) => {
-                report_broken(&self.store.path, &read.broken, &self.feed);
-                self.sequence = read.sequence;
-                let snapshot = self.feed.replace(read.phrases);
-                self.feed.health().synced();
-                tracing::info!(
-                    version = snapshot.version,
-                    count = snapshot.list.len(),
-                    "embedded store read"
-                );
+    fn try_refresh(&mut self) -> Result<(), String> {
+        let path = &self.store.path;
+        let identity = file_identity(path);
+        let wal = inspect::sidecar(path, "-wal");
+        if identity.is_some()
+            && identity != self.identity
+            && self.wal_identity.is_some()
+            && file_identity(&wal) == self.wal_identity
+        {
+            // SQLite would read (and one day checkpoint) the previous file's log into it.
+            return Err(format!(
+                "{}: was replaced by another file while the previous file's write-ahead log {} is still beside it. Move the -wal and -shm files aside (they hold the previous file's latest changes)",
+                path.display(),
+                wal.display()
+            ));
+        }
+        // Only the raw look on every change: opening a new SQLite connection on a file
+        // truncated a moment before would delete its log (SQLite drops the log of an
+        // empty database), so that waits for a file that looks whole and has changed.
+        let reopen = identity != self.identity || self.seen.is_some();
+        let stamp = file_stamp(path);
+        let look = if reopen || stamp != self.stamp {
+            inspect::inspect(path)
+        } else {
+            inspect::look(path)
+        };
+        match look {
+            Ok(Found::Store) => {}
+            Ok(Found::Nothing) => {
+                return Err(format!(
+                    "{}: the file was removed. `lastwords phrases restore FILE` puts a backup in its place",
+                    path.display()
+                ));
             }
-            Err(error) => {
-                tracing::error!(%error, "cannot read the embedded store; still serving the last list")
+            Err(refusal) => return Err(refusal.summary()),
+        }
+        self.stamp = stamp;
+        if reopen {
+            // Replaced, or back after a problem: a fresh connection, and the list read
+            // whole (the file may have been changed in place under the old one).
+            let data_dir = path.parent().unwrap_or(Path::new("."));
+            let store = EmbeddedStore::open(data_dir).map_err(|e| e.to_string())?;
+            if identity != self.identity && self.seen.is_none() {
+                tracing::info!(path = %store.path.display(), "the embedded store's file was replaced; reading it afresh");
             }
+            self.store = store;
+            self.identity = identity;
+            self.reload()?;
+            self.wal_identity = file_identity(&wal);
+            return Ok(());
+        }
+        let delta = self
+            .store
+            .read_since(self.sequence)
+            .map_err(|e| e.to_string())?;
+        if delta.sequence == self.sequence {
+            return Ok(());
+        }
+        if delta.sequence < self.sequence {
+            // The sequence went back: not the store we read before. Read it whole.
+            return self.reload();
+        }
+        report_broken(&self.store.path, &delta.broken, &self.feed);
+        let (added, removed) = (delta.upserts.len(), delta.removals.len());
+        let changes = (delta.removals.into_iter().map(|id| Change::Remove { id }))
+            .chain(
+                delta
+                    .upserts
+                    .into_iter()
+                    .map(|phrase| Change::Upsert { phrase }),
+            )
+            .collect();
+        self.sequence = delta.sequence;
+        let snapshot = self.feed.apply(changes);
+        self.feed.health().synced();
+        tracing::info!(
+            version = snapshot.version,
+            sequence = self.sequence,
+            changed = added,
+            removed,
+            count = snapshot.list.len(),
+            "embedded store changed"
+        );
+        Ok(())
+    }
+
+    fn reload(&mut self) -> Result<(), String> {
+        let read = self.store.read_all().map_err(|e| e.to_string())?;
+        report_broken(&self.store.path, &read.broken, &self.feed);
+        self.sequence = read.sequence;
+        let snapshot = self.feed.replace(read.phrases);
+        self.feed.health().synced();
+        tracing::info!(
+            version = snapshot.version,
+            count = snapshot.list.len(),
+            "embedded store read"
+        );
+        Ok(())
+    }
+}
+
+fn file_stamp(path: &Path) -> Option<(u64, std::time::SystemTime)> {
+    let meta = std::fs::metadata(path).ok()?;
+    Some((meta.len(), meta.modified().ok()?))
+}
+
+/// Holds a shared lock on `folder` (released when the process ends, however it ends).
+fn lock_folder(folder: &Path) -> Option<std::fs::File> {
+    let file = std::fs::File::open(folder).ok()?;
+    match file.try_lock_shared() {
+        Ok(()) => Some(file),
+        Err(std::fs::TryLockError::WouldBlock) => {
+            tracing::info!(folder = %folder.display(), "waiting for a restore of the embedded store to finish");
+            file.lock_shared().ok().map(|()| file)
+        }
+        Err(std::fs::TryLockError::Error(error)) => {
+            tracing::warn!(%error, folder = %folder.display(), "cannot lock the data folder; `phrases restore` will not know this host serves from it");
+            None
         }
     }
 }
@@ -206,9 +307,10 @@ fn watched_names() -> [std::ffi::OsString; 2] {
     [FILE_NAME.into(), format!("{FILE_NAME}-wal").into()]
 }
 
-/// Writes, creations, removals, renames and a writer closing the file (a CLI process
-/// exiting, its commit complete); never reads, opens or metadata changes, which the
-/// host's own queries (or a `touch`) cause.
+/// Writes, creations, removals, renames, changes of owner or mode (a `chmod` that makes
+/// the store unreadable, or readable again) and a writer closing the file (a CLI process
+/// exiting, its commit complete); never reads or opens, which the host's own queries
+/// cause.
 fn is_write(kind: &notify::EventKind) -> bool {
     use notify::EventKind;
     use notify::event::{AccessKind, AccessMode, ModifyKind};
@@ -216,7 +318,12 @@ fn is_write(kind: &notify::EventKind) -> bool {
         kind,
         EventKind::Create(_)
             | EventKind::Remove(_)
-            | EventKind::Modify(ModifyKind::Data(_) | ModifyKind::Name(_) | ModifyKind::Any)
+            | EventKind::Modify(
+                ModifyKind::Data(_)
+                    | ModifyKind::Name(_)
+                    | ModifyKind::Metadata(_)
+                    | ModifyKind::Any
+            )
             | EventKind::Access(AccessKind::Close(AccessMode::Write))
     )
 }
@@ -226,13 +333,6 @@ async fn sleep_until_or_forever(deadline: Option<tokio::time::Instant>) {
         Some(deadline) => tokio::time::sleep_until(deadline).await,
         None => std::future::pending().await,
     }
-}
-
-fn file_identity(path: &Path) -> Option<(u64, u64)> {
-    use std::os::unix::fs::MetadataExt as _;
-    std::fs::metadata(path)
-        .ok()
-        .map(|meta| (meta.dev(), meta.ino()))
 }
 
 /// Says once per read which stored rows break the content rules, and counts them.

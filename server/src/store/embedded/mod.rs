@@ -12,7 +12,9 @@
 //! write-ahead log, filtered to writes; its own reads write nothing, so it cannot wake
 //! itself, and an event that brings no new sequence number costs one small query.
 
+mod backup;
 mod follow;
+pub mod inspect;
 mod schema;
 
 use std::path::{Path, PathBuf};
@@ -25,6 +27,8 @@ use rusqlite::{Connection, ErrorCode, OpenFlags, OptionalExtension as _, params}
 use super::{AddOutcome, NewPhrase, PhraseStore, StoreError, new_document_id};
 use crate::snapshot::{Feed, Phrase};
 use crate::text::ContentError;
+pub use backup::{BackupReport, RestoreReport};
+use inspect::{APPLICATION_ID, Found};
 pub use schema::{Created, LegacyImport};
 use schema::{checked, create_schema, rename_legacy, row_phrase};
 
@@ -54,7 +58,44 @@ pub struct EmbeddedStore {
     /// The database file, for messages and for noticing it was replaced.
     path: PathBuf,
     /// One connection per process; SQLite serialises with other processes by itself.
-    connection: Arc<Mutex<Connection>>,
+    connection: Arc<Mutex<StoreConnection>>,
+}
+
+/// A read-write connection that, when it closes, checkpoints its log only into the file
+/// it opened and only while that file still looks like a store: SQLite's last
+/// connection copies the `-wal` into the database and deletes it, which into a file
+/// truncated or replaced under it would lose every change the log held.
+struct StoreConnection {
+    connection: Connection,
+    path: PathBuf,
+    /// The file's (device, inode) when opened.
+    identity: Option<(u64, u64)>,
+}
+
+impl std::ops::Deref for StoreConnection {
+    type Target = Connection;
+    fn deref(&self) -> &Connection {
+        &self.connection
+    }
+}
+
+impl std::ops::DerefMut for StoreConnection {
+    fn deref_mut(&mut self) -> &mut Connection {
+        &mut self.connection
+    }
+}
+
+impl Drop for StoreConnection {
+    fn drop(&mut self) {
+        let unchanged = file_identity(&self.path) == self.identity
+            && inspect::look(&self.path) == Ok(Found::Store);
+        if !unchanged {
+            let _ = self.connection.set_db_config(
+                rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
+                true,
+            );
+        }
+    }
 }
 
 /// Everything in the store at one sequence number.
@@ -77,11 +118,13 @@ struct Delta {
 }
 
 impl EmbeddedStore {
-    /// The store in `data_dir`. A missing store is an error that says how to make one.
+    /// The store in `data_dir`, checked before it is opened read-write (see
+    /// [`inspect`]). A missing store is an error that says how to make one.
     pub fn open(data_dir: &Path) -> Result<Self, StoreError> {
         let path = data_dir.join(FILE_NAME);
-        if !path.exists() {
-            return Err(StoreError::Missing {
+        match inspect::inspect(&path)? {
+            Found::Store => Self::connect_checked(path),
+            Found::Nothing => Err(StoreError::Missing {
                 path: path.display().to_string(),
                 hint: if data_dir.join(LEGACY_FILE_NAME).exists() {
                     format!(
@@ -90,54 +133,60 @@ impl EmbeddedStore {
                 } else {
                     "`lastwords phrases init` creates an empty one; `lastwords serve` creates one with sample phrases".into()
                 },
-            });
+            }),
         }
-        let connection = connect(&path, OpenFlags::SQLITE_OPEN_READ_WRITE)?;
-        let version: i64 = connection
-            .pragma_query_value(None, "user_version", |row| row.get(0))
-            .map_err(|e| database_error(&path, e))?;
-        if version != SCHEMA_VERSION {
-            return Err(StoreError::Database {
-                path: path.display().to_string(),
-                reason: format!(
-                    "not a phrase store of this version (schema {version}, expected {SCHEMA_VERSION}); move it aside and run `lastwords phrases init`"
-                ),
-            });
-        }
-        let store = Self {
-            path,
-            connection: Arc::new(Mutex::new(connection)),
-        };
-        Ok(store)
     }
 
     /// The store in `data_dir`, created (with `seed`, or with the phrases of a legacy
-    /// `phrases.json`, which is then renamed) when there is none. Safe to race: of two
-    /// processes creating one store, one creates it and the other opens it.
+    /// `phrases.json`, which is then renamed) only when the folder has no store at all;
+    /// anything else at its path is checked like [`EmbeddedStore::open`] does. Safe to
+    /// race: of two processes creating one store, one creates it and the other opens it.
     pub fn open_or_create(
         data_dir: &Path,
         seed: Seed,
     ) -> Result<(Self, Option<Created>), StoreError> {
         std::fs::create_dir_all(data_dir).map_err(|e| file_error(data_dir, e))?;
         let path = data_dir.join(FILE_NAME);
-        let mut connection = connect(
-            &path,
-            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE,
-        )?;
-        let legacy = data_dir.join(LEGACY_FILE_NAME);
-        let created =
-            create_schema(&mut connection, &legacy, seed).map_err(|e| database_error(&path, e))?;
+        let mut created = None;
+        if inspect::inspect(&path)? == Found::Nothing {
+            created = create(data_dir, &path, seed)?;
+            if created.is_none() {
+                // Another process made it meanwhile: check what it made.
+                inspect::inspect(&path)?;
+            }
+        }
         if let Some(report) = &created {
             if report.imported.is_some() {
-                rename_legacy(&legacy, &data_dir.join(LEGACY_IMPORTED_NAME));
+                rename_legacy(
+                    &data_dir.join(LEGACY_FILE_NAME),
+                    &data_dir.join(LEGACY_IMPORTED_NAME),
+                );
             }
             report.log(&path);
         }
-        let store = Self {
+        Ok((Self::connect_checked(path)?, created))
+    }
+
+    /// Opens a store [`inspect`] found sound, and marks one made before stores carried
+    /// their application id.
+    fn connect_checked(path: PathBuf) -> Result<Self, StoreError> {
+        let connection = connect(&path)?;
+        let id: i64 = connection
+            .pragma_query_value(None, "application_id", |row| row.get(0))
+            .map_err(|e| database_error(&path, e))?;
+        if id == 0 {
+            retry_busy(|| connection.pragma_update(None, "application_id", APPLICATION_ID))
+                .map_err(|e| database_error(&path, e))?;
+        }
+        let connection = StoreConnection {
+            identity: file_identity(&path),
+            path: path.clone(),
+            connection,
+        };
+        Ok(Self {
             path,
             connection: Arc::new(Mutex::new(connection)),
-        };
-        Ok((store, created))
+        })
     }
 
     /// Where the database lives.
@@ -147,7 +196,7 @@ impl EmbeddedStore {
 
     fn with<T>(
         &self,
-        work: impl FnOnce(&mut Connection) -> rusqlite::Result<T>,
+        work: impl FnOnce(&mut StoreConnection) -> rusqlite::Result<T>,
     ) -> Result<T, StoreError> {
         let mut connection = self
             .connection
@@ -169,10 +218,12 @@ impl EmbeddedStore {
         })
     }
 
-    /// Every phrase, oldest first, in one read transaction.
+    /// Every phrase, oldest first, in one read transaction, from a database that passes
+    /// SQLite's quick check: a damaged one is an error, never part of the list.
     pub fn read_all(&self) -> Result<FullRead, StoreError> {
         self.with(|connection| {
             let transaction = connection.transaction()?;
+            quick_check(&transaction)?;
             let sequence = current_sequence(&transaction)?;
             let mut statement = transaction
                 .prepare("SELECT id, word, name, created FROM phrases ORDER BY created, id")?;
@@ -322,9 +373,16 @@ impl PhraseStore for EmbeddedStore {
         self.blocking(move |store| store.remove_now(&id))
     }
 }
-fn connect(path: &Path, flags: OpenFlags) -> Result<Connection, StoreError> {
-    let connection = Connection::open_with_flags(path, flags | OpenFlags::SQLITE_OPEN_NO_MUTEX)
-        .map_err(|e| database_error(path, e))?;
+/// Opens a store [`inspect`] passed, read-write, looking at the file once more between
+/// the open and the first query (when SQLite first reads it): the last moment a check
+/// still keeps SQLite from deleting the log of a file truncated meanwhile.
+fn connect(path: &Path) -> Result<Connection, StoreError> {
+    let connection = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .map_err(|e| database_error(path, e))?;
+    inspect::look(path)?;
     connection
         .busy_timeout(BUSY_TIMEOUT)
         .map_err(|e| database_error(path, e))?;
@@ -365,11 +423,89 @@ fn current_sequence(connection: &Connection) -> rusqlite::Result<i64> {
     connection.query_row("SELECT last FROM sequence", [], |row| row.get(0))
 }
 
+/// SQLite's quick check (every page and index entry well-formed, O(pages)); a damaged
+/// database is reported as SQLite reports corruption.
+fn quick_check(connection: &Connection) -> rusqlite::Result<()> {
+    let mut statement = connection.prepare("PRAGMA quick_check")?;
+    let problems: Vec<String> = statement
+        .query_map([], |row| row.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    if problems.len() == 1 && problems[0] == "ok" {
+        return Ok(());
+    }
+    Err(rusqlite::Error::SqliteFailure(
+        rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_CORRUPT),
+        Some(format!(
+            "the quick check found {} problem(s), the first: {}",
+            problems.len(),
+            problems.first().map_or("none named", String::as_str)
+        )),
+    ))
+}
+
+/// A new store, made whole under a temporary name and linked into place only if
+/// nothing is there yet: no process ever sees a half-made store, and a file that
+/// appeared meanwhile is never written to. `None`: another process created it first.
+fn create(data_dir: &Path, path: &Path, seed: Seed) -> Result<Option<Created>, StoreError> {
+    let temp = data_dir.join(format!(
+        ".{FILE_NAME}.new-{}-{}",
+        std::process::id(),
+        new_document_id()
+    ));
+    let _cleanup = backup::RemoveOnDrop(&temp);
+    let created = {
+        let mut connection = Connection::open_with_flags(
+            &temp,
+            OpenFlags::SQLITE_OPEN_READ_WRITE
+                | OpenFlags::SQLITE_OPEN_CREATE
+                | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(|e| database_error(&temp, e))?;
+        let created = create_schema(&mut connection, &data_dir.join(LEGACY_FILE_NAME), seed)
+            .map_err(|e| database_error(path, e))?;
+        connection
+            .close()
+            .map_err(|(_, e)| database_error(path, e))?;
+        created
+    };
+    backup::sync_file(&temp).map_err(|e| file_error(&temp, e))?;
+    match std::fs::hard_link(&temp, path) {
+        Ok(()) => {
+            backup::sync_folder(data_dir);
+            Ok(Some(created))
+        }
+        Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => Ok(None),
+        Err(error) => Err(file_error(path, error)),
+    }
+}
+
 fn database_error(path: &Path, error: rusqlite::Error) -> StoreError {
+    use rusqlite::ErrorCode::*;
+    let code = error.sqlite_error_code();
+    let reason = match code {
+        Some(DiskFull) => format!(
+            "the disk is full, so nothing was written ({error}); free some space and try again"
+        ),
+        Some(DatabaseCorrupt | NotADatabase) => {
+            format!("is damaged ({error}); restore a backup with `lastwords phrases restore FILE`")
+        }
+        Some(ReadOnly) => format!(
+            "cannot be written ({error}): a read-only file or file system, or a file replaced under this process"
+        ),
+        Some(CannotOpen | PermissionDenied) => format!("cannot be opened ({error})"),
+        _ => error.to_string(),
+    };
     StoreError::Database {
         path: path.display().to_string(),
-        reason: error.to_string(),
+        reason,
     }
+}
+
+fn file_identity(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt as _;
+    std::fs::metadata(path)
+        .ok()
+        .map(|meta| (meta.dev(), meta.ino()))
 }
 
 fn file_error(path: &Path, error: std::io::Error) -> StoreError {

@@ -7,6 +7,7 @@ use std::path::Path;
 use rusqlite::{Connection, params};
 use serde::Deserialize;
 
+use super::inspect::APPLICATION_ID;
 use super::{LEGACY_FILE_NAME, LEGACY_IMPORTED_NAME, SCHEMA_VERSION, Seed};
 use crate::snapshot::Phrase;
 use crate::store::{NewPhrase, new_document_id};
@@ -92,27 +93,14 @@ impl Created {
     }
 }
 
-/// Creates the tables (and their first rows) in one transaction, unless another
-/// process already did. Returns what it did, or `None` when the store existed.
+/// Creates the tables (and their first rows) of a new database in one transaction.
 pub(super) fn create_schema(
     connection: &mut Connection,
     legacy: &Path,
     seed: Seed,
-) -> rusqlite::Result<Option<Created>> {
+) -> rusqlite::Result<Created> {
     let transaction =
         connection.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-    let version: i64 = transaction.pragma_query_value(None, "user_version", |row| row.get(0))?;
-    if version == SCHEMA_VERSION {
-        return Ok(None);
-    }
-    if version != 0 {
-        return Err(rusqlite::Error::SqliteFailure(
-            rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_MISMATCH),
-            Some(format!(
-                "schema version {version} is not {SCHEMA_VERSION}: made by another version of lastwords"
-            )),
-        ));
-    }
     transaction.execute_batch(SCHEMA)?;
     let mut created = Created::default();
     {
@@ -138,9 +126,10 @@ pub(super) fn create_schema(
             }
         }
     }
+    transaction.pragma_update(None, "application_id", APPLICATION_ID)?;
     transaction.pragma_update(None, "user_version", SCHEMA_VERSION)?;
     transaction.commit()?;
-    Ok(Some(created))
+    Ok(created)
 }
 
 #[derive(Deserialize)]

@@ -1,0 +1,350 @@
+//! What is at the store's path, checked before any connection opens it read-write.
+//!
+//! SQLite opens whatever it is given: a 0-byte file becomes an empty database (and its
+//! `-wal`, which may hold every commit, is checkpointed into it and deleted), another
+//! program's database takes our schema. So every way in, the host's and the CLI's, reads
+//! the file's header first with plain file reads, then asks a read-only connection that
+//! never checkpoints whose database it is. A refusal names the path, what is wrong and
+//! what to do; nothing is created, checkpointed, truncated or deleted.
+
+use std::fs::File;
+use std::io::Read as _;
+use std::os::unix::fs::{FileTypeExt as _, MetadataExt as _, PermissionsExt as _};
+use std::path::{Path, PathBuf};
+
+use rusqlite::{Connection, OpenFlags};
+
+use super::SCHEMA_VERSION;
+
+/// Marks a database as a phrase store (`PRAGMA application_id`, "LWrd").
+pub const APPLICATION_ID: i64 = 0x4c57_7264;
+
+const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
+const WAL_MAGIC: [u32; 2] = [0x377f_0682, 0x377f_0683];
+
+/// What is at the store's path.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Found {
+    /// No store and no trace of one: a new one may be created here.
+    Nothing,
+    /// A phrase store of this version.
+    Store,
+}
+
+/// Why the file at the store's path cannot be used, and what to do about it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{path}: {problem}. Nothing was changed. {advice}")]
+pub struct Refusal {
+    pub path: String,
+    /// What is wrong, in a few words an operator can check.
+    pub problem: String,
+    /// What to do.
+    pub advice: String,
+}
+
+impl Refusal {
+    /// The path and the problem, without the advice: one line for a host's log.
+    pub fn summary(&self) -> String {
+        format!("{}: {}", self.path, self.problem)
+    }
+}
+
+const RESTORE: &str = "Restore a backup with `lastwords phrases restore FILE`, or move the file aside and run `lastwords phrases init` for an empty store";
+
+/// Checks the store at `path` (and its `-wal` and `-shm`) without changing anything.
+pub fn inspect(path: &Path) -> Result<Found, Refusal> {
+    let found = look(path)?;
+    if found == Found::Store {
+        schema(path).map_err(|(problem, advice)| Refusal {
+            path: path.display().to_string(),
+            problem,
+            advice: advice.to_owned(),
+        })?;
+    }
+    Ok(found)
+}
+
+/// The checks of [`inspect`] that need no SQLite connection (file type, permissions,
+/// header, size, the log's page size): cheap enough for every change a host follows.
+pub fn look(path: &Path) -> Result<Found, Refusal> {
+    let refuse = |problem: String, advice: &str| Refusal {
+        path: path.display().to_string(),
+        problem,
+        advice: advice.to_owned(),
+    };
+    let wal = sidecar(path, "-wal");
+    let meta = match std::fs::metadata(path) {
+        Ok(meta) => meta,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            if std::fs::symlink_metadata(path).is_ok() {
+                return Err(refuse(
+                    "is a symbolic link to nothing".into(),
+                    "Point it at the store, or remove the link and restore a backup with `lastwords phrases restore FILE`",
+                ));
+            }
+            return match std::fs::metadata(&wal) {
+                Ok(log) if log.len() > 0 => Err(refuse(
+                    format!(
+                        "is missing, but its write-ahead log {} ({} bytes) is there: the database file was removed or renamed while it held changes",
+                        wal.display(),
+                        log.len()
+                    ),
+                    "Put the database file back beside its log, or restore a backup with `lastwords phrases restore FILE` (the log is then kept aside)",
+                )),
+                _ => Ok(Found::Nothing),
+            };
+        }
+        Err(error) => return Err(refuse(describe_io(path, &error), PERMISSIONS)),
+    };
+    let kind = meta.file_type();
+    if kind.is_dir() {
+        return Err(refuse(
+            "is a directory, not a database file".into(),
+            "Move it aside; `lastwords phrases init` creates a store in a folder that has none",
+        ));
+    }
+    if !kind.is_file() {
+        let what = if kind.is_fifo() {
+            "a named pipe"
+        } else if kind.is_socket() {
+            "a socket"
+        } else {
+            "a device"
+        };
+        return Err(refuse(
+            format!("is {what}, not a database file"),
+            "Move it aside and restore a backup with `lastwords phrases restore FILE`",
+        ));
+    }
+    writable(path).map_err(|problem| refuse(problem, PERMISSIONS))?;
+    let folder = path.parent().unwrap_or(Path::new("."));
+    folder_writable(folder).map_err(|problem| refuse(problem, PERMISSIONS))?;
+    let page_size = header(path, meta.len(), &wal).map_err(|problem| refuse(problem, RESTORE))?;
+    for (suffix, name) in [("-wal", "write-ahead log"), ("-shm", "shared-memory index")] {
+        let side = sidecar(path, suffix);
+        match std::fs::metadata(&side) {
+            Ok(meta) if !meta.is_file() => {
+                return Err(refuse(
+                    format!("its {name} {} is not a regular file", side.display()),
+                    "Move that aside",
+                ));
+            }
+            Ok(_) => writable(&side).map_err(|problem| refuse(problem, PERMISSIONS))?,
+            Err(_) => {}
+        }
+    }
+    wal_header(&wal, page_size).map_err(|problem| {
+        refuse(
+            problem,
+            "Move the -wal file aside if the database alone is what you restored, or restore a backup with `lastwords phrases restore FILE`",
+        )
+    })?;
+    Ok(Found::Store)
+}
+
+const PERMISSIONS: &str = "Give the user that runs lastwords read and write access to the data folder and its files (chown or chmod), or run lastwords as their owner";
+
+/// `path` followed by `suffix`, as SQLite names the log and the index.
+pub fn sidecar(path: &Path, suffix: &str) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(suffix);
+    PathBuf::from(name)
+}
+
+/// Asks the kernel rather than opening for writing: closing a file opened for writing
+/// is the very event a following host wakes on, so it would wake itself.
+fn writable(path: &Path) -> Result<(), String> {
+    permitted(
+        path,
+        rustix::fs::Access::READ_OK | rustix::fs::Access::WRITE_OK,
+    )
+    .map_err(|error| describe_io(path, &error))
+}
+
+fn folder_writable(folder: &Path) -> Result<(), String> {
+    permitted(folder, rustix::fs::Access::WRITE_OK | rustix::fs::Access::EXEC_OK).map_err(
+        |error| {
+            format!(
+                "is in the folder {}, where this process (uid {}) cannot create the database's log and index: {error}",
+                folder.display(),
+                rustix::process::geteuid().as_raw(),
+            )
+        },
+    )
+}
+
+/// `access(2)` for the effective user, as opening would be judged.
+fn permitted(path: &Path, access: rustix::fs::Access) -> std::io::Result<()> {
+    rustix::fs::accessat(rustix::fs::CWD, path, access, rustix::fs::AtFlags::EACCESS)
+        .map_err(std::io::Error::from)
+}
+
+/// An I/O error on `path` in words: who may not do what, or what the system said.
+fn describe_io(path: &Path, error: &std::io::Error) -> String {
+    match error.kind() {
+        std::io::ErrorKind::PermissionDenied => {
+            let owner = std::fs::metadata(path)
+                .map(|m| {
+                    format!(
+                        " (owned by uid {}, mode {:o})",
+                        m.uid(),
+                        m.permissions().mode() & 0o7777
+                    )
+                })
+                .unwrap_or_default();
+            format!(
+                "permission denied: this process (uid {}) cannot read and write {}{owner}",
+                rustix::process::geteuid().as_raw(),
+                path.display()
+            )
+        }
+        std::io::ErrorKind::ReadOnlyFilesystem => {
+            format!("{} is on a read-only file system", path.display())
+        }
+        _ => format!("cannot be opened: {error}"),
+    }
+}
+
+/// Reads the database header; returns the page size. Catches what a raw look can: an
+/// empty or short file, another format, a file cut short.
+fn header(path: &Path, len: u64, wal: &Path) -> Result<u32, String> {
+    if len == 0 {
+        let log = std::fs::metadata(wal).map(|m| m.len()).unwrap_or(0);
+        return Err(if log > 0 {
+            format!(
+                "is empty (0 bytes), but its write-ahead log {} holds {log} bytes: the file was truncated and the latest changes are only in that log (keep it)",
+                wal.display()
+            )
+        } else {
+            "is empty (0 bytes), not a phrase store".into()
+        });
+    }
+    let mut head = [0u8; 100];
+    let mut file = File::open(path).map_err(|error| describe_io(path, &error))?;
+    if len < head.len() as u64 {
+        return Err(format!(
+            "is too short to be a database ({len} bytes): it is damaged or not a phrase store"
+        ));
+    }
+    file.read_exact(&mut head)
+        .map_err(|error| format!("cannot be read: {error}"))?;
+    if &head[..16] != SQLITE_MAGIC {
+        return Err(
+            "is not an SQLite database (its first bytes are not SQLite's header): it was overwritten or belongs to another program".into(),
+        );
+    }
+    let page_size = match u16::from_be_bytes([head[16], head[17]]) {
+        1 => 65_536,
+        size => u32::from(size),
+    };
+    if !(512..=65_536).contains(&page_size) || !page_size.is_power_of_two() {
+        return Err(format!(
+            "is damaged: its header gives a page size of {page_size} bytes"
+        ));
+    }
+    if !len.is_multiple_of(u64::from(page_size)) {
+        return Err(format!(
+            "is damaged: its size ({len} bytes) is not a whole number of its {page_size}-byte pages, so it was cut short or written over"
+        ));
+    }
+    let be32 = |at: usize| u32::from_be_bytes([head[at], head[at + 1], head[at + 2], head[at + 3]]);
+    // The page count in the header is valid when the version-valid-for number matches
+    // the change counter (SQLite's file format, section 1.3.7).
+    let counted = be32(28);
+    let pages = len / u64::from(page_size);
+    if be32(92) == be32(24) && pages < u64::from(counted) {
+        return Err(format!(
+            "is damaged: it holds {pages} of the {counted} pages its header counts, so it was cut short"
+        ));
+    }
+    Ok(page_size)
+}
+
+/// A log that is not this database's (another page size) would be replayed into it.
+fn wal_header(wal: &Path, page_size: u32) -> Result<(), String> {
+    let Ok(mut file) = File::open(wal) else {
+        return Ok(());
+    };
+    let mut head = [0u8; 32];
+    if file.read_exact(&mut head).is_err() {
+        // Empty or cut short: SQLite ignores a log without a whole header.
+        return Ok(());
+    }
+    let be32 = |at: usize| u32::from_be_bytes([head[at], head[at + 1], head[at + 2], head[at + 3]]);
+    if WAL_MAGIC.contains(&be32(0)) && be32(8) != page_size {
+        return Err(format!(
+            "its write-ahead log {} is for pages of {} bytes, but the database's are {page_size}: the log belongs to another database",
+            wal.display(),
+            be32(8)
+        ));
+    }
+    Ok(())
+}
+
+/// Asks SQLite, read-only and without a checkpoint on close, whose database this is.
+fn schema(path: &Path) -> Result<(), (String, &'static str)> {
+    let damaged =
+        |error: rusqlite::Error| (format!("is damaged: SQLite says \"{error}\""), RESTORE);
+    let connection = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .map_err(damaged)?;
+    // SQLite reads nothing until the first query, and then deletes the log of a database
+    // that has become empty: look once more, as close to that as can be.
+    if let Err(refusal) = look(path) {
+        return Err((refusal.problem, RESTORE));
+    }
+    connection
+        .set_db_config(
+            rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
+            true,
+        )
+        .map_err(damaged)?;
+    let _ = connection.busy_timeout(super::BUSY_TIMEOUT);
+    let pragma = |name: &str| connection.pragma_query_value(None, name, |row| row.get::<_, i64>(0));
+    let application_id = pragma("application_id").map_err(damaged)?;
+    let version = pragma("user_version").map_err(damaged)?;
+    let tables: Vec<String> = connection
+        .prepare("SELECT name FROM sqlite_schema WHERE type = 'table'")
+        .and_then(|mut statement| {
+            statement
+                .query_map([], |row| row.get(0))?
+                .collect::<rusqlite::Result<_>>()
+        })
+        .map_err(damaged)?;
+    let ours = ["phrases", "removals", "sequence"]
+        .iter()
+        .all(|table| tables.iter().any(|t| t == table));
+    const MOVE_ASIDE: &str = "Point --data-dir at the folder of the phrase store, or move this file aside and restore a backup with `lastwords phrases restore FILE`";
+    match (application_id, version) {
+        (APPLICATION_ID, SCHEMA_VERSION) if ours => Ok(()),
+        // Stores made before the application id was set: known by their tables.
+        (0, SCHEMA_VERSION) if ours => Ok(()),
+        (APPLICATION_ID | 0, newer) if ours && newer > SCHEMA_VERSION => Err((
+            format!(
+                "is a phrase store of a newer version (schema {newer}; this lastwords reads {SCHEMA_VERSION})"
+            ),
+            "Run the lastwords that made it, or restore a backup this version made",
+        )),
+        (APPLICATION_ID, _) => Err((
+            format!("is a phrase store with its tables missing or damaged (schema {version})"),
+            RESTORE,
+        )),
+        (0, 0) if tables.is_empty() => Err((
+            "is an empty SQLite database, not a phrase store".into(),
+            "Move it aside; `lastwords phrases init` creates a store in a folder that has none",
+        )),
+        (id, version) => Err((
+            format!(
+                "is another program's SQLite database (application id {id:#x}, schema {version}, tables: {}), not a phrase store",
+                if tables.is_empty() {
+                    "none".to_owned()
+                } else {
+                    tables.join(", ")
+                }
+            ),
+            MOVE_ASIDE,
+        )),
+    }
+}

@@ -1,0 +1,403 @@
+// The embedded store's file going wrong under a running host, as after a botched restore,
+// a full disk, a wrong volume or a stray chmod: the host keeps the last good list and says
+// why once, the CLI refuses with the reason, and no byte on disk is changed by either.
+// Then backup and restore, online, as an operator would use them.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import {
+  chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync,
+  statSync, truncateSync, writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { allPhrases, runCli, startHost } from '../support/host.mjs';
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const STORE = 'phrases.sqlite3';
+const isRoot = process.getuid?.() === 0;
+const nobody = { uid: 65534, gid: 65534 };
+
+/**
+ * sha256 and size of the database and its log, where they exist. Not the `-shm`: it is
+ * SQLite's index of the log, rebuilt from the log by any reader, and holds no data.
+ */
+function fingerprint(dir) {
+  const out = {};
+  for (const suffix of ['', '-wal']) {
+    const path = join(dir, STORE + suffix);
+    if (existsSync(path) && statSync(path).isFile()) {
+      const bytes = readFileSync(path);
+      out[STORE + suffix] = `${bytes.length}:${createHash('sha256').update(bytes).digest('hex')}`;
+    } else if (existsSync(path)) {
+      out[STORE + suffix] = 'not a file';
+    }
+  }
+  return out;
+}
+
+/** Runs Python's sqlite3 module on `db`: SQL as another program would write it. */
+function sqlite(db, sql) {
+  execFileSync('python3', ['-c', 'import sqlite3,sys\nc=sqlite3.connect(sys.argv[1])\nc.executescript(sys.argv[2])\nc.commit()\nc.close()', db, sql]);
+}
+
+async function words(url) {
+  return (await allPhrases(url)).map((p) => p.word).sort();
+}
+
+async function poll(what, check, ms = 10_000) {
+  const deadline = Date.now() + ms;
+  let last;
+  while (Date.now() < deadline) {
+    last = await check();
+    if (last) return last;
+    await sleep(100);
+  }
+  assert.fail(`${what} within ${ms} ms (last: ${JSON.stringify(last)})`);
+}
+
+async function readyz(url) {
+  const response = await fetch(`${url}/readyz`);
+  return { status: response.status, text: await response.text() };
+}
+
+async function metric(url, name) {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith(`${name} `));
+  return line ? Number(line.split(' ')[1]) : undefined;
+}
+
+const PROBLEM_LINE = /the embedded store cannot be read; still serving the last list/g;
+
+/** A host on a store of the 6 samples plus `extra` phrases added by the CLI while it runs. */
+async function hostWithPhrases(extra = 4, options = {}) {
+  const host = await startHost({ args: ['--ready-stale-after-s', '1'], ...options });
+  for (let i = 0; i < extra; i++) {
+    const added = await host.cli('phrases', 'add', `before damage ${i}`, '--name', 'Op');
+    assert.equal(added.code, 0, added.stderr);
+  }
+  await poll('the host showing every phrase', async () => (await allPhrases(host.url)).length === 6 + extra);
+  return host;
+}
+
+/**
+ * What every row of the table asks of a damaged store under a running host: the CLI's
+ * `add` and `list` refuse with `reason` and the path, nothing on disk changes, the host
+ * keeps its list, says so once, turns /readyz to 503 with the reason, counts it.
+ */
+async function assertRefusedEverywhere(host, reason, served, hostReason = reason) {
+  const path = join(host.dataDir, STORE);
+  const before = fingerprint(host.dataDir);
+  for (const args of [['add', 'after damage', '--name', 'Op'], ['list'], ['export'], ['backup', join(host.dataDir, 'b.sqlite3')]]) {
+    const result = await host.cli('phrases', ...args);
+    assert.notEqual(result.code, 0, `phrases ${args[0]} exited 0:\n${result.stdout}`);
+    assert.equal(result.stdout, '', `phrases ${args[0]} printed part of a list`);
+    assert.ok(result.stderr.includes(path), `phrases ${args[0]} names the path: ${result.stderr}`);
+    assert.match(result.stderr, reason, `phrases ${args[0]}`);
+    assert.match(result.stderr, /Nothing was changed/);
+  }
+  assert.ok(!existsSync(join(host.dataDir, 'b.sqlite3')));
+  const ready = await poll('/readyz 503', async () => {
+    const r = await readyz(host.url);
+    return r.status === 503 ? r : null;
+  });
+  assert.match(ready.text, hostReason);
+  assert.deepEqual(await words(host.url), served, 'the last good list is still served');
+  assert.equal(await metric(host.url, 'lastwords_feed_store_problems_total'), 1);
+  assert.equal(await metric(host.url, 'lastwords_feed_up'), 0);
+  // Wait past the re-checks that follow a file event (4.3 s) and one slow look (5 s).
+  await sleep(5500);
+  assert.equal(host.log().match(PROBLEM_LINE)?.length, 1, `one line, not one per look:\n${host.log()}`);
+  assert.deepEqual(fingerprint(host.dataDir), before, 'no byte of the store changed');
+}
+
+async function assertRecovers(host, expected) {
+  await poll('/readyz 200 again', async () => (await readyz(host.url)).status === 200);
+  assert.deepEqual(await words(host.url), expected);
+  assert.match(host.log(), /the embedded store is readable again/);
+  const added = await host.cli('phrases', 'add', 'after recovery', '--name', 'Op');
+  assert.equal(added.code, 0, added.stderr);
+  await poll('the write after recovery on the host', async () => (await words(host.url)).includes('AFTER RECOVERY'));
+}
+
+test('truncated to 0 bytes with every commit in the -wal: refused, the log kept byte for byte, a restore brings it back', async () => {
+  const host = await hostWithPhrases();
+  try {
+    const served = await words(host.url);
+    const backup = join(host.dataDir, 'before.sqlite3');
+    const taken = await host.cli('phrases', 'backup', backup);
+    assert.equal(taken.code, 0, taken.stderr);
+    assert.match(taken.stdout, /backed up 10 phrases/);
+    const wal = join(host.dataDir, `${STORE}-wal`);
+    assert.ok(statSync(wal).size > 0, 'the commits are in the log');
+    truncateSync(join(host.dataDir, STORE), 0);
+    await assertRefusedEverywhere(host, /is empty \(0 bytes\), but its write-ahead log .* holds \d+ bytes/, served);
+
+    const refused = await host.cli('phrases', 'restore', backup);
+    assert.notEqual(refused.code, 0);
+    assert.match(refused.stderr, /a host is serving from this folder.*--online/);
+    const damaged = fingerprint(host.dataDir);
+    const restored = await host.cli('phrases', 'restore', '--online', backup);
+    assert.equal(restored.code, 0, restored.stderr);
+    assert.match(restored.stdout, /restored 10 phrases .* as a new file/);
+    const aside = /kept at (.*)$/m.exec(restored.stdout)[1];
+    assert.equal(fingerprint(host.dataDir)[STORE].split(':')[0], String(statSync(backup).size));
+    // The damaged file and its log are kept, together, under one new name.
+    assert.equal(`${statSync(aside).size}`, damaged[STORE].split(':')[0]);
+    assert.equal(createHash('sha256').update(readFileSync(`${aside}-wal`)).digest('hex'), damaged[`${STORE}-wal`].split(':')[1]);
+    await assertRecovers(host, served);
+  } finally {
+    await host.stop();
+  }
+});
+
+test('a host that stops on a truncated store leaves its log on disk', async () => {
+  const host = await hostWithPhrases(3);
+  const dir = host.dataDir;
+  const keep = mkdtempSync(join(tmpdir(), 'lastwords-keep-'));
+  try {
+    truncateSync(join(dir, STORE), 0);
+    await poll('/readyz 503', async () => (await readyz(host.url)).status === 503);
+    const before = fingerprint(dir);
+    host.signal('SIGTERM');
+    assert.equal((await host.exited).code, 0);
+    assert.deepEqual(fingerprint(dir), before, 'the database and its log as they were');
+    assert.ok(statSync(join(dir, `${STORE}-wal`)).size > 0);
+    for (const name of readdirSync(dir)) renameSync(join(dir, name), join(keep, name));
+  } finally {
+    await host.stop();
+    rmSync(keep, { recursive: true, force: true });
+  }
+});
+
+for (const [name, damage, reason, hostReason] of [
+  ['truncated to half', (path) => truncateSync(path, Math.floor(statSync(path).size / 2) + 100), /is damaged/],
+  ['its header overwritten', (path) => {
+    const bytes = readFileSync(path);
+    bytes.fill(0, 0, 100);
+    writeFileSync(path, bytes);
+  }, /is not an SQLite database/],
+  ['50 MB of garbage written over it', (path) => writeFileSync(path, Buffer.alloc(50 << 20, 0x5a)), /is not an SQLite database/],
+  ['another program\'s database copied over it', (path) => {
+    const other = `${path}.other`;
+    sqlite(other, 'CREATE TABLE invoices (id INTEGER PRIMARY KEY, total REAL); INSERT INTO invoices (total) VALUES (9.5);');
+    writeFileSync(path, readFileSync(other));
+    rmSync(other);
+  }, /another program's SQLite database .*invoices/],
+  ['another program\'s database moved in its place', (path) => {
+    const other = `${path}.other`;
+    sqlite(other, 'PRAGMA application_id = 7; CREATE TABLE phrases (x); INSERT INTO phrases VALUES (1);');
+    renameSync(other, path);
+  }, /another program's SQLite database \(application id 0x7/,
+  /was replaced by another file while the previous file's write-ahead log .* is still beside it/],
+]) {
+  test(`${name}: the host keeps its list and says why once; the CLI refuses and changes nothing`, async () => {
+    const host = await hostWithPhrases();
+    try {
+      const served = await words(host.url);
+      const path = join(host.dataDir, STORE);
+      const good = join(host.dataDir, 'good.sqlite3');
+      assert.equal((await host.cli('phrases', 'backup', good)).code, 0);
+      damage(path);
+      await assertRefusedEverywhere(host, reason, served, hostReason);
+      // Put back as an operator would, by hand: the host reads it afresh.
+      for (const suffix of ['-wal', '-shm']) rmSync(path + suffix, { force: true });
+      renameSync(good, path);
+      await assertRecovers(host, served);
+    } finally {
+      await host.stop();
+    }
+  });
+}
+
+test('permission denied (chmod 000 under a host run as an ordinary user): said once, with who and what; back when fixed', { skip: !isRoot && 'needs root to run the host as another user' }, async () => {
+  const host = await hostWithPhrases(3, { user: nobody });
+  try {
+    const served = await words(host.url);
+    const path = join(host.dataDir, STORE);
+    chmodSync(path, 0o000);
+    await assertRefusedEverywhere(host, /permission denied: this process \(uid 65534\) cannot read and write .* \(owned by uid 65534, mode 0\)/, served);
+    chmodSync(path, 0o644);
+    await assertRecovers(host, served);
+  } finally {
+    await host.stop();
+  }
+});
+
+test('serve and the CLI never write into anything but a folder with no store', async (t) => {
+  const cases = {
+    'a 0-byte file': [(path) => writeFileSync(path, ''), /is empty \(0 bytes\), not a phrase store/],
+    'another program\'s database': [(path) => sqlite(path, 'CREATE TABLE t (x); INSERT INTO t VALUES (1);'), /another program's SQLite database/],
+    'an empty SQLite database': [(path) => sqlite(path, 'PRAGMA user_version = 0;'), null],
+    'a directory': [(path) => mkdirSync(path), /is a directory, not a database file/],
+    'a log without its database': [(path) => writeFileSync(`${path}-wal`, Buffer.alloc(4096, 1)), /is missing, but its write-ahead log .* \(4096 bytes\) is there/],
+  };
+  for (const [name, [make, reason]] of Object.entries(cases)) {
+    await t.test(name, async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'lastwords-refuse-'));
+      try {
+        const path = join(dir, STORE);
+        make(path);
+        const before = fingerprint(dir);
+        const files = readdirSync(dir).sort();
+        for (const args of [['serve', '--port', '0'], ['phrases', 'init'], ['phrases', 'list'], ['phrases', 'add', 'x', '--name', 'y']]) {
+          const result = await runCli([...args, '--data-dir', dir]);
+          assert.notEqual(result.code, 0, `${args.join(' ')} on ${name}`);
+          assert.ok(result.stderr.includes(path), result.stderr);
+          if (reason) assert.match(result.stderr, reason);
+          assert.match(result.stderr, /Nothing was changed\. (Restore|Move|Put|Point)/);
+        }
+        assert.deepEqual(fingerprint(dir), before);
+        assert.deepEqual(readdirSync(dir).sort(), files, 'nothing created beside it');
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  }
+});
+
+test('a store made before stores carried their application id is still opened, and marked', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'lastwords-old-'));
+  try {
+    assert.equal((await runCli(['phrases', 'init', '--data-dir', dir])).code, 0);
+    assert.equal((await runCli(['phrases', 'add', 'old timer', '--name', 'Op', '--data-dir', dir])).code, 0);
+    sqlite(join(dir, STORE), 'PRAGMA application_id = 0;');
+    const listed = await runCli(['phrases', 'list', '--data-dir', dir]);
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.match(listed.stdout, /OLD TIMER/);
+    const id = readFileSync(join(dir, STORE)).readUInt32BE(68);
+    assert.equal(id.toString(16), '4c577264');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('restore onto a running host with a sound store: one change on the host, the replaced store kept aside', async () => {
+  const host = await hostWithPhrases(2);
+  try {
+    const backup = join(host.dataDir, 'snap.sqlite3');
+    assert.equal((await host.cli('phrases', 'backup', backup)).code, 0);
+    const atBackup = await words(host.url);
+    for (const word of ['later one', 'later two']) assert.equal((await host.cli('phrases', 'add', word, '--name', 'Op')).code, 0);
+    const refused = await host.cli('phrases', 'restore', backup);
+    assert.notEqual(refused.code, 0);
+    assert.match(refused.stderr, /a host is serving from this folder/);
+    const restored = await host.cli('phrases', 'restore', '--online', backup);
+    assert.equal(restored.code, 0, restored.stderr);
+    assert.match(restored.stdout, /restored 8 phrases from .* in one transaction/);
+    await poll('the host showing the backup', async () => (await words(host.url)).join() === atBackup.join());
+    const aside = /kept at (.*)$/m.exec(restored.stdout)[1];
+    // The replaced store opens as a store, with the two phrases the restore took out.
+    const keptDir = mkdtempSync(join(tmpdir(), 'lastwords-kept-'));
+    try {
+      writeFileSync(join(keptDir, STORE), readFileSync(aside));
+      const kept = await runCli(['phrases', 'list', '--json', '--data-dir', keptDir]);
+      assert.equal(kept.code, 0, kept.stderr);
+      assert.deepEqual(JSON.parse(kept.stdout).map((p) => p.word).sort(), [...atBackup, 'LATER ONE', 'LATER TWO'].sort());
+    } finally {
+      rmSync(keptDir, { recursive: true, force: true });
+    }
+    assert.equal((await readyz(host.url)).status, 200);
+    const backupAgain = await host.cli('phrases', 'backup', backup);
+    assert.notEqual(backupAgain.code, 0, 'a backup never writes over a file');
+    assert.match(backupAgain.stderr, /exists; a backup never writes over a file/);
+  } finally {
+    await host.stop();
+  }
+});
+
+test('restore refuses a file that is not a sound store, and changes nothing', async () => {
+  const host = await hostWithPhrases(1);
+  try {
+    const bad = join(host.dataDir, 'bad.sqlite3');
+    writeFileSync(bad, Buffer.alloc(8192, 7));
+    const before = fingerprint(host.dataDir);
+    const result = await host.cli('phrases', 'restore', '--online', bad);
+    assert.notEqual(result.code, 0);
+    assert.ok(result.stderr.includes(bad), result.stderr);
+    assert.match(result.stderr, /is not an SQLite database/);
+    assert.deepEqual(fingerprint(host.dataDir), before);
+    assert.deepEqual(readdirSync(host.dataDir).filter((n) => n.startsWith('.')), [], 'no temporary file left');
+  } finally {
+    await host.stop();
+  }
+});
+
+/** A tmpfs of `size` at a new folder, or null where mounting is not allowed. */
+function smallDisk(size) {
+  if (!isRoot) return null;
+  const dir = mkdtempSync(join(tmpdir(), 'lastwords-disk-'));
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir], { stdio: 'ignore' });
+  } catch {
+    rmSync(dir, { recursive: true, force: true });
+    return null;
+  }
+  return { dir, close: () => { execFileSync('umount', [dir]); rmSync(dir, { recursive: true, force: true }); } };
+}
+
+function fill(dir) {
+  const filler = join(dir, 'filler');
+  const chunk = Buffer.alloc(4096, 1);
+  try {
+    for (;;) writeFileSync(filler, chunk, { flag: 'a' });
+  } catch (error) {
+    if (error.code !== 'ENOSPC') throw error;
+  }
+  return filler;
+}
+
+test('a full disk during a write: refused with the reason, nothing lost, writes again once there is room', { skip: !isRoot && 'needs root to mount a small tmpfs' }, async (t) => {
+  const disk = smallDisk('2m');
+  if (!disk) return t.skip('mounting a tmpfs is not allowed here');
+  const data = join(disk.dir, 'data');
+  mkdirSync(data);
+  let host;
+  try {
+    assert.equal((await runCli(['phrases', 'init', '--data-dir', data])).code, 0);
+    host = await startHost({ dataDir: data });
+    for (let i = 0; i < 5; i++) assert.equal((await runCli(['phrases', 'add', `on a small disk ${i}`, '--name', 'Op', '--data-dir', data])).code, 0);
+    await poll('five on the host', async () => (await allPhrases(host.url)).length === 5);
+    const filler = fill(disk.dir);
+    let refused;
+    for (let i = 0; i < 200 && !refused; i++) {
+      const result = await runCli(['phrases', 'add', `no room ${i} ${'x'.repeat(8)}`, '--name', 'n'.repeat(40), '--data-dir', data]);
+      if (result.code !== 0) refused = result;
+    }
+    assert.ok(refused, 'some write met the full disk');
+    assert.match(refused.stderr, /the disk is full, so nothing was written/);
+    const listed = await runCli(['phrases', 'list', '--json', '--data-dir', data]);
+    assert.equal(listed.code, 0, listed.stderr);
+    const stored = JSON.parse(listed.stdout).map((p) => p.word);
+    for (let i = 0; i < 5; i++) assert.ok(stored.includes(`ON A SMALL DISK ${i}`));
+    rmSync(filler);
+    assert.equal((await runCli(['phrases', 'add', 'room again', '--name', 'Op', '--data-dir', data])).code, 0);
+    await poll('the host follows again', async () => (await words(host.url)).includes('ROOM AGAIN'));
+    assert.deepEqual(await words(host.url), [...stored, 'ROOM AGAIN'].sort());
+  } finally {
+    await host?.stop();
+    disk.close();
+  }
+});
+
+test('a full disk during a backup: refused with the reason, no partial file left', { skip: !isRoot && 'needs root to mount a small tmpfs' }, async (t) => {
+  const disk = smallDisk('64k');
+  if (!disk) return t.skip('mounting a tmpfs is not allowed here');
+  const dir = mkdtempSync(join(tmpdir(), 'lastwords-big-'));
+  try {
+    assert.equal((await runCli(['phrases', 'init', '--data-dir', dir])).code, 0);
+    const file = join(dir, 'many.json');
+    writeFileSync(file, JSON.stringify(Array.from({ length: 3000 }, (_, i) => ({ word: `PHRASE ${i}`, name: 'Bulk' }))));
+    assert.equal((await runCli(['phrases', 'import', file, '--data-dir', dir])).code, 0);
+    const target = join(disk.dir, 'backup.sqlite3');
+    const result = await runCli(['phrases', 'backup', target, '--data-dir', dir]);
+    assert.notEqual(result.code, 0);
+    assert.match(result.stderr, /the disk is full/);
+    assert.deepEqual(readdirSync(disk.dir), [], 'neither the backup nor its temporary file');
+  } finally {
+    disk.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
