@@ -17,6 +17,8 @@
 //!   React's markup; [`site_files`]: robots, sitemap, icons.
 //! - [`hub`]: the phrase feed fanned out; [`socket_limits`]: the caps on live sockets;
 //!   [`websocket`]: one socket's framing and session.
+//! - [`client`]: who a request comes from (behind trusted proxies too);
+//!   [`rate_limit`]: requests per client address.
 //! - [`listener`]: the listening socket and the open-file limit; [`connections`]: the
 //!   connection budget and each connection's deadlines.
 //! - [`metrics`]: counters and the request span.
@@ -30,6 +32,7 @@
 pub mod assets;
 pub mod check;
 pub mod cli;
+pub mod client;
 pub mod config;
 pub mod connections;
 pub mod error;
@@ -43,6 +46,7 @@ pub mod page_cache;
 pub mod paging;
 pub mod phrase_list;
 pub mod props;
+pub mod rate_limit;
 pub mod renderer;
 pub mod routes;
 pub mod server;

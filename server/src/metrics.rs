@@ -66,7 +66,7 @@ impl Metrics {
 }
 
 /// Runs `inner` on `request` and counts its response; a response of 500 or more is
-/// logged with the request's method, route, status and latency. Routes are the
+/// logged with the request's method, route, status, latency and client address. Routes are the
 /// router's templates, so `/assets/{*path}` is one series, not one per file.
 pub async fn track<F>(
     metrics: &Metrics,
@@ -80,6 +80,10 @@ where
     let matched = request.extensions().get::<MatchedPath>().cloned();
     let route = matched.as_ref().map_or("unmatched", |path| path.as_str());
     let method = request.method().clone();
+    let client = request
+        .extensions()
+        .get::<crate::client::ClientAddr>()
+        .map(|client| client.0);
     // The span is at debug level: at the host's default (info) a span a request cost
     // 2.5 µs of a cached page's 4.7 (examples/hotpath_bench) and printed nothing.
     let span = tracing::debug_span!(
@@ -94,7 +98,7 @@ where
     let status = response.status().as_u16();
     let latency_ms = started.elapsed().as_secs_f64() * 1000.0;
     if status >= 500 {
-        tracing::warn!(method = %method, route, status, latency_ms, "request failed");
+        tracing::warn!(method = %method, route, status, latency_ms, client = ?client, "request failed");
     } else if !span.is_disabled() {
         span.record("status", status);
         span.record("latency_ms", latency_ms);

@@ -2,10 +2,13 @@
 //! and a graceful stop (WebSockets closed with 1001, requests given time to finish).
 
 use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use axum::Router;
 use axum::extract::ConnectInfo;
+use futures_util::{Stream, StreamExt as _};
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto::Builder;
@@ -15,6 +18,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tower::ServiceExt as _;
 
+use crate::client::{ClientAddr, TrustedProxies};
 use crate::headers;
 use crate::routes;
 use crate::state::AppState;
@@ -28,13 +32,14 @@ const CLOSE_GRACE: Duration = Duration::from_secs(1);
 /// How long the live sockets get, once told to go, to send their close frames.
 const SESSIONS_GRACE: Duration = Duration::from_secs(2);
 
-/// Serves `state` on `listener` until `shutdown` completes: then stops accepting,
-/// closes every WebSocket with 1001 (so browsers reconnect elsewhere) and gives
-/// in-flight requests `shutdown_timeout` to finish.
+/// Serves `state` on `listener` until `stop` yields; then `/readyz` answers 503 while
+/// the host goes on serving for the drain (`--drain-s`, cut short when `stop` yields
+/// again), then it stops accepting, closes every WebSocket with 1001 (so browsers
+/// reconnect elsewhere) and gives in-flight requests `shutdown_timeout` to finish.
 pub async fn serve(
     listener: TcpListener,
     state: AppState,
-    shutdown: impl Future<Output = ()> + Send + 'static,
+    stop: impl Stream<Item = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let sockets = state.shutdown.clone();
     let sessions = state.sessions.clone();
@@ -49,7 +54,7 @@ pub async fn serve(
         "connection budget"
     );
     let site = routes::router(state.clone());
-    let probes = routes::probe_router(state);
+    let probes = routes::probe_router(state.clone());
     let mut builder = Builder::new(TokioExecutor::new());
     builder
         .http1()
@@ -63,24 +68,13 @@ pub async fn serve(
         .keep_alive_timeout(limit);
     let closing = CancellationToken::new();
     let tasks = TaskTracker::new();
-    let mut shutdown = std::pin::pin!(shutdown);
-    loop {
-        let (stream, peer) = tokio::select! {
-            accepted = listener.accept() => match accepted {
-                Ok(accepted) => accepted,
-                Err(error) => {
-                    // Out of file descriptors, usually: wait for some to close.
-                    tracing::warn!(%error, "accept failed");
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                    continue;
-                }
-            },
-            () = &mut shutdown => break,
-        };
+    let proxies = Arc::new(state.config.http.trusted_proxies.clone());
+    let accept = |stream: TcpStream, peer: SocketAddr| {
         let _ = stream.set_nodelay(true);
         let connection = Connection {
             builder: builder.clone(),
             peer,
+            proxies: proxies.clone(),
             limit,
             closing: closing.clone(),
             connections: connections.clone(),
@@ -93,6 +87,24 @@ pub async fn serve(
                 tasks.spawn(connection.serve_reserve(stream, place, probes.clone(), evicted));
             }
         }
+    };
+    let mut stop = std::pin::pin!(stop);
+    accept_until(&listener, stop.next(), &accept).await;
+    tracing::info!("shutting down");
+    // Unready first, still serving: the load balancer stops sending visitors here before
+    // the listener closes, so none meets a refused connection.
+    state.draining.store(true, Ordering::Relaxed);
+    let drain = state.config.http.drain;
+    if !drain.is_zero() {
+        tracing::info!(
+            drain_s = drain.as_secs(),
+            "draining: /readyz answers 503 while requests are still served"
+        );
+        let again = async {
+            stop.next().await;
+            tracing::info!("a second signal: stopping now");
+        };
+        accept_until(&listener, timeout(drain, again), &accept).await;
     }
     drop(listener);
     sockets.cancel();
@@ -113,10 +125,34 @@ pub async fn serve(
     Ok(())
 }
 
+/// Accepts connections and hands each to `accept` until `stop` completes.
+async fn accept_until(
+    listener: &TcpListener,
+    stop: impl Future,
+    accept: &impl Fn(TcpStream, SocketAddr),
+) {
+    let mut stop = std::pin::pin!(stop);
+    loop {
+        tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, peer)) => accept(stream, peer),
+                Err(error) => {
+                    // Out of file descriptors, usually: wait for some to close.
+                    tracing::warn!(%error, "accept failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                }
+            },
+            _ = &mut stop => return,
+        }
+    }
+}
+
 /// What serving one accepted connection needs.
 struct Connection {
     builder: Builder<TokioExecutor>,
     peer: SocketAddr,
+    /// Whose forwarded headers name the client.
+    proxies: Arc<TrustedProxies>,
     /// The request timeout: for a request to arrive, and for a write to be read.
     limit: Duration,
     /// Cancelled when the server stops.
@@ -130,11 +166,12 @@ impl Connection {
     async fn serve(self, stream: TcpStream, place: Place, router: Router) {
         let activity = Activity::new();
         let peer = self.peer;
+        let proxies = self.proxies.clone();
         let tracking = activity.clone();
         let service =
             hyper::service::service_fn(move |mut request: axum::extract::Request<Incoming>| {
                 let in_flight = tracking.begin();
-                request.extensions_mut().insert(ConnectInfo(peer));
+                identify(&mut request, peer, &proxies);
                 let router = router.clone();
                 async move {
                     let response = match headers::host_problem(&request) {
@@ -190,9 +227,10 @@ impl Connection {
         evicted: CancellationToken,
     ) {
         let peer = self.peer;
+        let proxies = self.proxies.clone();
         let service =
             hyper::service::service_fn(move |mut request: axum::extract::Request<Incoming>| {
-                request.extensions_mut().insert(ConnectInfo(peer));
+                identify(&mut request, peer, &proxies);
                 let router = router.clone();
                 async move {
                     match headers::host_problem(&request) {
@@ -213,25 +251,38 @@ impl Connection {
     }
 }
 
-/// Completes on Ctrl-C or SIGTERM (what a container runtime sends to stop us).
-pub async fn shutdown_signal() {
-    let interrupt = tokio::signal::ctrl_c();
-    #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
-                signal.recv().await;
+/// Marks a request with its TCP peer and its client (the peer, or behind trusted
+/// proxies the address they forwarded).
+fn identify(
+    request: &mut axum::extract::Request<Incoming>,
+    peer: SocketAddr,
+    proxies: &TrustedProxies,
+) {
+    let client = proxies.client(peer.ip(), request.headers());
+    let extensions = request.extensions_mut();
+    extensions.insert(ConnectInfo(peer));
+    extensions.insert(ClientAddr(client));
+}
+
+/// Yields on every Ctrl-C or SIGTERM (what a container runtime sends to stop us): the
+/// first starts the drain, a second ends it. Listening starts here, so no signal is
+/// missed between the two.
+pub fn shutdown_signals() -> std::io::Result<impl Stream<Item = ()> + Send + 'static> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let signals = (
+        signal(SignalKind::terminate())?,
+        signal(SignalKind::interrupt())?,
+    );
+    Ok(futures_util::stream::unfold(
+        signals,
+        |(mut terminate, mut interrupt)| async move {
+            tokio::select! {
+                _ = terminate.recv() => {}
+                _ = interrupt.recv() => {}
             }
-            Err(_) => std::future::pending().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        _ = interrupt => {},
-        _ = terminate => {},
-    }
-    tracing::info!("shutting down");
+            Some(((), (terminate, interrupt)))
+        },
+    ))
 }
 
 fn far_future() -> Instant {

@@ -3,6 +3,7 @@
 
 use std::ops::Deref;
 use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 
 use crate::props::SiteProps;
 use axum::extract::FromRef;
@@ -16,6 +17,7 @@ use crate::connections::{self, Connections};
 use crate::hub::Hub;
 use crate::metrics::Metrics;
 use crate::page_cache::PageCache;
+use crate::rate_limit::RateLimit;
 use crate::renderer::{RenderError, RendererPool};
 use crate::site_files::SiteFiles;
 use crate::snapshot::Feed;
@@ -69,6 +71,10 @@ pub struct Shared {
     /// than the renderers, at least one, so a flood of them always leaves the pages'
     /// own renders a renderer.
     pub check_renders: Arc<Semaphore>,
+    /// Requests per client address.
+    pub rate_limit: RateLimit,
+    /// Set on SIGTERM: `/readyz` answers 503 while the host drains.
+    pub draining: AtomicBool,
 }
 
 impl AppState {
@@ -81,6 +87,8 @@ impl AppState {
         Ok(Self(Arc::new(Shared {
             metrics: Arc::default(),
             check_renders: Arc::new(Semaphore::new(config.render.threads.max(2) - 1)),
+            rate_limit: RateLimit::new(config.http.rate),
+            draining: AtomicBool::new(false),
             sockets: SocketLimits::new(config.sockets),
             connections: Connections::new(connections::budget(config.http.max_connections)),
             site_files,

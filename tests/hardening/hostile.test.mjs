@@ -138,7 +138,8 @@ test('slow requests: a request still waiting at the request timeout gets 408; he
   // Every checked page is a render of its own, one at a time here: 800 at once queue for
   // seconds, well past the timeout.
   const many = Array.from({ length: 2_000 }, (_, i) => ({ id: `p${String(i).padStart(5, '0')}`, word: `PHRASE ${i}`, name: `Minter ${i}` }));
-  const slow = await startHost({ phrases: many, args: ['--request-timeout-s', '1', '--render-timeout-ms', '30000', '--render-threads', '1'] });
+  // Many requests from one address at once: the rate limit is off (proxy.test.mjs tries it).
+  const slow = await startHost({ phrases: many, args: ['--request-timeout-s', '1', '--render-timeout-ms', '30000', '--render-threads', '1', '--rate-limit-per-s', '0'] });
   try {
     const started = Date.now();
     const answers = await Promise.all(
@@ -189,7 +190,7 @@ test('no answer comes later than the request timeout, however big the page', asy
     return Array.from({ length: 40 }, () => String.fromCharCode(97 + ((x = (x * 1103515245 + 12345) & 0x7fffffff) % 26))).join('');
   };
   const phrases = Array.from({ length: 25_000 }, (_, i) => ({ id: `p${String(i).padStart(5, '0')}`, word: `PHRASE ${i}`, name: letters(i + 1) }));
-  const big = await startHost({ phrases, args: ['--request-timeout-s', '1', '--render-timeout-ms', '30000'] });
+  const big = await startHost({ phrases, args: ['--request-timeout-s', '1', '--render-timeout-ms', '30000', '--rate-limit-per-s', '0'] });
   try {
     const started = Date.now();
     const response = await fetch(`${big.url}/words?check=late`);

@@ -27,7 +27,8 @@ function connects(url) {
 
 test('SIGTERM: sockets get 1001, requests in flight finish with 200, nothing new is accepted, exit code 0', async (t) => {
   // One render at a time, so that checked pages (a render each) are still queued at the signal.
-  const host = await startHost({ phrases: PHRASES, args: ['--render-timeout-ms', '30000', '--render-threads', '1'] });
+  // 300 requests from one address at once: the rate limit is off (proxy.test.mjs tries it).
+  const host = await startHost({ phrases: PHRASES, args: ['--render-timeout-ms', '30000', '--render-threads', '1', '--rate-limit-per-s', '0', '--shutdown-timeout-s', '10'] });
   try {
     const clients = Array.from({ length: 5 }, () => connectLive(host.url));
     await Promise.all(clients.map((c) => c.until((me) => me.messages.some((m) => m.type === 'snapshot'), 5000, 'the snapshot')));

@@ -10,11 +10,12 @@ const liveUrl = (baseUrl, since) => `${baseUrl.replace(/^http/, 'ws')}/api/phras
 /**
  * @param {string} baseUrl
  * @param {number} [since]
- * @param {{ origin?: string, localAddress?: string }} [options] `origin` defaults to
- *   `baseUrl` (what a browser on the page sends); `localAddress` picks the source address.
+ * @param {{ origin?: string, localAddress?: string, headers?: Record<string, string> }} [options]
+ *   `origin` defaults to `baseUrl` (what a browser on the page sends); `localAddress` picks
+ *   the source address; `headers` are sent too (a proxy's X-Forwarded-For).
  */
-export function connectLive(baseUrl, since, { origin = baseUrl, localAddress } = {}) {
-  const socket = new WebSocket(liveUrl(baseUrl, since), { headers: { Origin: origin }, localAddress });
+export function connectLive(baseUrl, since, { origin = baseUrl, localAddress, headers = {} } = {}) {
+  const socket = new WebSocket(liveUrl(baseUrl, since), { headers: { Origin: origin, ...headers }, localAddress });
   const client = {
     socket,
     version: since ?? 0,
@@ -72,10 +73,11 @@ export function connectLive(baseUrl, since, { origin = baseUrl, localAddress } =
 /**
  * Tries to open the live feed and resolves to `{ status, headers, body }`: 101 once the
  * socket is open (it is then closed again unless `keep`, and returned as `socket`), or
- * the status of a refused upgrade. `origin: null` sends no Origin header.
+ * the status of a refused upgrade. `origin: null` sends no Origin header; `headers` are
+ * sent too.
  */
-export function tryUpgrade(baseUrl, { origin = baseUrl, localAddress, keep = false } = {}) {
-  const headers = origin === null ? {} : { Origin: origin };
+export function tryUpgrade(baseUrl, { origin = baseUrl, localAddress, keep = false, headers: extra = {} } = {}) {
+  const headers = { ...(origin === null ? {} : { Origin: origin }), ...extra };
   return new Promise((resolve, reject) => {
     const socket = new WebSocket(liveUrl(baseUrl), { headers, localAddress });
     socket.once('open', () => {

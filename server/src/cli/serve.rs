@@ -25,12 +25,14 @@ pub async fn run(config: Arc<Config>) -> anyhow::Result<()> {
         let feed = feed.clone();
         tokio::task::spawn_blocking(move || AppState::start(config, ui, feed)).await??
     };
+    // Listening for signals before saying "serving": a signal sent on that line is heard.
+    let stop = server::shutdown_signals()?;
     tracing::info!(
         url = %format!("http://{bound}"),
         public_url = %config.site.public_url,
         "serving"
     );
-    server::serve(listener, state, server::shutdown_signal()).await?;
+    server::serve(listener, state, stop).await?;
     feed.stop_tasks().await;
     tracing::info!("stopped");
     Ok(())

@@ -85,8 +85,14 @@ pub struct HttpLimits {
     pub max_concurrent_requests: usize,
     /// Longest a request may take before it gets 408.
     pub request_timeout: Duration,
-    /// How long in-flight requests may take to finish after SIGTERM.
+    /// How long in-flight requests may take to finish after the drain.
     pub shutdown_timeout: Duration,
+    /// On SIGTERM, how long `/readyz` says 503 while the host still serves.
+    pub drain: Duration,
+    /// The proxies whose forwarded headers name the client.
+    pub trusted_proxies: crate::client::TrustedProxies,
+    /// Requests per client address; `None`: no limit.
+    pub rate: Option<crate::rate_limit::Rate>,
 }
 
 /// Where phrases live.
@@ -212,9 +218,20 @@ impl Config {
                 "request_timeout_s",
                 http.request_timeout.as_secs().to_string(),
             ),
+            ("drain_s", http.drain.as_secs().to_string()),
             (
                 "shutdown_timeout_s",
                 http.shutdown_timeout.as_secs().to_string(),
+            ),
+            ("trusted_proxies", http.trusted_proxies.describe()),
+            (
+                "rate_limit_per_s",
+                http.rate
+                    .map_or("no limit".into(), |rate| rate.per_second.to_string()),
+            ),
+            (
+                "rate_limit_burst",
+                http.rate.map_or("-".into(), |rate| rate.burst.to_string()),
             ),
             (
                 "ready_stale_after_s",

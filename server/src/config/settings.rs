@@ -195,7 +195,47 @@ pub struct Settings {
     )]
     pub request_timeout_s: Option<u64>,
 
-    /// On SIGTERM, how long in-flight requests may take to finish [default: 10]
+    /// Addresses and CIDR ranges of the proxies in front of the host (load balancer,
+    /// ingress), comma-separated: from these peers the client's address is read from
+    /// X-Forwarded-For (or Forwarded), for the per-address caps, the rate limit and the
+    /// logs; from any other peer those headers are ignored [default: none]
+    #[arg(
+        long,
+        global = true,
+        env = "LASTWORDS_TRUSTED_PROXIES",
+        value_name = "RANGES",
+        value_delimiter = ','
+    )]
+    pub trusted_proxies: Option<Vec<String>>,
+
+    /// Requests a second one client address may make on average (probes and /metrics
+    /// are exempt); past it, 429 with Retry-After; 0 for no limit [default: 20]
+    #[arg(
+        long,
+        global = true,
+        env = "LASTWORDS_RATE_LIMIT_PER_S",
+        value_name = "N"
+    )]
+    pub rate_limit_per_s: Option<u32>,
+
+    /// Requests one client address may make at once before the rate applies
+    /// [default: 100]
+    #[arg(
+        long,
+        global = true,
+        env = "LASTWORDS_RATE_LIMIT_BURST",
+        value_name = "N"
+    )]
+    pub rate_limit_burst: Option<u32>,
+
+    /// On SIGTERM, how long /readyz answers 503 while the host still serves, so the
+    /// load balancer stops sending it visitors before it stops accepting (a second
+    /// signal ends it) [default: 3 in production, 0 in staging]
+    #[arg(long, global = true, env = "LASTWORDS_DRAIN_S", value_name = "SECONDS")]
+    pub drain_s: Option<u64>,
+
+    /// On SIGTERM, after the drain, how long in-flight requests may take to finish
+    /// [default: 5]
     #[arg(
         long,
         global = true,
@@ -271,6 +311,10 @@ impl Settings {
                 .max_concurrent_requests
                 .or(lower.max_concurrent_requests),
             request_timeout_s: self.request_timeout_s.or(lower.request_timeout_s),
+            trusted_proxies: self.trusted_proxies.or(lower.trusted_proxies),
+            rate_limit_per_s: self.rate_limit_per_s.or(lower.rate_limit_per_s),
+            rate_limit_burst: self.rate_limit_burst.or(lower.rate_limit_burst),
+            drain_s: self.drain_s.or(lower.drain_s),
             shutdown_timeout_s: self.shutdown_timeout_s.or(lower.shutdown_timeout_s),
             ready_stale_after_s: self.ready_stale_after_s.or(lower.ready_stale_after_s),
         }

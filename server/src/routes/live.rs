@@ -1,14 +1,13 @@
 //! `/api/phrases/live`: the WebSocket upgrade, under the origin check and the caps.
 
-use std::net::SocketAddr;
-
 use axum::Extension;
-use axum::extract::{ConnectInfo, Query, Request, State};
+use axum::extract::{Query, Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use hyper_util::rt::TokioIo;
 use serde::Deserialize;
 
+use crate::client::ClientAddr;
 use crate::error::refusal;
 use crate::state::AppState;
 use crate::websocket;
@@ -24,7 +23,7 @@ pub struct LiveQuery {
 pub async fn upgrade(
     State(state): State<AppState>,
     Query(query): Query<LiveQuery>,
-    peer: Option<Extension<ConnectInfo<SocketAddr>>>,
+    client: Option<Extension<ClientAddr>>,
     mut request: Request,
 ) -> Response {
     let headers = request.headers();
@@ -49,7 +48,7 @@ pub async fn upgrade(
             "this origin may not open the live feed",
         );
     }
-    let ip = peer.map(|Extension(ConnectInfo(addr))| addr.ip());
+    let ip = client.map(|Extension(ClientAddr(ip))| ip);
     let Some(permit) = state.sockets.try_acquire(ip) else {
         return refusal(
             StatusCode::SERVICE_UNAVAILABLE,

@@ -18,8 +18,11 @@ use tower::limit::GlobalConcurrencyLimitLayer;
 use tower_http::set_header::SetResponseHeaderLayer;
 use tower_http::timeout::TimeoutLayer;
 
+use crate::client::ClientAddr;
+use crate::error::refusal;
 use crate::headers;
 use crate::metrics;
+use crate::rate_limit::RateLimit;
 use crate::state::AppState;
 
 /// The whole site as one router.
@@ -59,11 +62,15 @@ pub fn router(state: AppState) -> Router {
 /// a malformed request, and the security headers (HSTS in production) on every answer,
 /// a timeout's or an overload's too.
 async fn every_request(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    let limit = &state.rate_limit;
     let mut response = metrics::track(&state.metrics, request, |request| async move {
-        match headers::malformed(&request) {
-            Some(refusal) => refusal,
-            None => next.run(request).await,
+        if let Some(refusal) = headers::malformed(&request) {
+            return refusal;
         }
+        if let Some(refusal) = rate_limited(limit, &request) {
+            return refusal;
+        }
+        next.run(request).await
     })
     .await;
     let out = response.headers_mut();
@@ -75,6 +82,25 @@ async fn every_request(State(state): State<AppState>, request: Request, next: Ne
         );
     }
     response
+}
+
+/// 429 with `Retry-After` for a client past its rate; the probes and `/metrics` are
+/// never limited (a load balancer or Prometheus behind one address asks them often).
+fn rate_limited(limit: &RateLimit, request: &Request) -> Option<Response> {
+    if matches!(request.uri().path(), "/healthz" | "/readyz" | "/metrics") {
+        return None;
+    }
+    let ClientAddr(client) = *request.extensions().get::<ClientAddr>()?;
+    let wait = limit.check(client).err()?;
+    let mut response = refusal(
+        StatusCode::TOO_MANY_REQUESTS,
+        "too many requests from this address; slow down and try again",
+    );
+    let seconds = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
+    response
+        .headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from(seconds.max(1)));
+    Some(response)
 }
 
 /// What a connection past the budget is served: the probes and `/metrics` (the moment

@@ -19,6 +19,13 @@ pub async fn healthz() -> &'static str {
 /// delivered a complete list, and for as long as the source has not been unreachable
 /// longer than `ready_stale_after`. A load balancer stops sending visitors meanwhile.
 pub async fn readyz(State(state): State<AppState>) -> Response {
+    if state.draining.load(Ordering::Relaxed) {
+        return (
+            StatusCode::SERVICE_UNAVAILABLE,
+            "draining: this host is stopping",
+        )
+            .into_response();
+    }
     let health = state.feed.health();
     let problem = match (health.since_sync(), health.down_for()) {
         (None, _) => Some("the phrase list has not loaded yet".to_owned()),
@@ -49,7 +56,7 @@ pub async fn scrape(State(state): State<AppState>) -> Response {
     let health = state.feed.health();
     let snapshot = state.feed.current();
     let connections = &state.connections;
-    let simple: [(&str, &str, &str, f64); 19] = [
+    let simple: [(&str, &str, &str, f64); 21] = [
         (
             "lastwords_connections",
             "gauge",
@@ -165,6 +172,22 @@ pub async fn scrape(State(state): State<AppState>) -> Response {
             "counter",
             "Times the embedded store's file became unreadable, replaced by something that is not a phrase store, or damaged under the running host.",
             health.store_problems.load(Ordering::Relaxed) as f64,
+        ),
+        (
+            "lastwords_rate_limited_total",
+            "counter",
+            "Requests answered 429 because their client address was past its rate.",
+            state.rate_limit.limited.load(Ordering::Relaxed) as f64,
+        ),
+        (
+            "lastwords_draining",
+            "gauge",
+            "1 from SIGTERM on: /readyz answers 503 while the host still serves.",
+            if state.draining.load(Ordering::Relaxed) {
+                1.0
+            } else {
+                0.0
+            },
         ),
         (
             "lastwords_phrases",

@@ -1,0 +1,232 @@
+//! Who a request comes from. Facing the internet, the TCP peer. Behind a load balancer,
+//! every peer is the proxy, so when the peer is a trusted proxy the client is the
+//! rightmost address of `X-Forwarded-For` (or `Forwarded: for=`) that is not itself a
+//! trusted proxy: each proxy appends the address it saw, so entries to the left of the
+//! last untrusted one may be made up by the client. From any other peer the headers are
+//! ignored, so they cannot be forged.
+
+use std::net::{IpAddr, SocketAddr};
+
+use axum::http::HeaderMap;
+use axum::http::header::FORWARDED;
+use ipnet::IpNet;
+
+/// The client's address, as the request's extension: set by the accept loop for every
+/// request, read by the per-address caps, the rate limit and the logs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClientAddr(pub IpAddr);
+
+/// How many forwarded entries are read from the right; a longer chain is no client's.
+const MAX_HOPS: usize = 32;
+
+/// The addresses and ranges of the proxies in front of the host.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TrustedProxies {
+    nets: Vec<IpNet>,
+}
+
+impl TrustedProxies {
+    /// Reads addresses (`10.0.0.7`, `::1`) and ranges (`10.0.0.0/8`, `fd00::/8`).
+    pub fn parse(entries: &[String]) -> Result<Self, String> {
+        let mut nets = Vec::with_capacity(entries.len());
+        for entry in entries.iter().map(|e| e.trim()).filter(|e| !e.is_empty()) {
+            let net = match entry.parse::<IpNet>() {
+                Ok(net) => net.trunc(),
+                Err(_) => match entry.parse::<IpAddr>() {
+                    Ok(ip) => IpNet::from(canonical(ip)),
+                    Err(_) => {
+                        return Err(format!(
+                            "{entry:?} is neither an address nor a range such as 10.0.0.0/8"
+                        ));
+                    }
+                },
+            };
+            nets.push(net);
+        }
+        Ok(Self { nets })
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.nets.is_empty()
+    }
+
+    /// The ranges, as configured, for `config check`.
+    pub fn describe(&self) -> String {
+        if self.nets.is_empty() {
+            return "none (forwarded headers are ignored)".into();
+        }
+        let nets: Vec<String> = self.nets.iter().map(ToString::to_string).collect();
+        nets.join(", ")
+    }
+
+    fn trusts(&self, ip: IpAddr) -> bool {
+        self.nets.iter().any(|net| net.contains(&ip))
+    }
+
+    /// The client behind `peer`, as the forwarded headers of a trusted peer say.
+    pub fn client(&self, peer: IpAddr, headers: &HeaderMap) -> IpAddr {
+        let peer = canonical(peer);
+        if self.nets.is_empty() || !self.trusts(peer) {
+            return peer;
+        }
+        let chain = forwarded_chain(headers);
+        for hop in chain.iter().rev().take(MAX_HOPS) {
+            match hop {
+                Some(ip) if self.trusts(*ip) => {}
+                Some(ip) => return *ip,
+                // Past an entry nobody can read, nothing further left is trustworthy.
+                None => return peer,
+            }
+        }
+        // Every hop is a proxy of ours (or there are none): the leftmost one it is.
+        match chain.first() {
+            Some(Some(ip)) if chain.len() <= MAX_HOPS => *ip,
+            _ => peer,
+        }
+    }
+}
+
+/// `X-Forwarded-For` when present (every line, in order), else the `for=` of each
+/// `Forwarded` element; an entry that is not an address is `None`.
+fn forwarded_chain(headers: &HeaderMap) -> Vec<Option<IpAddr>> {
+    let xff: Vec<&str> = headers
+        .get_all("x-forwarded-for")
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .collect();
+    if !xff.is_empty() {
+        return xff
+            .iter()
+            .flat_map(|line| line.split(','))
+            .map(|entry| parse_node(entry.trim()))
+            .collect();
+    }
+    headers
+        .get_all(FORWARDED)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|line| line.split(','))
+        .map(|element| {
+            element
+                .split(';')
+                .filter_map(|pair| pair.split_once('='))
+                .find(|(key, _)| key.trim().eq_ignore_ascii_case("for"))
+                .and_then(|(_, value)| parse_node(value.trim().trim_matches('"')))
+        })
+        .collect()
+}
+
+/// An address as proxies write it: `1.2.3.4`, `1.2.3.4:80`, `::1`, `[::1]:80`.
+fn parse_node(text: &str) -> Option<IpAddr> {
+    let ip = text
+        .parse::<IpAddr>()
+        .ok()
+        .or_else(|| text.parse::<SocketAddr>().ok().map(|s| s.ip()))
+        .or_else(|| {
+            text.strip_prefix('[')
+                .and_then(|t| t.strip_suffix(']'))
+                .and_then(|t| t.parse().ok())
+        })?;
+    Some(canonical(ip))
+}
+
+/// `::ffff:1.2.3.4` is `1.2.3.4`: one client, one key, whichever way it arrived.
+fn canonical(ip: IpAddr) -> IpAddr {
+    ip.to_canonical()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        for (name, value) in pairs {
+            map.append(*name, value.parse().unwrap());
+        }
+        map
+    }
+
+    fn proxies(list: &[&str]) -> TrustedProxies {
+        TrustedProxies::parse(&list.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap()
+    }
+
+    fn ip(text: &str) -> IpAddr {
+        text.parse().unwrap()
+    }
+
+    #[test]
+    fn an_untrusted_peer_is_the_client_whatever_it_forwards() {
+        let trusted = proxies(&["10.0.0.0/8"]);
+        let forged = headers(&[("x-forwarded-for", "1.2.3.4"), ("forwarded", "for=5.6.7.8")]);
+        assert_eq!(
+            trusted.client(ip("203.0.113.9"), &forged),
+            ip("203.0.113.9")
+        );
+        assert_eq!(
+            TrustedProxies::default().client(ip("10.0.0.1"), &forged),
+            ip("10.0.0.1")
+        );
+    }
+
+    #[test]
+    fn behind_a_chain_the_rightmost_untrusted_entry_is_the_client() {
+        let trusted = proxies(&["10.0.0.0/8", "192.168.1.1"]);
+        // The client made up the leftmost entry; our two proxies appended the rest.
+        let chain = headers(&[("x-forwarded-for", "6.6.6.6, 198.51.100.7, 192.168.1.1")]);
+        assert_eq!(trusted.client(ip("10.1.2.3"), &chain), ip("198.51.100.7"));
+        // Split over two header lines, as some proxies do.
+        let lines = headers(&[
+            ("x-forwarded-for", "6.6.6.6"),
+            ("x-forwarded-for", "198.51.100.7, 192.168.1.1"),
+        ]);
+        assert_eq!(trusted.client(ip("10.1.2.3"), &lines), ip("198.51.100.7"));
+    }
+
+    #[test]
+    fn ipv6_ports_and_mapped_addresses_name_one_client() {
+        let trusted = proxies(&["::1", "127.0.0.1"]);
+        let mapped = headers(&[("x-forwarded-for", "::ffff:198.51.100.7")]);
+        assert_eq!(
+            trusted.client(ip("::ffff:127.0.0.1"), &mapped),
+            ip("198.51.100.7")
+        );
+        let with_port = headers(&[("x-forwarded-for", "[2001:db8::1]:4711")]);
+        assert_eq!(trusted.client(ip("::1"), &with_port), ip("2001:db8::1"));
+        let forwarded = headers(&[(
+            "forwarded",
+            "for=192.0.2.60;proto=http;by=203.0.113.43, for=\"[2001:db8:cafe::17]:4711\"",
+        )]);
+        assert_eq!(
+            trusted.client(ip("127.0.0.1"), &forwarded),
+            ip("2001:db8:cafe::17")
+        );
+    }
+
+    #[test]
+    fn an_unreadable_entry_stops_the_walk_at_the_proxy() {
+        let trusted = proxies(&["10.0.0.0/8"]);
+        let garbage = headers(&[("x-forwarded-for", "198.51.100.7, not-an-address")]);
+        assert_eq!(trusted.client(ip("10.0.0.1"), &garbage), ip("10.0.0.1"));
+        let hidden = headers(&[("forwarded", "for=_hidden")]);
+        assert_eq!(trusted.client(ip("10.0.0.1"), &hidden), ip("10.0.0.1"));
+        assert_eq!(
+            trusted.client(ip("10.0.0.1"), &HeaderMap::new()),
+            ip("10.0.0.1")
+        );
+    }
+
+    #[test]
+    fn a_chain_of_our_own_proxies_names_its_leftmost() {
+        let trusted = proxies(&["10.0.0.0/8"]);
+        let ours = headers(&[("x-forwarded-for", "10.9.9.9, 10.0.0.2")]);
+        assert_eq!(trusted.client(ip("10.0.0.1"), &ours), ip("10.9.9.9"));
+    }
+
+    #[test]
+    fn bad_entries_are_named() {
+        let error = TrustedProxies::parse(&["10.0.0.0/33".into()]).unwrap_err();
+        assert!(error.contains("10.0.0.0/33"), "{error}");
+        assert!(TrustedProxies::parse(&["proxy.internal".into()]).is_err());
+    }
+}
