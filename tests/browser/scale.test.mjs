@@ -23,6 +23,9 @@ before(async () => {
   const file = join(folder, 'phrases.json');
   writeFileSync(file, JSON.stringify(Array.from({ length: TOTAL }, (_, i) => ({ word: `DINO ${i}`, name: `Fan ${i}` }))));
   host = await startHost({
+    // These tests walk every page from one address as fast as they can, as no visitor
+    // does: the rate limit (proxy.test.mjs) would slow them down, as it does a crawler.
+    args: ['--rate-limit-per-s', '0'],
     prepare: async (cli) => {
       for (const args of [['phrases', 'init'], ['phrases', 'import', file]]) {
         const run = await cli(...args);

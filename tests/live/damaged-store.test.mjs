@@ -54,7 +54,7 @@ async function poll(what, check, ms = 10_000) {
     if (last) return last;
     await sleep(100);
   }
-  assert.fail(`${what} within ${ms} ms (last: ${JSON.stringify(last)})`);
+  assert.fail(`${typeof what === 'function' ? what() : what} within ${ms} ms (last: ${JSON.stringify(last)})`);
 }
 
 async function readyz(url) {
@@ -118,7 +118,7 @@ async function assertRecovers(host, expected) {
   assert.match(host.log(), /the embedded store is readable again/);
   const added = await host.cli('phrases', 'add', 'after recovery', '--name', 'Op');
   assert.equal(added.code, 0, added.stderr);
-  await poll('the write after recovery on the host', async () => (await words(host.url)).includes('AFTER RECOVERY'));
+  await poll(() => `the write after recovery on the host (its log:\n${host.log().split('\n').slice(-15).join('\n')})`, async () => (await words(host.url)).includes('AFTER RECOVERY'));
 }
 
 test('truncated to 0 bytes with every commit in the -wal: refused, the log kept byte for byte, a restore brings it back', async () => {

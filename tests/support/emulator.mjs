@@ -27,6 +27,10 @@ export async function startEmulator(port = 0) {
   return {
     port: boundPort,
     host: `127.0.0.1:${boundPort}`,
+    pid: child.pid,
+    /** Stops the emulator's process (SIGSTOP): connections stay open and nothing answers. */
+    pause: () => child.kill('SIGSTOP'),
+    resume: () => child.kill('SIGCONT'),
     set: (id, fields) => send({ set: { id, fields } }),
     remove: (id) => send({ delete: id }),
     async stop() {
