@@ -259,6 +259,44 @@ async fn the_json_api_checks_words_and_explains_bad_ones() {
 }
 
 #[tokio::test]
+async fn the_check_api_names_the_taker_offers_alternatives_and_warns_of_look_alikes() {
+    let host = TestHost::start(Some(vec![
+        phrase("rex", "DINO ROAR", "<b>Rex</b>"),
+        phrase("ann", "DINO ROAR!", "Ann"),
+    ]))
+    .await;
+    let json = |body: &str| serde_json::from_str::<serde_json::Value>(body).unwrap();
+    let (_, body) = host.get("/api/phrases/check?word=dino%20roar").await;
+    let taken = json(&body);
+    assert_eq!(taken["available"], false);
+    // The store gives its own ids: the look-alike must name the same one.
+    let rex = taken["taker"]["id"].as_str().unwrap().to_owned();
+    assert!(!rex.is_empty());
+    assert_eq!(taken["taker"]["word"], "DINO ROAR");
+    assert_eq!(taken["taker"]["name"], "<b>Rex</b>");
+    assert_eq!(
+        taken["alternatives"],
+        serde_json::json!(["DINO ROAR?", "ROAR DINO", "DINO ROARS"])
+    );
+    assert!(taken["lookalike"].is_null());
+
+    // A zero for the O, a Cyrillic І for the I: free, and read like DINO ROAR.
+    for word in ["DIN0%20ROAR", "D%D0%86NO%20ROAR"] {
+        let (_, body) = host.get(&format!("/api/phrases/check?word={word}")).await;
+        let alike = json(&body);
+        assert_eq!(alike["available"], true, "{word}");
+        assert_eq!(alike["lookalike"]["id"], rex.as_str(), "{word}");
+        assert_eq!(alike["lookalike"]["name"], "<b>Rex</b>", "{word}");
+        assert!(alike["taker"].is_null());
+        assert_eq!(alike["alternatives"], serde_json::json!([]));
+    }
+    let (_, body) = host.get("/api/phrases/check?word=goodbye").await;
+    let free = json(&body);
+    assert_eq!(free["available"], true);
+    assert!(free["lookalike"].is_null() && free["taker"].is_null());
+}
+
+#[tokio::test]
 async fn wrong_methods_get_405_and_head_works() {
     let host = TestHost::start(None).await;
     let post = host
