@@ -75,6 +75,58 @@ async fn the_no_js_checker_answers_on_the_server() {
 }
 
 #[tokio::test]
+async fn the_no_js_checker_links_the_taker_offers_alternatives_and_names_a_look_alike_escaped() {
+    let hostile = r#"<img src=x onerror="alert(1)">&amp;"#;
+    let host = TestHost::start(Some(vec![
+        phrase("a", "DINO ROAR", hostile),
+        phrase("b", "<B>OLD</B>", "Ann"),
+    ]))
+    .await;
+    let (_, body) = host.get("/api/phrases/check?word=dino%20roar").await;
+    let json: serde_json::Value = serde_json::from_str(&body).unwrap();
+    let id = json["taker"]["id"].as_str().unwrap().to_owned();
+    let escaped_name = "&lt;img src=x onerror=&quot;alert(1)&quot;&gt;&amp;amp;";
+
+    let (_, taken) = host.get("/words?check=dino%20roar").await;
+    assert!(
+        taken.contains(">Already taken</p>"),
+        "the message line is exact"
+    );
+    assert!(
+        taken.contains(&format!("href=\"/words/{id}\"")),
+        "links the taker"
+    );
+    assert!(taken.contains(&format!(
+        "Minted by <bdi class=\"font-bold text-white\">{escaped_name}</bdi>"
+    )));
+    for alternative in ["DINO%20ROAR!", "DINO%20ROAR%3F", "ROAR%20DINO"] {
+        assert!(
+            taken.contains(&format!("href=\"/words?check={alternative}\"")),
+            "{alternative}"
+        );
+    }
+    assert!(
+        !taken.contains("<img src=x"),
+        "the name is text, not markup"
+    );
+
+    let (_, alike) = host.get("/words?check=DIN0%20ROAR").await;
+    assert!(
+        alike.contains(">It is available!</p>"),
+        "the message line is exact"
+    );
+    assert!(alike.contains("But it reads like"));
+    assert!(alike.contains(&format!("href=\"/words/{id}\"")));
+    assert!(alike.contains(escaped_name) && !alike.contains("<img src=x"));
+
+    // A phrase of markup is text in its link and in every alternative's.
+    let (_, markup) = host.get("/words?check=%3Cb%3Eold%3C/b%3E").await;
+    assert!(markup.contains("see “<bdi>&lt;B&gt;OLD&lt;/B&gt;</bdi>”"));
+    assert!(markup.contains("href=\"/words?check=%3CB%3EOLD%3C%2FB%3E!\""));
+    assert!(!markup.contains("<B>OLD"));
+}
+
+#[tokio::test]
 async fn unknown_paths_get_the_server_rendered_404_page() {
     let host = TestHost::start(None).await;
     let (response, html) = host.get("/no/such/page").await;
