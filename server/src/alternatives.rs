@@ -118,6 +118,24 @@ mod tests {
         assert!(alternatives(one_word, &list(&[one_word])).is_empty());
         let emoji = "🦖".repeat(MAX_GRAPHEMES);
         assert!(alternatives(&emoji, &list(&[&emoji])).is_empty());
+        // 16 families of four take all 400 bytes: one "!" more is refused by the bytes.
+        let family = "👨\u{200D}👩\u{200D}👧\u{200D}👦";
+        let heavy = family.repeat(16);
+        assert_eq!(heavy.len(), crate::text::MAX_WORD_BYTES);
+        assert!(alternatives(&heavy, &list(&[&heavy])).is_empty());
+        // 19 characters in 400 bytes, two words: only turning them round fits.
+        let spaced = format!(
+            "{} {}👨\u{200D}👩\u{200D}👧🦖É",
+            family.repeat(8),
+            family.repeat(7)
+        );
+        assert_eq!((spaced.len(), grapheme_count(&spaced)), (400, 19));
+        let turned = format!(
+            "{}👨\u{200D}👩\u{200D}👧🦖É {}",
+            family.repeat(7),
+            family.repeat(8)
+        );
+        assert_eq!(alternatives(&spaced, &list(&[&spaced])), [turned]);
         for word in [twenty, one_word, "🦖🦖🦖 ROAR", "X"] {
             for offered in alternatives(word, &list(&[word])) {
                 let valid = NormalizedWord::validated(&offered).expect("a phrase");
