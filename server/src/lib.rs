@@ -7,7 +7,8 @@
 //! - [`site`]: the site's own facts (its name, what it is).
 //! - [`escape`]: inert JSON, URL checks.
 //! - [`snapshot`]: the versioned phrase list every reader shares; [`check`]: a word
-//!   checked against it.
+//!   checked against it, with the minted phrase it reads like and
+//!   [`alternatives`] when it is taken.
 //! - [`store`]: where phrases come from (embedded SQLite store, Firestore).
 //! - [`config`]: the typed configuration, parsed once.
 //! - [`renderer`]: JS engines on their own threads, behind a bounded queue.
@@ -29,6 +30,7 @@
 //! - [`server`]: the accept loop and a graceful stop.
 //! - [`cli`]: each subcommand of the binary (serve, phrases, healthcheck, config check).
 
+pub mod alternatives;
 pub mod assets;
 pub mod check;
 pub mod cli;

@@ -112,6 +112,13 @@ pub fn normalize_word(input: &str) -> String {
     folded.to_uppercase().nfc().collect()
 }
 
+/// What `word` reads as: its confusable skeleton (Unicode TS #39), where `0` and `O`,
+/// Cyrillic `І` and Latin `I`, `1` and `l` become one, and invisible joiners and
+/// variation selectors go. Two phrases with one skeleton read the same to a person.
+pub fn skeleton(word: &str) -> String {
+    unicode_security::skeleton(word).collect()
+}
+
 /// How many characters a person sees in `text`.
 pub fn grapheme_count(text: &str) -> usize {
     text.graphemes(true).count()

@@ -75,6 +75,58 @@ async fn the_no_js_checker_answers_on_the_server() {
 }
 
 #[tokio::test]
+async fn the_no_js_checker_links_the_taker_offers_alternatives_and_names_a_look_alike_escaped() {
+    let hostile = r#"<img src=x onerror="alert(1)">&amp;"#;
+    let host = TestHost::start(Some(vec![
+        phrase("a", "DINO ROAR", hostile),
+        phrase("b", "<B>OLD</B>", "Ann"),
+    ]))
+    .await;
+    let (_, body) = host.get("/api/phrases/check?word=dino%20roar").await;
+    let json: serde_json::Value = serde_json::from_str(&body).unwrap();
+    let id = json["taker"]["id"].as_str().unwrap().to_owned();
+    let escaped_name = "&lt;img src=x onerror=&quot;alert(1)&quot;&gt;&amp;amp;";
+
+    let (_, taken) = host.get("/words?check=dino%20roar").await;
+    assert!(
+        taken.contains(">Already taken</p>"),
+        "the message line is exact"
+    );
+    assert!(
+        taken.contains(&format!("href=\"/words/{id}\"")),
+        "links the taker"
+    );
+    assert!(taken.contains(&format!(
+        "Minted by <bdi class=\"font-bold text-white\">{escaped_name}</bdi>"
+    )));
+    for alternative in ["DINO%20ROAR!", "DINO%20ROAR%3F", "ROAR%20DINO"] {
+        assert!(
+            taken.contains(&format!("href=\"/words?check={alternative}\"")),
+            "{alternative}"
+        );
+    }
+    assert!(
+        !taken.contains("<img src=x"),
+        "the name is text, not markup"
+    );
+
+    let (_, alike) = host.get("/words?check=DIN0%20ROAR").await;
+    assert!(
+        alike.contains(">It is available!</p>"),
+        "the message line is exact"
+    );
+    assert!(alike.contains("But it reads like"));
+    assert!(alike.contains(&format!("href=\"/words/{id}\"")));
+    assert!(alike.contains(escaped_name) && !alike.contains("<img src=x"));
+
+    // A phrase of markup is text in its link and in every alternative's.
+    let (_, markup) = host.get("/words?check=%3Cb%3Eold%3C/b%3E").await;
+    assert!(markup.contains("see “<bdi>&lt;B&gt;OLD&lt;/B&gt;</bdi>”"));
+    assert!(markup.contains("href=\"/words?check=%3CB%3EOLD%3C%2FB%3E!\""));
+    assert!(!markup.contains("<B>OLD"));
+}
+
+#[tokio::test]
 async fn unknown_paths_get_the_server_rendered_404_page() {
     let host = TestHost::start(None).await;
     let (response, html) = host.get("/no/such/page").await;
@@ -256,6 +308,44 @@ async fn the_json_api_checks_words_and_explains_bad_ones() {
         .body(Body::empty())
         .unwrap();
     assert_eq!(host.send(request).await.status(), StatusCode::NOT_MODIFIED);
+}
+
+#[tokio::test]
+async fn the_check_api_names_the_taker_offers_alternatives_and_warns_of_look_alikes() {
+    let host = TestHost::start(Some(vec![
+        phrase("rex", "DINO ROAR", "<b>Rex</b>"),
+        phrase("ann", "DINO ROAR!", "Ann"),
+    ]))
+    .await;
+    let json = |body: &str| serde_json::from_str::<serde_json::Value>(body).unwrap();
+    let (_, body) = host.get("/api/phrases/check?word=dino%20roar").await;
+    let taken = json(&body);
+    assert_eq!(taken["available"], false);
+    // The store gives its own ids: the look-alike must name the same one.
+    let rex = taken["taker"]["id"].as_str().unwrap().to_owned();
+    assert!(!rex.is_empty());
+    assert_eq!(taken["taker"]["word"], "DINO ROAR");
+    assert_eq!(taken["taker"]["name"], "<b>Rex</b>");
+    assert_eq!(
+        taken["alternatives"],
+        serde_json::json!(["DINO ROAR?", "ROAR DINO", "DINO ROARS"])
+    );
+    assert!(taken["lookalike"].is_null());
+
+    // A zero for the O, a Cyrillic І for the I: free, and read like DINO ROAR.
+    for word in ["DIN0%20ROAR", "D%D0%86NO%20ROAR"] {
+        let (_, body) = host.get(&format!("/api/phrases/check?word={word}")).await;
+        let alike = json(&body);
+        assert_eq!(alike["available"], true, "{word}");
+        assert_eq!(alike["lookalike"]["id"], rex.as_str(), "{word}");
+        assert_eq!(alike["lookalike"]["name"], "<b>Rex</b>", "{word}");
+        assert!(alike["taker"].is_null());
+        assert_eq!(alike["alternatives"], serde_json::json!([]));
+    }
+    let (_, body) = host.get("/api/phrases/check?word=goodbye").await;
+    let free = json(&body);
+    assert_eq!(free["available"], true);
+    assert!(free["lookalike"].is_null() && free["taker"].is_null());
 }
 
 #[tokio::test]

@@ -140,7 +140,7 @@ test('find shows what the API finds, and the checker says what the API says', as
   // Many phrases contain it; the phrase itself is among the oldest, beyond what the page holds.
   await input.pressSequentially('dino 12');
   const matches = (await api('/api/phrases?q=DINO%2012&limit=200')).phrases.map((phrase) => phrase.word);
-  await page.waitForFunction((first) => document.querySelector('main li bdi')?.textContent === first, matches[0]);
+  await page.waitForFunction((first) => document.querySelector('main ul[role="list"] li bdi')?.textContent === first, matches[0]);
   const visible = await shown();
   assert.deepEqual(visible, matches.slice(0, visible.length));
   assert.equal((await api('/api/phrases/check?word=DINO%2012')).available, false);
@@ -155,7 +155,7 @@ test('find shows what the API finds, and the checker says what the API says', as
 
   // An emptied box restores the newest-first list.
   await input.fill('');
-  await page.waitForFunction((first) => document.querySelector('main li bdi')?.textContent === first, newestFirst[0]);
+  await page.waitForFunction((first) => document.querySelector('main ul[role="list"] li bdi')?.textContent === first, newestFirst[0]);
   assert.equal(await status.innerText(), 'Type something');
   assert.deepEqual(problems, []);
   await context.close();

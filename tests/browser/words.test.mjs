@@ -84,10 +84,12 @@ test('a phrase minted elsewhere appears in two open pages and flips the checker'
   const added = await host.cli('phrases', 'add', 'RAWR FOREVER', '--name', 'Tess');
   assert.equal(added.code, 0, added.stderr);
   for (const { page } of [first, second]) {
-    await page.getByText('RAWR FOREVER', { exact: true }).waitFor({ timeout: 3000 });
+    // In the grid; the checker's line under "Already taken" names it too.
+    await page.getByRole('listitem').getByText('RAWR FOREVER', { exact: true }).waitFor({ timeout: 3000 });
     assert.equal(await page.getByText('By Tess', { exact: true }).count(), 1);
   }
   await statusReads(second.page, 'Already taken');
+  await second.page.getByText('Minted by Tess — see “RAWR FOREVER”').waitFor({ timeout: 3000 });
   assert.deepEqual([...first.problems, ...second.problems], []);
   await first.context.close();
   await second.context.close();

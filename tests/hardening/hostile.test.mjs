@@ -120,8 +120,9 @@ test('the other pages stay ours with a hostile store', async () => {
   }
 });
 
-test('a look-alike letter makes a different word: both show as text, and the check tells them apart', async () => {
-  const check = async (word) => (await (await fetch(`${host.url}/api/phrases/check?word=${encodeURIComponent(word)}`)).json()).available;
+test('a look-alike letter makes a different word: both show as text, the check tells them apart and warns', async () => {
+  const answer = async (word) => (await fetch(`${host.url}/api/phrases/check?word=${encodeURIComponent(word)}`)).json();
+  const check = async (word) => (await answer(word)).available;
   const { html } = await page('/words');
   for (const { stored, lookalike, about } of corpus.homoglyphs) {
     assert.notEqual(stored, lookalike);
@@ -130,6 +131,9 @@ test('a look-alike letter makes a different word: both show as text, and the che
     assert.equal(await check(lookalike), true, `${lookalike} (${about}) is free`);
     const typed = await page(`/words?check=${encodeURIComponent(lookalike)}`);
     assert.equal(propsOf(typed.html).value.check.status, 'available', about);
+    assert.equal((await answer(lookalike)).lookalike?.word, stored, `${about}: the API names what it reads like`);
+    assert.equal(propsOf(typed.html).value.check.lookalike?.word, stored, about);
+    assert.ok(typed.html.includes('But it reads like'), `${about}: the page says so under "It is available!"`);
     assert.ok(typed.html.includes(`value="${lookalike}"`), 'the look-alike shows as typed');
   }
 });

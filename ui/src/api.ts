@@ -1,5 +1,5 @@
 /** The host's JSON API as the words island calls it; every call can be cancelled. */
-import { parseCheckAnswer, type HostVerdict } from "./check";
+import { NO_DETAILS, parseCheckAnswer, type HostAnswer } from "./check";
 import { parsePage } from "./live";
 import type { PhrasePage } from "./types";
 
@@ -12,12 +12,12 @@ export async function fetchPage(query: string, after: string | null, signal: Abo
   return page;
 }
 
-/** `GET /api/phrases/check`: the host's verdict on `word`. */
-export async function fetchVerdict(word: string, signal: AbortSignal): Promise<HostVerdict> {
+/** `GET /api/phrases/check`: the host's verdict on `word`, with its details. */
+export async function fetchAnswer(word: string, signal: AbortSignal): Promise<HostAnswer> {
   const response = await fetch(`/api/phrases/check?word=${encodeURIComponent(word)}`, { signal });
-  if (response.status === 400) return "invalid";
-  if (!response.ok) return "unavailable";
-  return parseCheckAnswer(await response.json())?.verdict ?? "unavailable";
+  if (response.status === 400) return { verdict: "invalid", ...NO_DETAILS };
+  if (!response.ok) return { verdict: "unavailable", ...NO_DETAILS };
+  return parseCheckAnswer(await response.json())?.answer ?? { verdict: "unavailable", ...NO_DETAILS };
 }
 
 export function phrasesUrl(query: string, after: string | null): string {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { evaluateCheck, parseCheckAnswer, takenWords } from "./check";
+import { NO_DETAILS, evaluateCheck, parseCheckAnswer, takenWords, withDetails } from "./check";
 
 const taken = takenWords([
   { id: "1", word: "RAWR", name: "Rex", created: 2 },
@@ -12,17 +12,47 @@ describe("takenWords", () => {
   });
 });
 
+const rex = { id: "r/1", word: "RAWR", name: "<b>Rex</b>", created: 2 };
+
 describe("parseCheckAnswer", () => {
   it("reads the host's answer and refuses what is not one", () => {
-    expect(parseCheckAnswer({ word: "RAWR", length: 4, available: false, version: 3 })).toEqual({ word: "RAWR", verdict: "taken" });
-    expect(parseCheckAnswer({ word: "RAWR", length: 4, available: true, version: 3 })?.verdict).toBe("available");
+    expect(parseCheckAnswer({ word: "RAWR", length: 4, available: false, version: 3 })).toEqual({
+      word: "RAWR",
+      answer: { verdict: "taken", ...NO_DETAILS },
+    });
+    expect(parseCheckAnswer({ word: "RAWR", length: 4, available: true, version: 3 })?.answer.verdict).toBe("available");
     expect(parseCheckAnswer({ word: "RAWR" })).toBeNull();
+  });
+
+  it("reads the taker, the alternatives and the look-alike, and refuses them malformed", () => {
+    const taken = { word: "RAWR", length: 4, available: false, version: 3, taker: rex, alternatives: ["RAWR!", "RAWR?"], lookalike: null };
+    expect(parseCheckAnswer(taken)?.answer).toEqual({ verdict: "taken", taker: rex, alternatives: ["RAWR!", "RAWR?"], lookalike: null });
+    const alike = { word: "RAWR", length: 4, available: true, version: 3, taker: null, alternatives: [], lookalike: rex };
+    expect(parseCheckAnswer(alike)?.answer.lookalike).toEqual(rex);
+    expect(parseCheckAnswer({ ...taken, taker: { id: 1 } })).toBeNull();
+    expect(parseCheckAnswer({ ...taken, alternatives: [1] })).toBeNull();
+    expect(parseCheckAnswer({ ...alike, lookalike: "RAWR" })).toBeNull();
+  });
+});
+
+describe("withDetails", () => {
+  const answer = { verdict: "taken" as const, taker: rex, alternatives: ["RAWR!"], lookalike: null };
+
+  it("adds the host's details to the same verdict on the same word", () => {
+    const check = withDetails(evaluateCheck("rawr", taken), answer);
+    expect(check.taker).toEqual(rex);
+    expect(check.alternatives).toEqual(["RAWR!"]);
+  });
+
+  it("shows no details from an answer that disagrees with the verdict", () => {
+    expect(withDetails(evaluateCheck("rawr", taken), { ...answer, verdict: "available" })).toEqual(evaluateCheck("rawr", taken));
+    expect(withDetails(evaluateCheck("rawr", taken), undefined).taker).toBeNull();
   });
 });
 
 describe("evaluateCheck", () => {
   it("asks for input when there is none", () => {
-    expect(evaluateCheck("", taken)).toEqual({ input: "", normalized: "", length: 0, status: "empty" });
+    expect(evaluateCheck("", taken)).toEqual({ input: "", normalized: "", length: 0, status: "empty", ...NO_DETAILS });
   });
 
   it("compares the upper-cased input with minted words", () => {
@@ -32,6 +62,7 @@ describe("evaluateCheck", () => {
       normalized: "STRASSE",
       length: 7,
       status: "taken",
+      ...NO_DETAILS,
     });
     expect(evaluateCheck("rawr!", taken, () => "available").status).toBe("available");
   });

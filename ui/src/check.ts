@@ -1,5 +1,6 @@
 import { isRecord } from "./guards";
-import type { Check, CheckStatus, Phrase } from "./types";
+import { isPhrase } from "./live";
+import type { Check, CheckDetails, CheckStatus, Phrase } from "./types";
 import { contentError, graphemeCount, normalizeWord } from "./text";
 
 /** The words of the phrases the page holds, in the form inputs are compared in. */
@@ -11,6 +12,14 @@ export function takenWords(...lists: readonly (readonly Phrase[])[]): ReadonlySe
 
 /** What the host said about a word: `GET /api/phrases/check`, or the no-script page's verdict. */
 export type HostVerdict = "available" | "taken" | "invalid" | "unavailable";
+
+/** The host's verdict on a word with what only the host can tell: its taker, free alternatives, a look-alike. */
+export interface HostAnswer extends CheckDetails {
+  verdict: HostVerdict;
+}
+
+/** A verdict the page reached alone carries no details until the host's answer comes. */
+export const NO_DETAILS: CheckDetails = { taker: null, alternatives: [], lookalike: null };
 
 /**
  * The verdict at once where the page can give it: the host's content rules
@@ -25,13 +34,38 @@ export function evaluateCheck(
 ): Check {
   const normalized = normalizeWord(input);
   const length = graphemeCount(normalized);
-  return { input, normalized, length, status: statusOf(normalized, taken, known) };
+  return { input, normalized, length, status: statusOf(normalized, taken, known), ...NO_DETAILS };
 }
 
-/** `GET /api/phrases/check`'s answer as a verdict on its word, or null when the body is not one. */
-export function parseCheckAnswer(value: unknown): { word: string; verdict: HostVerdict } | null {
+/**
+ * `check` with the details of the host's `answer` on its word, when the host
+ * reached the same verdict: the look-alike of a free word, the taker and
+ * alternatives of a taken one. The host alone holds every phrase, so only it can tell.
+ */
+export function withDetails(check: Check, answer: HostAnswer | undefined): Check {
+  if (answer === undefined || answer.verdict !== check.status) return check;
+  const { taker, alternatives, lookalike } = answer;
+  return { ...check, taker, alternatives, lookalike };
+}
+
+/** `GET /api/phrases/check`'s answer on its word, or null when the body is not one. */
+export function parseCheckAnswer(value: unknown): { word: string; answer: HostAnswer } | null {
   if (!isRecord(value) || typeof value.word !== "string" || typeof value.available !== "boolean") return null;
-  return { word: value.word, verdict: value.available ? "available" : "taken" };
+  const taker = optionalPhrase(value.taker);
+  const lookalike = optionalPhrase(value.lookalike);
+  const alternatives = value.alternatives ?? [];
+  if (taker === undefined || lookalike === undefined || !isStringArray(alternatives)) return null;
+  return { word: value.word, answer: { verdict: value.available ? "available" : "taken", taker, alternatives, lookalike } };
+}
+
+/** A phrase, null for none (or a host that says nothing), undefined for what is neither. */
+function optionalPhrase(value: unknown): Phrase | null | undefined {
+  if (value === null || value === undefined) return null;
+  return isPhrase(value) ? value : undefined;
+}
+
+function isStringArray(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((item) => typeof item === "string");
 }
 
 function statusOf(

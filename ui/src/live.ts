@@ -222,7 +222,7 @@ function isCursor(value: unknown): value is string | null {
   return value === null || typeof value === "string";
 }
 
-function isPhrase(value: unknown): value is Phrase {
+export function isPhrase(value: unknown): value is Phrase {
   return (
     isRecord(value) &&
     typeof value.id === "string" &&

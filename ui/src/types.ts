@@ -22,7 +22,17 @@ export interface Phrase {
 
 export type CheckStatus = "empty" | "available" | "taken" | "too_long" | "invalid" | "unavailable" | "pending";
 
-export interface Check {
+/** What the host adds to a verdict: who took the word, or what a free word reads like. */
+export interface CheckDetails {
+  /** The phrase that took a taken word. */
+  taker: Phrase | null;
+  /** Up to three free words close to a taken one. */
+  alternatives: string[];
+  /** A minted phrase that reads the same as a free word (a zero for an O, a Cyrillic І for an I). */
+  lookalike: Phrase | null;
+}
+
+export interface Check extends CheckDetails {
   input: string;
   normalized: string;
   length: number;

@@ -5,11 +5,13 @@
 //! the one a change touches, so a change costs its own size (and a pointer per chunk),
 //! never a copy of 100,000 phrases, while readers keep the version they started with.
 //! Each chunk also keeps its words in one buffer, so finding the phrases that contain
-//! some text is one `memmem` pass over contiguous bytes.
+//! some text is one `memmem` pass over contiguous bytes. The skeleton index beside them
+//! finds the phrases that read like a word, at the same cost per change.
 
 mod chunk;
 mod cursor;
 mod phrase;
+mod skeletons;
 
 use std::cmp::Ordering;
 use std::sync::Arc;
@@ -21,6 +23,7 @@ use chunk::{CHUNK_BUILD, CHUNK_MAX, Chunk};
 pub use cursor::Cursor;
 use cursor::phrase_order;
 pub use phrase::Phrase;
+use skeletons::Skeletons;
 
 /// Phrases on a page of the grid and of the API by default: 1, 2, 3 and 4 columns all
 /// fill their rows.
@@ -59,6 +62,8 @@ pub struct PhraseList {
     created: imbl::HashMap<Arc<str>, u64>,
     /// How many phrases hold each word (other tools may store one twice).
     words: imbl::HashMap<Arc<str>, u32>,
+    /// What each phrase reads as, for the look-alikes of a word.
+    skeletons: Skeletons,
 }
 
 impl PhraseList {
@@ -79,7 +84,9 @@ impl PhraseList {
                 .insert(phrase.id.as_str().into(), phrase.created);
             *list.words.entry(phrase.word.as_str().into()).or_default() += 1;
         }
-        let mut phrases = phrases.into_iter().map(Arc::new).peekable();
+        let phrases: Vec<Arc<Phrase>> = phrases.into_iter().map(Arc::new).collect();
+        list.skeletons = Skeletons::from_phrases(&phrases);
+        let mut phrases = phrases.into_iter().peekable();
         while phrases.peek().is_some() {
             let chunk: Vec<Arc<Phrase>> = phrases.by_ref().take(CHUNK_BUILD).collect();
             list.chunks.push(Arc::new(Chunk::new(chunk)));
@@ -101,7 +108,11 @@ impl PhraseList {
     }
 
     pub fn get(&self, id: &str) -> Option<&Arc<Phrase>> {
-        let created = *self.created.get(id)?;
+        self.at(*self.created.get(id)?, id)
+    }
+
+    /// The phrase with `id`, found by its `created`.
+    fn at(&self, created: u64, id: &str) -> Option<&Arc<Phrase>> {
         let cursor = Cursor {
             created,
             id: id.to_owned(),
@@ -112,6 +123,17 @@ impl PhraseList {
             .phrases
             .get(index)
             .filter(|phrase| phrase.id == id)
+    }
+
+    /// The phrases that read as `skeleton` (a word's [`skeleton`](crate::text::skeleton)),
+    /// the word itself included when it is minted, oldest first.
+    pub fn alike<'a>(&'a self, skeleton: &'a str) -> impl Iterator<Item = &'a Arc<Phrase>> + 'a {
+        (self.skeletons.alike(skeleton)).filter_map(|(created, id)| self.at(created, id))
+    }
+
+    /// Whether any phrase reads like a word whose skeleton is `skeleton`.
+    pub fn reads_like_any(&self, skeleton: &str) -> bool {
+        self.skeletons.alike(skeleton).next().is_some()
     }
 
     /// Every phrase, newest first.
@@ -131,6 +153,7 @@ impl PhraseList {
         self.created
             .insert(phrase.id.as_str().into(), phrase.created);
         *self.words.entry(phrase.word.as_str().into()).or_default() += 1;
+        self.skeletons.insert(&phrase);
         self.len += 1;
         let cursor = Cursor::of(&phrase);
         let phrase = Arc::new(phrase);
@@ -174,6 +197,7 @@ impl PhraseList {
         } else {
             target.reindex();
         }
+        self.skeletons.remove(&removed);
         if let Some(count) = self.words.get_mut(removed.word.as_str()) {
             *count -= 1;
             if *count == 0 {
@@ -326,6 +350,7 @@ impl Eq for PhraseList {}
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::text::skeleton;
 
     fn phrase(created: u64, id: &str, word: &str) -> Phrase {
         Phrase {
@@ -472,5 +497,106 @@ mod tests {
         ] {
             assert!(Cursor::parse(bad).is_err(), "{bad:?}");
         }
+    }
+
+    fn alike_ids(list: &PhraseList, word: &str) -> Vec<String> {
+        let read = skeleton(word);
+        list.alike(&read).map(|p| p.id.clone()).collect()
+    }
+
+    /// The skeleton index as it would be built from scratch from the list's phrases.
+    fn index_from_scratch(list: &PhraseList) -> Vec<(String, u64, String)> {
+        let mut entries: Vec<(String, u64, String)> = list
+            .iter()
+            .map(|p| (skeleton(&p.word), p.created, p.id.clone()))
+            .collect();
+        entries.sort();
+        entries
+    }
+
+    #[test]
+    fn the_skeleton_index_follows_adds_removes_and_edits_of_phrases_that_read_alike() {
+        let mut list = PhraseList::from_phrases(vec![phrase(1, "a", "DINO ROAR")]);
+        assert_eq!(alike_ids(&list, "DIN0 ROAR"), ["a"]);
+        // Two phrases with one skeleton: both are found, oldest first.
+        assert!(list.upsert(phrase(2, "b", "D\u{0406}NO ROAR")));
+        assert!(list.upsert(phrase(3, "c", "RAWR")));
+        assert_eq!(alike_ids(&list, "DIN0 ROAR"), ["a", "b"]);
+        // Removing one leaves the other.
+        assert!(list.remove("a"));
+        assert_eq!(alike_ids(&list, "DINO ROAR"), ["b"]);
+        // An edit moves the phrase from its old skeleton to its new one.
+        assert!(list.upsert(phrase(2, "b", "RAWR!")));
+        assert!(alike_ids(&list, "DINO ROAR").is_empty());
+        assert!(!list.reads_like_any(&skeleton("DINO ROAR")));
+        assert_eq!(alike_ids(&list, "RAWR!"), ["b"]);
+        // The same word stored twice (other tools may) holds two entries.
+        assert!(list.upsert(phrase(4, "d", "RAWR")));
+        assert_eq!(alike_ids(&list, "RAWR"), ["c", "d"]);
+        assert!(list.remove("c"));
+        assert_eq!(alike_ids(&list, "RAWR"), ["d"]);
+        assert_eq!(list.skeletons.entries(), index_from_scratch(&list));
+        // An older version keeps its own index.
+        let before = list.clone();
+        assert!(list.remove("d"));
+        assert_eq!(alike_ids(&before, "RAWR"), ["d"]);
+        assert!(alike_ids(&list, "RAWR").is_empty());
+    }
+
+    #[test]
+    fn the_skeleton_index_always_equals_one_built_from_scratch() {
+        // Words from a few confusable letters, so many share a skeleton.
+        const LETTERS: [&str; 6] = ["O", "0", "I", "1", "\u{0406}", "\u{041E}"];
+        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = |below: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % below
+        };
+        let mut list = PhraseList::default();
+        for step in 0..3000u64 {
+            let id = format!("id{}", next(40));
+            match next(4) {
+                0 => {
+                    list.remove(&id);
+                }
+                _ => {
+                    let word: String = (0..=next(2))
+                        .map(|_| LETTERS[next(LETTERS.len() as u64) as usize])
+                        .collect();
+                    // Sometimes an edit in place (same created), sometimes a re-mint.
+                    let created = list
+                        .get(&id)
+                        .filter(|_| next(2) == 0)
+                        .map_or(step, |p| p.created);
+                    list.upsert(phrase(created, &id, &word));
+                }
+            }
+            if step % 50 == 0 {
+                assert_eq!(
+                    list.skeletons.entries(),
+                    index_from_scratch(&list),
+                    "step {step}"
+                );
+                for probe in ["OO", "0I", "I", "\u{041E}1"] {
+                    let mut expected: Vec<(u64, String)> = list
+                        .iter()
+                        .filter(|p| skeleton(&p.word) == skeleton(probe))
+                        .map(|p| (p.created, p.id.clone()))
+                        .collect();
+                    expected.sort();
+                    let expected: Vec<String> = expected.into_iter().map(|(_, id)| id).collect();
+                    assert_eq!(alike_ids(&list, probe), expected, "step {step}, {probe}");
+                }
+            }
+        }
+        assert_eq!(list.skeletons.entries(), index_from_scratch(&list));
+        assert_eq!(
+            PhraseList::from_phrases(list.iter().map(|p| (**p).clone()).collect())
+                .skeletons
+                .entries(),
+            index_from_scratch(&list)
+        );
     }
 }

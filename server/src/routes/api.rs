@@ -1,5 +1,6 @@
 //! The JSON API: the phrase list a page at a time (or the phrases that contain some
-//! text), and a word's availability.
+//! text), and a word's availability (with who took it and what is free instead, or the
+//! minted phrase a free word reads like).
 
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State};
@@ -96,6 +97,9 @@ pub async fn check(
         "length": check.length,
         "available": check.status == CheckStatus::Available,
         "version": snapshot.version,
+        "taker": check.taker,
+        "alternatives": check.alternatives,
+        "lookalike": check.lookalike,
     }))
     .into_response())
 }

@@ -1,5 +1,5 @@
-import type { ChangeEvent, CompositionEvent, FormEvent } from "react";
-import type { Check, CheckStatus } from "../types";
+import { useRef, type ChangeEvent, type CompositionEvent, type FormEvent, type MouseEvent } from "react";
+import type { Check, CheckStatus, Phrase } from "../types";
 import { MAX_GRAPHEMES } from "../text";
 
 export interface Props {
@@ -7,7 +7,13 @@ export interface Props {
   action: string;
   placeholder: string;
   check: Check;
+  /** Where a minted phrase's own page is. */
+  phraseHref: (id: string) => string;
+  /** The phrases page checking `word`; it works without JavaScript. */
+  checkHref: (word: string) => string;
   onInput?: (value: string, composing: boolean) => void;
+  /** Checks an alternative in place instead of following its link. */
+  onPick?: (word: string) => void;
   onSubmit?: (event: FormEvent<HTMLFormElement>) => void;
   /** The "Check" button, for the page without JavaScript; Enter submits without it. */
   submitButton?: boolean;
@@ -17,7 +23,15 @@ const INPUT_ID = "check-input";
 const COUNTER_ID = "check-counter";
 
 /** A plain GET form that the live island also drives keystroke by keystroke. */
-export function WordChecker({ action, placeholder, check, onInput, onSubmit, submitButton = true }: Props) {
+export function WordChecker({ action, placeholder, check, phraseHref, checkHref, onInput, onPick, onSubmit, submitButton = true }: Props) {
+  const input = useRef<HTMLInputElement>(null);
+  const pick = (word: string) => (event: MouseEvent<HTMLAnchorElement>) => {
+    // A click meant for a new tab or window keeps its link.
+    if (onPick === undefined || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+    event.preventDefault();
+    onPick(word);
+    input.current?.focus();
+  };
   const change = (event: ChangeEvent<HTMLInputElement>) => {
     const composing = (event.nativeEvent as InputEvent).isComposing === true;
     onInput?.(event.target.value, composing);
@@ -33,6 +47,7 @@ export function WordChecker({ action, placeholder, check, onInput, onSubmit, sub
       </label>
       <div className="mt-3 flex items-center gap-3 rounded-xl border border-white/30 bg-black px-4 focus-within:border-accent focus-within:ring-2 focus-within:ring-accent">
         <input
+          ref={input}
           id={INPUT_ID}
           name="check"
           type="text"
@@ -63,7 +78,65 @@ export function WordChecker({ action, placeholder, check, onInput, onSubmit, sub
       <p aria-live="polite" className={`mt-3 min-h-6 font-bold ${message.className}`}>
         {message.text(check.length)}
       </p>
+      {/* Always there, so what the host adds is announced when it comes. */}
+      <div aria-live="polite" className="text-white/80">
+        {check.status === "taken" && check.taker !== null && <Taker taker={check.taker} href={phraseHref(check.taker.id)} />}
+        {check.status === "taken" && check.alternatives.length > 0 && (
+          <div className="mt-3">
+            <p id={ALTERNATIVES_ID}>Free right now:</p>
+            <ul aria-labelledby={ALTERNATIVES_ID} className="mt-2 flex flex-wrap gap-2">
+              {check.alternatives.map((word) => (
+                <li key={word}>
+                  <a href={checkHref(word)} onClick={pick(word)} className={ALTERNATIVE_CLASSES}>
+                    <bdi>{word}</bdi>
+                  </a>
+                </li>
+              ))}
+            </ul>
+          </div>
+        )}
+        {check.status === "available" && check.lookalike !== null && (
+          <Lookalike lookalike={check.lookalike} href={phraseHref(check.lookalike.id)} />
+        )}
+      </div>
     </form>
+  );
+}
+
+const ALTERNATIVES_ID = "check-alternatives";
+const LINK_CLASSES = "font-bold text-accent underline underline-offset-4 hover:text-white";
+const ALTERNATIVE_CLASSES =
+  "inline-flex min-h-11 items-center rounded-full border border-white/40 px-4 font-display text-sm font-black uppercase text-white hover:border-accent hover:text-accent";
+
+/** Under "Already taken": who minted it, and its page. Names and words are the minters' own: isolated, never markup. */
+function Taker({ taker, href }: { taker: Phrase; href: string }) {
+  return (
+    <p className="mt-1">
+      {"Minted by "}
+      <bdi className="font-bold text-white">{taker.name}</bdi>
+      {" — "}
+      <a href={href} className={LINK_CLASSES}>
+        {"see “"}
+        <bdi>{taker.word}</bdi>
+        {"”"}
+      </a>
+    </p>
+  );
+}
+
+/** Under "It is available!": the minted phrase this one would be mistaken for. */
+function Lookalike({ lookalike, href }: { lookalike: Phrase; href: string }) {
+  return (
+    <p className="mt-1">
+      {"But it reads like "}
+      <a href={href} className={LINK_CLASSES}>
+        {"“"}
+        <bdi>{lookalike.word}</bdi>
+        {"”"}
+      </a>
+      {", minted by "}
+      <bdi className="font-bold text-white">{lookalike.name}</bdi>
+    </p>
   );
 }
 

@@ -50,6 +50,16 @@ export function productPath(site: SiteProps): string {
   return `/${site.productName.toLowerCase()}`;
 }
 
+/** A minted phrase's own page: /words/<id>. */
+export function phrasePath(site: SiteProps, id: string): string {
+  return `${productPath(site)}/${encodeURIComponent(id)}`;
+}
+
+/** The phrases page with the checker's answer on `word`, which works without JavaScript. */
+export function checkPath(site: SiteProps, word: string): string {
+  return `${productPath(site)}?check=${encodeURIComponent(word)}`;
+}
+
 export function productCallToAction(site: SiteProps): string {
   return `Type your ${site.productName}`;
 }

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useState, type FormEvent } from "react";
-import { productPath } from "../data/site";
+import { checkPath, phrasePath, productPath } from "../data/site";
 import { MAX_GRAPHEMES, findText, groupThousands, truncateToLimit } from "../text";
 import type { SiteProps, WordsProps } from "../types";
 import { useChecker } from "../useChecker";
@@ -60,7 +60,10 @@ export function WordsLive(props: Props) {
         action={productPath(site)}
         placeholder={site.productName}
         check={current}
+        phraseHref={(id) => phrasePath(site, id)}
+        checkHref={(word) => checkPath(site, word)}
         onInput={onInput}
+        onPick={(word) => onInput(word, false)}
         onSubmit={onSubmit}
         submitButton={!hydrated}
       />

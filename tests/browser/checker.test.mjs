@@ -1,0 +1,136 @@
+// The checker's details (issue 25): "Already taken" links to the phrase that took it and
+// offers free alternatives; "It is available!" names a minted phrase that reads the
+// same. Hydrated and without JavaScript, with a hostile name, and clean under axe.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { AxeBuilder } from '@axe-core/playwright';
+import { startHost } from '../support/host.mjs';
+import { launch, openHydrated, watchProblems } from '../support/browser.mjs';
+
+/** Markup, an ampersand and a quote in 39 characters (a name may have 40). */
+const HOSTILE = '<img src=x onerror=window.__o=1>Rex & "';
+
+let host;
+let browser;
+/** The id the store gave DINO ROAR, as the API names its taker. */
+let dinoId;
+
+before(async () => {
+  host = await startHost({
+    phrases: [
+      { id: 'a1', word: 'DINO ROAR', name: HOSTILE },
+      { id: 'b2', word: 'DINO ROAR!', name: 'Bronto' },
+      { id: 'c3', word: 'GOOD LUCK!', name: 'Anky' },
+    ],
+  });
+  browser = await launch();
+  const answer = await (await fetch(`${host.url}/api/phrases/check?word=DINO%20ROAR`)).json();
+  dinoId = answer.taker.id;
+});
+
+after(async () => {
+  await browser?.close();
+  await host?.stop();
+});
+
+const message = (page) => page.locator('p[aria-live="polite"]');
+const details = (page) => page.locator('form div[aria-live="polite"]');
+
+async function messageReads(page, text) {
+  await page.waitForFunction((expected) => document.querySelector('p[aria-live="polite"]')?.textContent === expected, text, { timeout: 3000 });
+}
+
+/** The alternatives offered, as their link texts and hrefs. */
+function alternatives(page) {
+  return page.getByRole('list', { name: 'Free right now:' }).getByRole('link').evaluateAll((links) =>
+    links.map((link) => [link.textContent, link.getAttribute('href')]),
+  );
+}
+
+test('hydrated, a taken phrase links to its taker and offers free alternatives that check themselves', async () => {
+  const { context, page, problems } = await openHydrated(browser, `${host.url}/words`, { width: 1440, height: 900 });
+  const input = page.getByLabel('Type & Check');
+  await input.pressSequentially('dino roar');
+  await messageReads(page, 'Already taken');
+  const taker = page.getByRole('link', { name: 'see “DINO ROAR”' });
+  await taker.waitFor({ timeout: 3000 });
+  assert.equal(await taker.getAttribute('href'), `/words/${encodeURIComponent(dinoId)}`);
+  assert.equal(await details(page).locator('p').first().innerText(), `Minted by ${HOSTILE} — see “DINO ROAR”`);
+  assert.deepEqual(await alternatives(page), [
+    ['DINO ROAR?', '/words?check=DINO%20ROAR%3F'],
+    ['ROAR DINO', '/words?check=ROAR%20DINO'],
+    ['DINO ROARS', '/words?check=DINO%20ROARS'],
+  ]);
+
+  await page.getByRole('link', { name: 'ROAR DINO' }).click();
+  assert.equal(await input.inputValue(), 'ROAR DINO', 'the alternative is checked in place');
+  await messageReads(page, 'It is available!');
+  assert.equal(await page.evaluate(() => document.activeElement?.id), 'check-input', 'focus returns to the box');
+  assert.match(page.url(), /check=ROAR\+DINO|check=ROAR%20DINO/);
+  assert.equal(await page.getByText('Free right now:').count(), 0, 'a free word needs no alternatives');
+  assert.equal(await page.evaluate(() => window.__o), undefined, 'the name stayed text');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('hydrated, a free phrase that reads like a minted one says so under "It is available!"', async () => {
+  const { context, page, problems } = await openHydrated(browser, `${host.url}/words`, { width: 390, height: 844 });
+  const input = page.getByLabel('Type & Check');
+  for (const typed of ['din0 roar', 'd\u0406no roar']) {
+    await input.fill('');
+    await input.pressSequentially(typed);
+    await messageReads(page, 'It is available!');
+    const alike = page.getByRole('link', { name: '“DINO ROAR”' });
+    await alike.waitFor({ timeout: 3000 });
+    assert.equal(await alike.getAttribute('href'), `/words/${encodeURIComponent(dinoId)}`, typed);
+    assert.equal(await details(page).innerText(), `But it reads like “DINO ROAR”, minted by ${HOSTILE}`, typed);
+  }
+  await input.fill('');
+  await input.pressSequentially('hello there');
+  await messageReads(page, 'It is available!');
+  await page.waitForTimeout(300);
+  assert.equal(await details(page).innerText(), '', 'nothing reads like HELLO THERE');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('without JavaScript, ?check= shows the taker link, the alternatives and the look-alike line', async () => {
+  const context = await browser.newContext({ javaScriptEnabled: false });
+  const page = await context.newPage();
+  await page.goto(`${host.url}/words?check=dino%20roar`);
+  assert.equal(await message(page).innerText(), 'Already taken');
+  const taker = page.getByRole('link', { name: 'see “DINO ROAR”' });
+  assert.equal(await taker.getAttribute('href'), `/words/${encodeURIComponent(dinoId)}`);
+  assert.equal(await details(page).locator('p').first().innerText(), `Minted by ${HOSTILE} — see “DINO ROAR”`);
+  assert.equal(await page.locator('form img').count(), 0, 'the name is text');
+  assert.equal((await alternatives(page)).length, 3);
+  await page.getByRole('link', { name: 'DINO ROARS' }).click();
+  await page.waitForURL(/check=DINO%20ROARS/);
+  assert.equal(await message(page).innerText(), 'It is available!');
+  assert.equal(await page.getByLabel('Type & Check').inputValue(), 'DINO ROARS');
+
+  await page.goto(`${host.url}/words?check=${encodeURIComponent('DIN0 ROAR')}`);
+  assert.equal(await message(page).innerText(), 'It is available!');
+  assert.equal(await details(page).innerText(), `But it reads like “DINO ROAR”, minted by ${HOSTILE}`);
+  assert.equal(await page.getByRole('link', { name: '“DINO ROAR”' }).getAttribute('href'), `/words/${encodeURIComponent(dinoId)}`);
+  await context.close();
+});
+
+for (const check of ['dino roar', 'din0 roar']) {
+  test(`axe finds no violation on the checker's answer to "${check}"`, async () => {
+    const { context, page } = await openHydrated(browser, `${host.url}/words?check=${encodeURIComponent(check)}`, { width: 390, height: 844 });
+    const { violations } = await new AxeBuilder({ page }).include('form').analyze();
+    assert.deepEqual(violations.map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`), []);
+    await context.close();
+  });
+}
+
+test('the page keeps its problems to itself', async () => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const problems = watchProblems(page);
+  await page.goto(`${host.url}/words?check=dino%20roar`);
+  await page.waitForSelector('html[data-hydrated="true"]');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
