@@ -184,3 +184,27 @@ test('without JavaScript the form checks on the server', async () => {
   assert.match(await status(page).innerText(), /At most 20 characters/);
   await context.close();
 });
+
+test('a hostile phrase and name arriving over the live feed into a hydrated page stay text', async () => {
+  const { context, page, problems } = await openWords();
+  let dialogs = 0;
+  page.on('dialog', (dialog) => {
+    dialogs++;
+    return dialog.dismiss();
+  });
+  const word = '<B>HI</B><IMG SRC=X>';
+  const name = '<script>alert(1)</script>"\'&amp;';
+  // The CLI takes the phrase as typed; the content rules allow these characters.
+  const added = await host.cli('phrases', 'add', '<b>hi</b><img src=x>', '--name', name);
+  assert.equal(added.code, 0, added.stderr);
+  await page.locator('[data-island] li', { hasText: word }).first().waitFor({ timeout: 5000 });
+  const card = page.locator('[data-island] li', { hasText: word }).first();
+  assert.match(await card.innerText(), /<B>HI<\/B><IMG SRC=X>/);
+  assert.ok((await card.innerText()).includes(name), 'the name as typed');
+  assert.equal(await page.locator('[data-island] li b, [data-island] li img[src="x"], [data-island] li script').count(), 0, 'no markup made of them');
+  assert.equal(dialogs, 0);
+  assert.deepEqual(problems, []);
+  await context.close();
+  const removed = await host.cli('phrases', 'remove', /added (\S+)/.exec(added.stdout)[1]);
+  assert.equal(removed.code, 0, removed.stderr);
+});
