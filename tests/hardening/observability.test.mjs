@@ -102,3 +102,31 @@ test('the live and feed gauges follow what happens', async () => {
   client.close();
   await waitFor(host.url, 'lastwords_websocket_connections', (n) => n === 0, 3000);
 });
+
+test('a Prometheus parser reads /metrics: request latency by route, the process series, the build', async () => {
+  const { default: parse } = await import('parse-prometheus-text-format');
+  for (let i = 0; i < 3; i++) await fetch(`${host.url}/words`);
+  const families = new Map(parse((await scrape(host.url)).text).map((family) => [family.name, family]));
+  for (const name of ['process_open_fds', 'process_max_fds', 'process_resident_memory_bytes', 'process_cpu_seconds_total', 'process_start_time_seconds', 'lastwords_build_info']) {
+    assert.ok(families.has(name), `${name} is served`);
+  }
+  const value = (name) => Number(families.get(name).metrics[0].value);
+  assert.ok(value('process_open_fds') > 5 && value('process_open_fds') < value('process_max_fds'));
+  assert.ok(value('process_resident_memory_bytes') > 10 * 1024 * 1024);
+  assert.ok(value('process_start_time_seconds') <= Date.now() / 1000 && value('process_start_time_seconds') > Date.now() / 1000 - 3600);
+  assert.match(families.get('lastwords_build_info').metrics[0].labels.engine, /^(quickjs|v8)$/);
+
+  assert.equal(families.get('lastwords_http_request_duration_seconds').type, 'HISTOGRAM');
+  // This parser keeps a histogram's buckets but not its labels: read the series as written.
+  const { samples } = await scrape(host.url);
+  const route = 'route="/words"';
+  const buckets = [...samples].filter(([name]) => name.startsWith(`lastwords_http_request_duration_seconds_bucket{${route},`));
+  const cumulative = buckets.map(([, count]) => count);
+  assert.ok(cumulative.length > 5);
+  assert.deepEqual(cumulative, [...cumulative].sort((a, b) => a - b), 'buckets are cumulative');
+  assert.equal(buckets.at(-1)[0], `lastwords_http_request_duration_seconds_bucket{${route},le="+Inf"}`);
+  const served = [...samples].filter(([name]) => name.startsWith(`lastwords_http_requests_total{${route},`)).reduce((sum, [, n]) => sum + n, 0);
+  assert.equal(samples.get(`lastwords_http_request_duration_seconds_count{${route}}`), served, 'every /words response is timed');
+  assert.equal(cumulative.at(-1), served);
+  assert.ok(samples.get(`lastwords_http_request_duration_seconds_sum{${route}}`) > 0);
+});

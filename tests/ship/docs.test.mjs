@@ -64,8 +64,8 @@ test('the metrics table lists every series /metrics serves', async (t) => {
   // The first column of the metrics table: `name{labels}` or `a`, `b`.
   const documented = section('Metrics and alerts')
     .split('\n')
-    .filter((line) => line.startsWith('| `lastwords_'))
-    .flatMap((row) => [...row.split('|')[1].matchAll(/`(lastwords_[a-z_]+)/g)].map((m) => m[1]));
+    .filter((line) => /^\| `(lastwords|process)_/.test(line))
+    .flatMap((row) => [...row.split('|')[1].matchAll(/`((?:lastwords|process)_[a-z_]+)/g)].map((m) => m[1]));
   for (const name of served) {
     assert.ok(documented.includes(name), `${name} is not in the metrics table of docs/operations.md`);
   }
