@@ -1,0 +1,171 @@
+// Firestore's answers that the npm emulator never gives, from a scripted Listen peer
+// (tests/support/listen-peer.mjs), through the real host: a resume with a token after a
+// dropped stream (only the changes re-sent), an existence filter that disagrees, a
+// RESET, PERMISSION_DENIED and UNAUTHENTICATED, a stream that falls silent. Each twice.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { allPhrases, startHost } from '../support/host.mjs';
+import { startListenPeer } from '../support/listen-peer.mjs';
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** The words the host serves, or [] while it has no list yet (503). */
+async function words(url) {
+  try {
+    return (await allPhrases(url)).map((p) => p.word).sort();
+  } catch (error) {
+    if (/503/.test(error.message)) return [];
+    throw error;
+  }
+}
+
+async function until(what, check, ms = 10_000) {
+  const deadline = Date.now() + ms;
+  let last;
+  while (Date.now() < deadline) {
+    last = await check();
+    if (last) return last;
+    await sleep(100);
+  }
+  assert.fail(`${what} within ${ms} ms (last: ${JSON.stringify(last)})`);
+}
+
+async function setUp(t, args = []) {
+  const peer = await startListenPeer();
+  const host = await startHost({
+    args: ['--firestore-project', 'test', '--ready-stale-after-s', '1', ...args],
+    env: { FIRESTORE_EMULATOR_HOST: peer.host },
+  });
+  t.after(async () => {
+    await host.stop();
+    await peer.stop();
+  });
+  return { peer, host };
+}
+
+async function metric(url, name) {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith(`${name} `));
+  return line ? Number(line.split(' ')[1]) : undefined;
+}
+
+test('a dropped stream resumes with its token and only the changes are sent again; twice', async (t) => {
+  const { peer, host } = await setUp(t);
+  let call = await peer.nextCall();
+  assert.equal(call.resumeToken, '', 'a first listen has no token');
+  call.add();
+  call.doc('a', 'FIRST', 'Ann', 1000);
+  call.doc('b', 'SECOND', 'Bob', 2000);
+  call.current('token-1');
+  await until('the first list', async () => (await words(host.url)).join() === 'FIRST,SECOND');
+  for (const [round, id, word] of [[2, 'c', 'THIRD'], [3, 'd', 'FOURTH']]) {
+    call.fail(peer.status.UNAVAILABLE, 'the connection dropped');
+    call = await peer.nextCall();
+    assert.equal(call.resumeToken, `token-${round - 1}`, 'the host resumes from the last token');
+    call.add(`token-${round - 1}`);
+    call.doc(id, word, 'Cat', round * 1000);
+    call.current(`token-${round}`);
+    await until(`${word} after the resume`, async () => (await words(host.url)).includes(word));
+  }
+  assert.deepEqual(await words(host.url), ['FIRST', 'FOURTH', 'SECOND', 'THIRD'], 'nothing lost to a resume that re-sent only the changes');
+});
+
+test('an existence filter that disagrees makes the host read the target again, nothing lost or doubled; twice', async (t) => {
+  const { peer, host } = await setUp(t);
+  let call = await peer.nextCall();
+  call.add();
+  call.doc('a', 'ONE', 'Ann', 1000);
+  call.doc('b', 'TWO', 'Bob', 2000);
+  call.current('t1');
+  await until('the first list', async () => (await words(host.url)).join() === 'ONE,TWO');
+  const full = [['a', 'ONE'], ['b', 'TWO'], ['c', 'THREE']];
+  for (let round = 1; round <= 2; round++) {
+    // Firestore says the target holds one document more than the host was sent.
+    call.filter(full.length + round - 1);
+    call = await peer.nextCall();
+    if (round === 2) full.push(['d', 'FOUR']);
+    call.add();
+    for (const [i, [id, word]] of full.entries()) call.doc(id, word, 'Ann', (i + 1) * 1000);
+    call.current(`t${round + 1}`);
+    const expected = full.map(([, w]) => w).sort();
+    await until(`the list re-read (round ${round})`, async () => (await words(host.url)).join() === expected.join());
+    assert.equal(await metric(host.url, 'lastwords_feed_resyncs_total'), round);
+  }
+});
+
+test('RESET drops what the re-sent set leaves out; twice', async (t) => {
+  const { peer, host } = await setUp(t);
+  const call = await peer.nextCall();
+  call.add();
+  call.doc('a', 'KEEP', 'Ann', 1000);
+  call.doc('b', 'GONE SOON', 'Bob', 2000);
+  call.doc('c', 'ALSO GONE', 'Cat', 3000);
+  call.current('t1');
+  await until('the first list', async () => (await words(host.url)).length === 3);
+  call.reset();
+  call.doc('a', 'KEEP', 'Ann', 1000);
+  call.doc('c', 'ALSO GONE', 'Cat', 3000);
+  call.current('t2');
+  await until('the list after the first RESET', async () => (await words(host.url)).join() === 'ALSO GONE,KEEP');
+  call.reset();
+  call.doc('a', 'KEEP', 'Ann', 1000);
+  call.current('t3');
+  await until('the list after the second RESET', async () => (await words(host.url)).join() === 'KEEP');
+});
+
+for (const [name, code] of [['PERMISSION_DENIED', 7], ['UNAUTHENTICATED', 16]]) {
+  test(`${name}: a clear log line, /readyz 503, the last list kept; twice, then back`, async (t) => {
+    const { peer, host } = await setUp(t);
+    let call = await peer.nextCall();
+    call.add();
+    call.doc('a', 'STILL HERE', 'Ann', 1000);
+    call.current('t1');
+    await until('the first list', async () => (await words(host.url)).join() === 'STILL HERE');
+    peer.refuseWith = { code, details: `${name.toLowerCase()} by the scripted peer` };
+    call.fail(code, `${name.toLowerCase()} by the scripted peer`);
+    await until('two refused listens', async () => (peer.refused ?? 0) >= 2, 20_000);
+    const ready = await until('/readyz 503', async () => {
+      const r = await fetch(`${host.url}/readyz`);
+      return r.status === 503 ? r.text() : null;
+    }, 40_000);
+    assert.match(ready, /unreachable/);
+    assert.deepEqual(await words(host.url), ['STILL HERE'], 'the last list is kept');
+    assert.match(host.log(), new RegExp(name.replace('_', '.?'), 'i'), 'the log names the refusal');
+    peer.refuseWith = null;
+    call = await peer.nextCall(30_000);
+    call.add();
+    call.doc('a', 'STILL HERE', 'Ann', 1000);
+    call.doc('b', 'BACK AGAIN', 'Bob', 2000);
+    call.current('t2');
+    await until('ready again', async () => (await fetch(`${host.url}/readyz`)).status === 200, 20_000);
+    assert.deepEqual(await words(host.url), ['BACK AGAIN', 'STILL HERE']);
+  });
+}
+
+test('a stream that falls silent without an error is found out by the probe and opened again; twice', async (t) => {
+  const { peer, host } = await setUp(t);
+  let call = await peer.nextCall();
+  call.add();
+  call.doc('a', 'QUIET', 'Ann', 1000);
+  call.current('t1');
+  await until('the first list', async () => (await words(host.url)).join() === 'QUIET');
+  for (let round = 1; round <= 2; round++) {
+    peer.hangQueries = true;
+    const silentSince = Date.now();
+    // Nothing more on the stream, and the probe query never answers: the host must
+    // give up on this stream and open a new one.
+    const next = peer.nextCall(60_000);
+    await until('/readyz 503 while Firestore is silent', async () => (await fetch(`${host.url}/readyz`)).status === 503, 60_000);
+    peer.hangQueries = false;
+    call = await next;
+    const took = Date.now() - silentSince;
+    t.diagnostic(`silent stream replaced after ${took} ms`);
+    // Silent for 10 s, then a probe that gets 5 s, looked at every 5 s: 20 s, and margin.
+    assert.ok(took < 30_000, `a silent stream was replaced only after ${took} ms`);
+    call.add(call.resumeToken || undefined);
+    call.doc(`r${round}`, `ROUND ${round}`, 'Ann', 1000 + round);
+    call.current(`t${round + 1}`);
+    await until(`ROUND ${round} after the new stream`, async () => (await words(host.url)).includes(`ROUND ${round}`), 20_000);
+    assert.equal((await fetch(`${host.url}/readyz`)).status, 200);
+  }
+});
