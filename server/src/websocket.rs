@@ -381,3 +381,98 @@ async fn send<W: AsyncWrite + Unpin>(
     }
     sent
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::snapshot::{Change, Feed, Phrase};
+    use crate::socket_limits::{SocketCaps, SocketLimits};
+
+    /// Reads one unmasked server frame: its opcode and payload.
+    async fn frame(reader: &mut (impl AsyncRead + Unpin)) -> Option<(u8, Vec<u8>)> {
+        let mut head = [0u8; 2];
+        reader.read_exact(&mut head).await.ok()?;
+        let len = match head[1] & 0x7f {
+            126 => u64::from(reader.read_u16().await.ok()?),
+            127 => reader.read_u64().await.ok()?,
+            n => u64::from(n),
+        };
+        let mut payload = vec![0; len as usize];
+        reader.read_exact(&mut payload).await.ok()?;
+        Some((head[0] & 0x0f, payload))
+    }
+
+    fn phrase(n: u64) -> Phrase {
+        Phrase {
+            id: format!("p{n:05}"),
+            word: format!("BURST {n}"),
+            name: "Writer".into(),
+            created: n,
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_reader_that_falls_behind_a_burst_of_a_thousand_changes_converges_by_a_snapshot() {
+        let feed = Feed::new();
+        feed.replace(vec![phrase(0)]);
+        let hub = crate::hub::Hub::start(feed.clone());
+        let limits = SocketLimits::new(SocketCaps {
+            max: 10,
+            max_per_ip: 0,
+        });
+        // A pipe that holds little: the session's writes wait for this slow reader.
+        let (server, mut client) = tokio::io::duplex(512);
+        let session = {
+            let (hub, limits) = (hub.clone(), limits.clone());
+            tokio::spawn(async move {
+                session(server, hub, None, CancellationToken::new(), &limits).await;
+            })
+        };
+        let (_, first) = frame(&mut client).await.expect("the first snapshot");
+        assert!(first.starts_with(br#"{"type":"snapshot""#));
+
+        // A thousand changes, one at a time, as fast as a store can publish them.
+        for n in 1..=1000 {
+            feed.apply(vec![Change::Upsert { phrase: phrase(n) }]);
+            tokio::task::yield_now().await;
+        }
+        let target = feed.current().version;
+        // The reader keeps reading, slowly at first; it must end at the last version
+        // with the whole count, having been sent at least one fresh snapshot.
+        let mut version = 0;
+        let mut count = 0;
+        let mut frames = 0;
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while version != target && Instant::now() < deadline {
+            if frames < 20 {
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+            let Ok(Some((code, payload))) =
+                timeout(Duration::from_secs(5), frame(&mut client)).await
+            else {
+                break;
+            };
+            frames += 1;
+            if code != opcode::TEXT {
+                continue;
+            }
+            let message: serde_json::Value = serde_json::from_slice(&payload).unwrap();
+            version = message["version"].as_u64().unwrap();
+            count = message["count"].as_u64().unwrap();
+        }
+        assert_eq!(
+            version, target,
+            "the reader caught up with the last version"
+        );
+        assert_eq!(count, 1001);
+        assert!(
+            limits.resnapshots.load(Ordering::Relaxed) >= 1,
+            "it fell behind and was sent the first page again"
+        );
+        assert!(
+            frames < 1000,
+            "it was not sent every change ({frames} frames)"
+        );
+        session.abort();
+    }
+}
