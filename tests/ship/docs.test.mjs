@@ -72,13 +72,13 @@ test('the metrics table lists every series /metrics serves', async (t) => {
 });
 
 test('the alerting rules name only series /metrics serves, and each rule has a name and an expression', async (t) => {
-  const rules = readFileSync(new URL('../../deploy/alerts.yml', import.meta.url), 'utf8');
+  const rules = readFileSync(new URL('../../docs/alerts.yml', import.meta.url), 'utf8');
   const host = await startHost();
   t.after(() => host.stop());
   const served = new Set([...(await (await fetch(`${host.url}/metrics`)).text()).matchAll(/^# TYPE (\S+) /gm)].map((m) => m[1]));
   const named = new Set([...rules.matchAll(/\b((?:lastwords|process)_[a-z_]+)/g)].map((m) => m[1].replace(/_bucket$/, '')));
-  assert.ok(named.size > 10, `read ${named.size} series from deploy/alerts.yml`);
-  for (const name of named) assert.ok(served.has(name), `deploy/alerts.yml names ${name}, which /metrics does not serve`);
+  assert.ok(named.size > 10, `read ${named.size} series from docs/alerts.yml`);
+  for (const name of named) assert.ok(served.has(name), `docs/alerts.yml names ${name}, which /metrics does not serve`);
   const alerts = [...rules.matchAll(/^\s+- alert: (\S+)\n(?:\s+#.*\n)*\s+expr: (.+)$/gm)];
   assert.equal(alerts.length, [...rules.matchAll(/- alert:/g)].length, 'every rule has its expression next');
 });
