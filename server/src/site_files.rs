@@ -22,6 +22,16 @@ pub const APPLE_TOUCH_ICON: &str = "/apple-touch-icon.png";
 pub const ICON_192: &str = "/icon-192.png";
 pub const ICON_512: &str = "/icon-512.png";
 pub const WEB_MANIFEST: &str = "/manifest.webmanifest";
+/// The Atom feed of the newest phrases.
+pub const ATOM_FEED: &str = "/feed.atom";
+
+/// The link to the Atom feed a page's head carries.
+pub fn feed_link(site: &Site) -> crate::shell::FeedLink {
+    crate::shell::FeedLink {
+        title: format!("New Last {} — {}", site.product_name, site::NAME),
+        href: site.absolute_url(ATOM_FEED),
+    }
+}
 
 /// The generated files with their media types, ready to serve.
 #[derive(Debug)]

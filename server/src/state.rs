@@ -78,6 +78,8 @@ impl AppState {
         let renderer = RendererPool::start(ui.server_bundle.into(), config.render.clone())?;
         let site = SiteProps::of(&config.site);
         let site_files = Arc::new(SiteFiles::new(&config, ui.icon_svg, ui.images));
+        let page_cache = Arc::new(PageCache::default());
+        page_cache.follow(&feed);
         Ok(Self(Arc::new(Shared {
             metrics: Arc::default(),
             check_renders: Arc::new(Semaphore::new(config.render.threads.max(2) - 1)),
@@ -86,7 +88,7 @@ impl AppState {
             site_files,
             config,
             renderer,
-            page_cache: Arc::default(),
+            page_cache,
             hub: Hub::start(feed.clone()),
             feed,
             shutdown: CancellationToken::new(),

@@ -60,7 +60,7 @@ async function chain(path) {
     const response = await fetch(new URL(next, host.url));
     assert.equal(response.status, 200, next);
     const html = await response.text();
-    const words = [...html.matchAll(/<li[^>]*><bdi>([^<]*)<\/bdi>/g)].map((match) => decode(match[1]));
+    const words = [...html.matchAll(/<li[^>]*><a href="[^"]*"><bdi>([^<]*)<\/bdi>/g)].map((match) => decode(match[1]));
     pages.push({ words, prev: /<a rel="prev" href="/.test(html) });
     const link = /<a rel="next" href="([^"]+)"/.exec(html);
     next = link ? decode(link[1]) : null;

@@ -242,3 +242,28 @@ function isChange(value: unknown): value is Change {
   if (value.op === "remove") return typeof value.id === "string";
   return false;
 }
+
+/** What the live feed has said about one phrase since its page was made. */
+export interface Watched {
+  removed: boolean;
+  /** The same words minted again under another id after this one was removed. */
+  again: Phrase | null;
+}
+
+export const UNCHANGED: Watched = { removed: false, again: null };
+
+/** Folds a batch of changes into what a phrase's page shows about its phrase. */
+export function watchPhrase(watched: Watched, phrase: Phrase, changes: readonly Change[]): Watched {
+  let next = watched;
+  for (const change of changes) {
+    if (change.op === "remove") {
+      if (change.id === phrase.id) next = { ...next, removed: true };
+      else if (next.again?.id === change.id) next = { ...next, again: null };
+    } else if (change.phrase.id === phrase.id) {
+      next = UNCHANGED;
+    } else if (next.removed && change.phrase.word === phrase.word) {
+      next = { ...next, again: change.phrase };
+    }
+  }
+  return next;
+}

@@ -6,6 +6,7 @@ mod files;
 mod live;
 mod ops;
 mod pages;
+mod phrase;
 
 use axum::Router;
 use axum::extract::{DefaultBodyLimit, Request, State};
@@ -31,6 +32,8 @@ pub fn router(state: AppState) -> Router {
         .route("/", get(pages::home))
         .route(&words, get(pages::words))
         .route(&words_capitalised, get(pages::words))
+        .route(&format!("{words}/{{id}}"), get(phrase::phrase))
+        .route(&format!("{words_capitalised}/{{id}}"), get(phrase::phrase))
         .route("/healthz", get(ops::healthz))
         .route("/readyz", get(ops::readyz))
         .route("/metrics", get(ops::scrape))

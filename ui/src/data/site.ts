@@ -46,8 +46,13 @@ export const FOOTER_COPY = {
 } as const;
 
 /** The page where phrases are checked, named after the product: /words. */
-export function productPath(site: SiteProps): string {
+export function productPath(site: Pick<SiteProps, "productName">): string {
   return `/${site.productName.toLowerCase()}`;
+}
+
+/** A phrase's own page: /words/{id}, the id encoded as the host encodes it. */
+export function phrasePath(site: Pick<SiteProps, "productName">, id: string): string {
+  return `${productPath(site)}/${encodeURIComponent(id)}`;
 }
 
 export function productCallToAction(site: SiteProps): string {
