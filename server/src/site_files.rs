@@ -1,5 +1,5 @@
 //! The files crawlers, browsers and link previews fetch by well-known names:
-//! `robots.txt`, `sitemap.xml`, the web app manifest, the favicon and icons, and the
+//! `robots.txt` (the sitemap itself lists phrases: [`crate::listings`]), the web app manifest, the favicon and icons, and the
 //! Open Graph image, built once from the configuration; and the site's own static
 //! files from the top-level `assets/` (such as `humans.txt`), served as they are.
 //! None of them depends on data.
@@ -58,11 +58,6 @@ impl SiteFiles {
                 "/robots.txt",
                 "text/plain; charset=utf-8",
                 text(robots(&config.site)),
-            ),
-            (
-                "/sitemap.xml",
-                "application/xml; charset=utf-8",
-                text(sitemap(&config.site)),
             ),
             (
                 WEB_MANIFEST,
@@ -166,20 +161,6 @@ fn robots(site: &Site) -> String {
     )
 }
 
-fn sitemap(site: &Site) -> String {
-    let mut xml = String::from(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n",
-    );
-    for path in ["/".to_string(), site.words_path()] {
-        xml.push_str(&format!(
-            "  <url><loc>{}</loc></url>\n",
-            escape_xml(&site.absolute_url(&path))
-        ));
-    }
-    xml.push_str("</urlset>\n");
-    xml
-}
-
 fn web_manifest(site: &Site) -> String {
     let manifest = json!({
         "name": site::APP_NAME,
@@ -200,12 +181,4 @@ fn web_manifest(site: &Site) -> String {
         ],
     });
     serde_json::to_string_pretty(&manifest).unwrap_or_default()
-}
-
-fn escape_xml(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-        .replace('\'', "&apos;")
 }

@@ -3,6 +3,7 @@
 
 mod api;
 mod files;
+mod listings;
 mod live;
 mod ops;
 mod pages;
@@ -34,6 +35,9 @@ pub fn router(state: AppState) -> Router {
         .route(&words_capitalised, get(pages::words))
         .route(&format!("{words}/{{id}}"), get(phrase::phrase))
         .route(&format!("{words_capitalised}/{{id}}"), get(phrase::phrase))
+        .route("/sitemap.xml", get(listings::sitemap))
+        .route("/sitemaps/{file}", get(listings::sitemap_child))
+        .route(crate::site_files::ATOM_FEED, get(listings::atom))
         .route("/healthz", get(ops::healthz))
         .route("/readyz", get(ops::readyz))
         .route("/metrics", get(ops::scrape))
