@@ -125,6 +125,15 @@ describe("the live socket on a paged list", () => {
     expect(next.version).toBe(40);
   });
 
+  it("a later page keeps its stretch of the list through a snapshot, and takes the count", () => {
+    const later = feed(run(7, 6), { prev: "8-p8" });
+    expect(later.list.fromTop).toBe(false);
+    const next = applied(later, { type: "snapshot", version: 40, count: 99, phrases: run(30, 29), next: "29-p29" });
+    expect(ids(next)).toEqual(["p7", "p6"]);
+    expect(next.count).toBe(99);
+    expect(next.version).toBe(40);
+  });
+
   it("during a find, a snapshot keeps the matches shown and asks for them again", () => {
     const finding = feed([phrase("a", 9, "RAWR")], { query: "raw" });
     const next = applied(finding, { type: "snapshot", version: 40, count: 2, phrases: run(30), next: null });

@@ -58,6 +58,10 @@ export function applyMessage(feed: Feed, message: LiveMessage): Feed | typeof RE
     // from this first page, and a find asks again.
     const first: PagedList = { query: "", phrases: dedupeById(message.phrases), next: message.next, fromTop: true };
     const base = { ...feed, version: message.version, count: message.count, countVersion: message.version };
+    // A later page (`?after=`) may come from the host's cache, made at an older version
+    // than the socket remembers: the host keeps it only while no change fell in it, so
+    // the stretch it shows stands, and the first page is not what the visitor asked for.
+    if (feed.list.query === "" && !feed.list.fromTop) return base;
     if (feed.list.query === "") return { ...base, list: first, plain: null };
     return { ...base, plain: first, stale: true };
   }
