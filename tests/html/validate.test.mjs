@@ -1,5 +1,5 @@
 // The Nu HTML Checker (vnu.jar, the W3C validator) finds no error in the HTML the host
-// serves: both pages, the phrases page with a checked word, and the 404 page. It
+// serves: both pages, the phrases page with a checked word, a phrase's page, and the 404 page. It
 // refuses loopback URLs, so the pages are saved to files and checked in one run.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -18,6 +18,8 @@ const pages = [
   { name: 'words', path: '/words', status: 200 },
   { name: 'words-checked', path: '/words?check=abc', status: 200 },
   { name: 'not-found', path: '/no-such-page', status: 404 },
+  { name: 'phrase', path: `/words/${encodeURIComponent(samplePhrases[0].id)}`, status: 200 },
+  { name: 'phrase-unknown', path: '/words/no-such-id', status: 404 },
 ];
 
 let host;
