@@ -43,7 +43,7 @@ pub async fn scrape(State(state): State<AppState>) -> Response {
     let health = state.feed.health();
     let snapshot = state.feed.current();
     let connections = &state.connections;
-    let simple: [(&str, &str, &str, f64); 18] = [
+    let simple: [(&str, &str, &str, f64); 19] = [
         (
             "lastwords_connections",
             "gauge",
@@ -85,6 +85,12 @@ pub async fn scrape(State(state): State<AppState>) -> Response {
             "counter",
             "Pages that had to be rendered.",
             cache.misses.load(Ordering::Relaxed) as f64,
+        ),
+        (
+            "lastwords_render_cache_pages",
+            "gauge",
+            "Pages in the render cache now (phrase pages, pages of the list).",
+            cache.entries() as f64,
         ),
         (
             "lastwords_render_queue_overflows_total",
