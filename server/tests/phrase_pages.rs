@@ -97,6 +97,9 @@ async fn every_id_firestore_allows_has_its_page_at_its_encoded_path() {
 async fn names_and_phrases_stay_text_in_the_page_the_head_and_the_json_ld() {
     let host = TestHost::start(None).await;
     let name_40 = "Ñ".repeat(39) + "\"";
+    // 16 characters as a person sees them, 400 bytes: the most a phrase may hold.
+    let family_400 = "👨\u{200d}👩\u{200d}👧\u{200d}👦".repeat(16);
+    assert_eq!(family_400.len(), 400);
     let hostile = [
         ("m", "<B>HI</B>", "</script><script>alert(1)</script>"),
         ("q", "\"QUOTED\" 'Q'", "\"><img src=x onerror=alert(1)>"),
@@ -107,6 +110,11 @@ async fn names_and_phrases_stay_text_in_the_page_the_head_and_the_json_ld() {
             name_40.as_str(),
         ),
         ("e", "A & B", "&amp; &lt;"),
+        (
+            "z",
+            family_400.as_str(),
+            "É\u{301}\u{302}\u{303}\u{304} 漢字",
+        ),
     ];
     host.state.feed.replace(
         hostile
