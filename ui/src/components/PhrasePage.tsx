@@ -16,7 +16,7 @@ export function PhrasePage({ page }: Props) {
   return (
     <section className="mx-auto max-w-6xl px-4 py-16 sm:px-6 md:py-24 xl:max-w-7xl">
       <p className="font-display text-sm font-bold uppercase tracking-widest text-accent">{hashtag(site.productName)}</p>
-      <h1 className="mt-6 font-display text-5xl font-black uppercase leading-[1.05] tracking-tight break-words sm:text-7xl lg:text-8xl">
+      <h1 className="mt-6 font-display text-5xl font-black uppercase leading-[1.05] tracking-tight break-words sm:text-6xl lg:text-7xl">
         <bdi>{phrase.word}</bdi>
       </h1>
       <p className="mt-6 text-lg text-white/70">{`${length} ${length === 1 ? "character" : "characters"}`}</p>
