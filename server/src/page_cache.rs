@@ -177,9 +177,11 @@ fn brotli(mut html: &[u8]) -> Bytes {
     Bytes::from(out)
 }
 
-/// What the cache may weigh at once (HTML, with room for its compressed variants): some
-/// 20,000 phrase pages, or every list page of 100,000 phrases several times over.
-const MAX_BYTES: u64 = 256 * 1024 * 1024;
+/// What the cache may weigh at once (HTML, with room for its compressed variants): a
+/// phrase's page weighs some 29 KB (19 KB of HTML, 5 KB each brotli and gzip), so some
+/// 4,500 of them, or every list page of 100,000 phrases; what a crawler walks past
+/// once makes room for what visitors keep asking for (moka's TinyLFU admission).
+const MAX_BYTES: u64 = 128 * 1024 * 1024;
 
 /// Removed phrases remembered, so that their pages answer 410 rather than 404.
 const MAX_GONE: u64 = 100_000;
