@@ -115,7 +115,9 @@ impl Page {
             // Hex digits in quotes: always a valid header value.
             etag_header: HeaderValue::from_str(&etag).unwrap_or(HeaderValue::from_static("\"\"")),
             etag,
-            html: Bytes::from(html),
+            // A rendered document's buffer grew as it was written, to up to twice its
+            // length: a kept page holds only its bytes.
+            html: Bytes::from(html.into_bytes().into_boxed_slice()),
             shows: None,
             stale: AtomicBool::new(false),
             gzip: OnceLock::new(),
@@ -163,7 +165,9 @@ impl Page {
 fn gzip(html: &[u8]) -> Bytes {
     let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(9));
     let _ = encoder.write_all(html);
-    Bytes::from(encoder.finish().unwrap_or_default())
+    let mut out = encoder.finish().unwrap_or_default();
+    out.shrink_to_fit();
+    Bytes::from(out)
 }
 
 fn brotli(mut html: &[u8]) -> Bytes {
@@ -174,14 +178,17 @@ fn brotli(mut html: &[u8]) -> Bytes {
         ..Default::default()
     };
     let _ = brotli::BrotliCompress(&mut html, &mut out, &params);
+    out.shrink_to_fit();
     Bytes::from(out)
 }
 
 /// What the cache may weigh at once (HTML, with room for its compressed variants): a
 /// phrase's page weighs some 29 KB (19 KB of HTML, 5 KB each brotli and gzip), so some
-/// 4,500 of them, or every list page of 100,000 phrases; what a crawler walks past
-/// once makes room for what visitors keep asking for (moka's TinyLFU admission).
-const MAX_BYTES: u64 = 128 * 1024 * 1024;
+/// 2,200 of them. What a crawler walks past once makes room for what visitors keep
+/// asking for (moka's TinyLFU admission). Under a crawl the process holds about twice
+/// this above its idle size (allocator arenas, the compressors' buffers): see
+/// docs/benchmarks.md.
+const MAX_BYTES: u64 = 64 * 1024 * 1024;
 
 /// Removed phrases remembered, so that their pages answer 410 rather than 404.
 const MAX_GONE: u64 = 100_000;
