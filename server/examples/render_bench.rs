@@ -188,6 +188,8 @@ fn words_head() -> Head {
         canonical: "https://dinos.example/words".into(),
         indexable: true,
         image: "https://dinos.example/og.png".into(),
+        image_alt: lastwords::site::PREVIEW_IMAGE_ALT.into(),
+        feed: None,
         structured_data: None,
         prev: None,
         next: None,

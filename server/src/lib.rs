@@ -13,9 +13,10 @@
 //! - [`config`]: the typed configuration, parsed once.
 //! - [`renderer`]: JS engines on their own threads, behind a bounded queue.
 //! - [`negotiate`]: content encodings and validators; [`page_cache`]: rendered pages per
-//!   route and data version.
+//!   route and data, evicted by what each change changed.
 //! - [`assets`]: the UI build embedded in the binary; [`shell`]: the HTML document around
-//!   React's markup; [`site_files`]: robots, sitemap, icons.
+//!   React's markup; [`site_files`]: robots, icons; [`listings`]: the sitemap and the
+//!   Atom feed of phrase pages.
 //! - [`hub`]: the phrase feed fanned out; [`socket_limits`]: the caps on live sockets;
 //!   [`websocket`]: one socket's framing and session.
 //! - [`client`]: who a request comes from (behind trusted proxies too);
@@ -42,6 +43,7 @@ pub mod escape;
 pub mod headers;
 pub mod hub;
 pub mod listener;
+pub mod listings;
 pub mod metrics;
 pub mod negotiate;
 pub mod page_cache;

@@ -1,46 +1,93 @@
-//! Rendered pages, kept per route and data version.
+//! Rendered pages, kept per route and data, with bounded memory.
 //!
 //! `/` renders once for the life of the process; `/words` renders again only when the
-//! phrase list changes, and each further page of it (`?after=`, `?before=`) is kept
-//! for the current version too, a bounded number of them. Each page is stored with a strong ETag and its compressed
-//! variants, each made once when first asked for, so a cached hit costs no rendering
-//! and no compression. Concurrent misses for the same route wait for one render
-//! instead of starting their own.
+//! phrase list changes. Each further page of it (`?after=`, `?before=`) is kept by
+//! where it starts, whatever the version, together with the span of the list it shows,
+//! and each phrase's page by the phrase as it is: a change evicts only the pages it
+//! changed (that phrase's page, the list pages whose span it falls in), not the rest.
+//! Every page lives in one [`moka`] cache weighed by its size, so a crawler walking
+//! 100,000 phrase pages keeps memory bounded; concurrent misses for one page wait for
+//! one render (moka's `try_get_with`), while misses for different pages render at once,
+//! each on a renderer thread of its own.
+//!
+//! Each page is stored with a strong ETag and its compressed variants, each made once
+//! when first asked for, so a cached hit costs no rendering and no compression.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::io::Write as _;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock, RwLock};
+use std::ops::Bound;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use axum::http::HeaderValue;
 use bytes::Bytes;
+use moka::future::Cache;
 
 use crate::negotiate::Encoding;
+use crate::phrase_list::{Cursor, Phrase};
+use crate::snapshot::{Change, Delta, Feed, Snapshot};
 
-/// Which page, at which data version.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// Which page, at which data.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum PageKey {
     Home,
-    Words { version: u64 },
+    Words {
+        version: u64,
+    },
     NotFound,
+    /// A further page of `/words` by where it starts (`after=…` or `before=…`), valid
+    /// until a change falls in its [`Span`].
+    Further(Arc<str>),
+    /// A phrase's page, for the phrase as it is: a changed phrase is another key.
+    Phrase(Arc<Phrase>),
 }
 
 impl PageKey {
     /// The route the page is rendered as.
-    pub fn route(self) -> &'static str {
+    pub fn route(&self) -> &'static str {
         match self {
             PageKey::Home => "home",
-            PageKey::Words { .. } => "words",
+            PageKey::Words { .. } | PageKey::Further(_) => "words",
             PageKey::NotFound => "not_found",
+            PageKey::Phrase(_) => "phrase",
         }
     }
 
-    fn slot(self) -> usize {
+    /// Where the last good render of a whole-route page is kept.
+    fn slot(&self) -> Option<usize> {
         match self {
-            PageKey::Home => 0,
-            PageKey::Words { .. } => 1,
-            PageKey::NotFound => 2,
+            PageKey::Home => Some(0),
+            PageKey::Words { .. } => Some(1),
+            PageKey::NotFound => Some(2),
+            PageKey::Further(_) | PageKey::Phrase(_) => None,
         }
+    }
+}
+
+/// The stretch of the newest-first list a further page of `/words` shows: a change at
+/// a place inside it changes the page; a change elsewhere does not.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Span {
+    /// The newest place the page depends on.
+    pub newest: Bound<Cursor>,
+    /// The oldest place it depends on (`Unbounded` for the list's last page).
+    pub oldest: Bound<Cursor>,
+}
+
+impl Span {
+    /// Whether a phrase at `at` (added, removed or changed) belongs to the span.
+    pub fn holds(&self, at: &Cursor) -> bool {
+        let after_newest = match &self.newest {
+            Bound::Included(newest) => at >= newest,
+            Bound::Excluded(newest) => at > newest,
+            Bound::Unbounded => true,
+        };
+        let before_oldest = match &self.oldest {
+            Bound::Included(oldest) => at <= oldest,
+            Bound::Excluded(oldest) => at < oldest,
+            Bound::Unbounded => true,
+        };
+        after_newest && before_oldest
     }
 }
 
@@ -53,6 +100,10 @@ pub struct Page {
     pub etag: String,
     /// `etag` as a header value, made once rather than for every response.
     pub etag_header: HeaderValue,
+    /// For a further page of `/words`: what of the list it shows, from which version.
+    shows: Option<(Span, u64)>,
+    /// Set once a change fell in `shows`: the page is rendered again when next asked for.
+    stale: AtomicBool,
     gzip: OnceLock<Bytes>,
     br: OnceLock<Bytes>,
 }
@@ -64,10 +115,26 @@ impl Page {
             // Hex digits in quotes: always a valid header value.
             etag_header: HeaderValue::from_str(&etag).unwrap_or(HeaderValue::from_static("\"\"")),
             etag,
-            html: Bytes::from(html),
+            // A rendered document's buffer grew as it was written, to up to twice its
+            // length: a kept page holds only its bytes.
+            html: Bytes::from(html.into_bytes().into_boxed_slice()),
+            shows: None,
+            stale: AtomicBool::new(false),
             gzip: OnceLock::new(),
             br: OnceLock::new(),
         }
+    }
+
+    /// The page, made from the list at `version`, valid while no change falls in `span`.
+    pub fn showing(self, span: Span, version: u64) -> Self {
+        Self {
+            shows: Some((span, version)),
+            ..self
+        }
+    }
+
+    fn is_stale(&self) -> bool {
+        self.stale.load(Ordering::Acquire)
     }
 
     /// The body in `encoding` if it is already made (identity always is).
@@ -88,12 +155,19 @@ impl Page {
             Encoding::Brotli => self.br.get_or_init(|| brotli(&self.html)).clone(),
         }
     }
+
+    /// What the page costs the cache: the HTML and room for its two compressed variants.
+    fn weight(&self) -> u32 {
+        u32::try_from(self.html.len().saturating_mul(3) / 2).unwrap_or(u32::MAX)
+    }
 }
 
 fn gzip(html: &[u8]) -> Bytes {
     let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(9));
     let _ = encoder.write_all(html);
-    Bytes::from(encoder.finish().unwrap_or_default())
+    let mut out = encoder.finish().unwrap_or_default();
+    out.shrink_to_fit();
+    Bytes::from(out)
 }
 
 fn brotli(mut html: &[u8]) -> Bytes {
@@ -104,103 +178,338 @@ fn brotli(mut html: &[u8]) -> Bytes {
         ..Default::default()
     };
     let _ = brotli::BrotliCompress(&mut html, &mut out, &params);
+    out.shrink_to_fit();
     Bytes::from(out)
 }
 
-/// Further pages of `/words` kept at once: a crawler walking 100,000 phrases asks for
-/// some 2,000, and a page is a few tens of KB in each encoding.
-const MAX_FURTHER_PAGES: usize = 512;
+/// What the cache may weigh at once (HTML, with room for its compressed variants): a
+/// phrase's page weighs some 29 KB (19 KB of HTML, 5 KB each brotli and gzip), so some
+/// 2,200 of them. What a crawler walks past once makes room for what visitors keep
+/// asking for (moka's TinyLFU admission). Under a crawl the process holds about twice
+/// this above its idle size (allocator arenas, the compressors' buffers): see
+/// docs/benchmarks.md.
+const MAX_BYTES: u64 = 64 * 1024 * 1024;
 
-/// The newest page of each route, and counters for the metrics.
+/// Removed phrases remembered, so that their pages answer 410 rather than 404.
+const MAX_GONE: u64 = 100_000;
+
+/// Versions whose changes are remembered, for a further page rendered from a list a
+/// change has since replaced.
+const RECENT_VERSIONS: usize = 256;
+
+/// An error that every waiter of one render receives, each its own copy.
+pub trait RenderFailure: Send + Sync + 'static {
+    fn again(&self) -> Self;
+}
+
+impl RenderFailure for std::convert::Infallible {
+    fn again(&self) -> Self {
+        *self
+    }
+}
+
+/// Why a render's page is not in the cache.
+enum Miss<E> {
+    Failed(E),
+    /// A change fell in its span while it rendered: served once, not kept.
+    Stale(Arc<Page>),
+}
+
+/// The further pages of `/words` in the cache and the changes of recent versions: each
+/// change marks the pages whose span it falls in (a span check per list page, off the
+/// request path), and a page rendered from an older list is checked against the
+/// changes since when it arrives. One lock, so no change slips between the two.
 #[derive(Default)]
+struct Watch {
+    /// The places each recent version changed, oldest first; `None`: too many to say.
+    recent: VecDeque<(u64, Option<Vec<Cursor>>)>,
+    /// Versions up to this one are not in `recent`: a page from before it is stale.
+    known_from: u64,
+    /// The further pages, by key; gone from the cache, they are dropped at the next change.
+    pages: Vec<(Arc<str>, std::sync::Weak<Page>)>,
+}
+
+impl Watch {
+    fn stale(&self, span: &Span, version: u64) -> bool {
+        version < self.known_from
+            || self
+                .recent
+                .iter()
+                .filter(|(changed, _)| *changed > version)
+                .any(|(_, places)| {
+                    places
+                        .as_ref()
+                        .is_none_or(|places| places.iter().any(|at| span.holds(at)))
+                })
+    }
+}
+
+/// Every rendered page, the removed phrases, and counters for the metrics.
 pub struct PageCache {
-    /// Per route, the newest page and the key it was rendered for.
+    pages: Cache<PageKey, Arc<Page>>,
+    /// Per whole route, its newest good page: served when a fresh render fails.
     latest: RwLock<HashMap<usize, (PageKey, Arc<Page>)>>,
-    /// Further pages of `/words` by where they start, all of one version.
-    further: RwLock<(u64, HashMap<String, Arc<Page>>)>,
-    /// One render at a time per route (further pages share the words route's turn).
-    rendering: [tokio::sync::Mutex<()>; 3],
+    /// Ids of phrases removed while this process ran (and not added back).
+    gone: Cache<Arc<str>, ()>,
+    watch: Mutex<Watch>,
     pub hits: AtomicU64,
     pub misses: AtomicU64,
 }
 
+impl Default for PageCache {
+    fn default() -> Self {
+        Self::with_capacity(MAX_BYTES)
+    }
+}
+
 impl PageCache {
-    /// The page for `key`, rendering it with `render` on a miss.
+    /// A cache that weighs at most `bytes` of pages.
+    pub fn with_capacity(bytes: u64) -> Self {
+        Self {
+            pages: Cache::builder()
+                .max_capacity(bytes)
+                .weigher(|_, page: &Arc<Page>| page.weight())
+                .support_invalidation_closures()
+                .build(),
+            latest: RwLock::default(),
+            gone: Cache::new(MAX_GONE),
+            watch: Mutex::default(),
+            hits: AtomicU64::new(0),
+            misses: AtomicU64::new(0),
+        }
+    }
+
+    /// The page for `key`, rendering it with `render` on a miss. Misses for one key wait
+    /// for one render; misses for different keys render at once.
     pub async fn get_or_render<F, Fut, E>(&self, key: PageKey, render: F) -> Result<Arc<Page>, E>
     where
         F: FnOnce() -> Fut,
         Fut: Future<Output = Result<Page, E>>,
+        E: RenderFailure,
     {
-        if let Some(page) = self.lookup(key) {
+        let slot = key.slot();
+        // The whole routes' pages are read from their slot: the hot path is one read
+        // lock, and a new version of `/words` never waits on moka's admission (which
+        // may turn away a key it has seen less than the pages it holds).
+        if let Some(page) = self.latest_for(&key) {
             self.hits.fetch_add(1, Ordering::Relaxed);
             return Ok(page);
         }
-        let _one_at_a_time = self.rendering[key.slot()].lock().await;
-        if let Some(page) = self.lookup(key) {
-            self.hits.fetch_add(1, Ordering::Relaxed);
-            return Ok(page);
-        }
-        self.misses.fetch_add(1, Ordering::Relaxed);
-        let page = Arc::new(render().await?);
-        if let Ok(mut latest) = self.latest.write() {
-            latest.insert(key.slot(), (key, page.clone()));
+        let page = self.fetch(key.clone(), render).await?;
+        if let Some(slot) = slot
+            && let Ok(mut latest) = self.latest.write()
+        {
+            latest.insert(slot, (key, page.clone()));
         }
         Ok(page)
     }
 
-    /// The page of `/words` at `version` that starts at `at`, rendering it on a miss.
+    /// The page of `/words` that starts `at` (`after=…` or `before=…`), rendered by
+    /// `render` from the list at `version` (with [`Page::showing`] its span) on a miss,
+    /// or when a change fell in the span of the one kept.
     pub async fn get_or_render_further<F, Fut, E>(
         &self,
-        version: u64,
         at: &str,
         render: F,
     ) -> Result<Arc<Page>, E>
     where
         F: FnOnce() -> Fut,
         Fut: Future<Output = Result<Page, E>>,
+        E: RenderFailure,
     {
-        let lookup = || {
-            let further = self.further.read().ok()?;
-            (further.0 == version)
-                .then(|| further.1.get(at).cloned())
-                .flatten()
+        let key = PageKey::Further(at.into());
+        if let Some(page) = self.pages.get(&key).await
+            && page.is_stale()
+        {
+            self.pages.invalidate(&key).await;
+        }
+        self.fetch(key, render).await
+    }
+
+    async fn fetch<F, Fut, E>(&self, key: PageKey, render: F) -> Result<Arc<Page>, E>
+    where
+        F: FnOnce() -> Fut,
+        Fut: Future<Output = Result<Page, E>>,
+        E: RenderFailure,
+    {
+        let rendered = AtomicBool::new(false);
+        let further = match &key {
+            PageKey::Further(at) => Some(at.clone()),
+            _ => None,
         };
-        if let Some(page) = lookup() {
-            self.hits.fetch_add(1, Ordering::Relaxed);
-            return Ok(page);
-        }
-        let _one_at_a_time = self.rendering[PageKey::Words { version }.slot()]
-            .lock()
+        let result = self
+            .pages
+            .try_get_with(key, async {
+                rendered.store(true, Ordering::Relaxed);
+                let page = Arc::new(render().await.map_err(Miss::Failed)?);
+                match further {
+                    Some(at) if !self.watching(at.clone(), &page) => Err(Miss::Stale(page)),
+                    _ => Ok(page),
+                }
+            })
             .await;
-        if let Some(page) = lookup() {
-            self.hits.fetch_add(1, Ordering::Relaxed);
-            return Ok(page);
-        }
-        self.misses.fetch_add(1, Ordering::Relaxed);
-        let page = Arc::new(render().await?);
-        if let Ok(mut further) = self.further.write() {
-            // Pages of an older list are never asked for again.
-            if further.0 != version || further.1.len() >= MAX_FURTHER_PAGES {
-                *further = (version, HashMap::new());
+        let counter = if rendered.load(Ordering::Relaxed) {
+            &self.misses
+        } else {
+            &self.hits
+        };
+        counter.fetch_add(1, Ordering::Relaxed);
+        result.or_else(|miss| match &*miss {
+            Miss::Stale(page) => Ok(page.clone()),
+            Miss::Failed(error) => Err(error.again()),
+        })
+    }
+
+    /// Watches a further page for changes in its span; false if one already came.
+    fn watching(&self, at: Arc<str>, page: &Arc<Page>) -> bool {
+        let Ok(mut watch) = self.watch.lock() else {
+            return false;
+        };
+        match &page.shows {
+            Some((span, version)) if !watch.stale(span, *version) => {
+                watch.pages.push((at, Arc::downgrade(page)));
+                true
             }
-            further.1.insert(at.to_owned(), page.clone());
+            _ => false,
         }
-        Ok(page)
+    }
+
+    fn latest_for(&self, key: &PageKey) -> Option<Arc<Page>> {
+        let latest = self.latest.read().ok()?;
+        match latest.get(&key.slot()?) {
+            Some((stored, page)) if stored == key => Some(page.clone()),
+            _ => None,
+        }
     }
 
     /// The newest page of the route of `key`, whatever its version: served when a
     /// fresh render fails, because an old list beats an error page.
-    pub fn last_good(&self, key: PageKey) -> Option<Arc<Page>> {
+    pub fn last_good(&self, key: &PageKey) -> Option<Arc<Page>> {
         let latest = self.latest.read().ok()?;
-        latest.get(&key.slot()).map(|(_, page)| page.clone())
+        latest.get(&key.slot()?).map(|(_, page)| page.clone())
     }
 
-    fn lookup(&self, key: PageKey) -> Option<Arc<Page>> {
-        let latest = self.latest.read().ok()?;
-        match latest.get(&key.slot()) {
-            Some((stored, page)) if *stored == key => Some(page.clone()),
-            _ => None,
+    /// Whether the phrase `id` was removed while this process ran (and not added back).
+    pub fn is_gone(&self, id: &str) -> bool {
+        self.gone.contains_key(id)
+    }
+
+    /// Pages cached now, for the metrics.
+    pub fn entries(&self) -> u64 {
+        self.pages.entry_count()
+    }
+
+    /// Follows `feed`, evicting what each change changed.
+    pub fn follow(self: &Arc<Self>, feed: &Feed) {
+        let mut deltas = feed.deltas();
+        let mut before = feed.current();
+        if let Ok(mut watch) = self.watch.lock() {
+            watch.known_from = before.version;
         }
+        let cache = self.clone();
+        let feed_now = feed.clone();
+        feed.spawn_task(async move {
+            loop {
+                match deltas.recv().await {
+                    Ok(delta) if delta.from == before.version => {
+                        cache.apply(&before, &delta).await;
+                        before = delta.after.clone();
+                    }
+                    Ok(delta) if delta.version <= before.version => {}
+                    Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
+                        before = feed_now.current();
+                        cache.lost_track(&before).await;
+                    }
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+                }
+            }
+        });
+    }
+
+    /// Evicts what `delta` changed from `before`: each changed phrase's page, the first
+    /// page of `/words` of the version before, and the further pages whose span a change
+    /// falls in.
+    pub async fn apply(&self, before: &Snapshot, delta: &Delta) {
+        self.pages
+            .invalidate(&PageKey::Words {
+                version: delta.from,
+            })
+            .await;
+        let Some(changes) = &delta.changes else {
+            self.lost_track(&delta.after).await;
+            return;
+        };
+        let mut places = Vec::with_capacity(changes.len() * 2);
+        for change in changes {
+            let id = match change {
+                Change::Upsert { phrase } => {
+                    places.push(Cursor::of(phrase));
+                    self.gone.invalidate(phrase.id.as_str()).await;
+                    &phrase.id
+                }
+                Change::Remove { id } => {
+                    self.gone.insert(id.as_str().into(), ()).await;
+                    id
+                }
+            };
+            if let Some(old) = before.list.get(id) {
+                places.push(Cursor::of(old));
+                self.pages.invalidate(&PageKey::Phrase(old.clone())).await;
+            }
+        }
+        let stale = self.mark(delta.version, Some(places));
+        for key in stale {
+            self.pages.invalidate(&PageKey::Further(key)).await;
+        }
+    }
+
+    /// After changes no one can list (a first load, a resync, a lag): every further page
+    /// is stale, and each phrase page is checked against the list.
+    async fn lost_track(&self, now: &Snapshot) {
+        let stale = self.mark(now.version, None);
+        if let Ok(mut watch) = self.watch.lock() {
+            watch.known_from = now.version;
+            watch.recent.clear();
+        }
+        for key in stale {
+            self.pages.invalidate(&PageKey::Further(key)).await;
+        }
+        let list = now.list.clone();
+        // Runs in moka's housekeeping, not on a request.
+        let _ = self.pages.invalidate_entries_if(move |key, _| match key {
+            PageKey::Phrase(phrase) => list.get(&phrase.id) != Some(phrase),
+            _ => false,
+        });
+    }
+
+    /// Remembers what `version` changed and marks the further pages it falls in stale;
+    /// returns their keys.
+    fn mark(&self, version: u64, places: Option<Vec<Cursor>>) -> Vec<Arc<str>> {
+        let Ok(mut watch) = self.watch.lock() else {
+            return Vec::new();
+        };
+        let mut stale = Vec::new();
+        watch.pages.retain(|(key, page)| {
+            let Some(page) = page.upgrade() else {
+                return false;
+            };
+            let hit = match (&page.shows, &places) {
+                (Some((span, _)), Some(places)) => places.iter().any(|at| span.holds(at)),
+                _ => true,
+            };
+            if hit {
+                page.stale.store(true, Ordering::Release);
+                stale.push(key.clone());
+            }
+            !hit
+        });
+        if watch.recent.len() == RECENT_VERSIONS
+            && let Some((oldest, _)) = watch.recent.pop_front()
+        {
+            watch.known_from = oldest;
+        }
+        watch.recent.push_back((version, places));
+        stale
     }
 }
 
@@ -208,6 +517,28 @@ impl PageCache {
 mod tests {
     use super::*;
     use std::convert::Infallible;
+    use std::time::Duration;
+
+    fn phrase(id: &str, created: u64) -> Phrase {
+        Phrase {
+            id: id.into(),
+            word: id.to_uppercase(),
+            name: "n".into(),
+            created,
+        }
+    }
+
+    fn html(text: &str) -> Result<Page, Infallible> {
+        Ok(Page::new(format!("<p>{text}</p>")))
+    }
+
+    /// Places `from`..=`to` of the list `p9`(newest)…`p0`(oldest), as a further page shows them.
+    fn span(newest: Option<&Phrase>, oldest: Option<&Phrase>) -> Span {
+        Span {
+            newest: newest.map_or(Bound::Unbounded, |p| Bound::Excluded(Cursor::of(p))),
+            oldest: oldest.map_or(Bound::Unbounded, |p| Bound::Included(Cursor::of(p))),
+        }
+    }
 
     #[tokio::test]
     async fn renders_once_per_version() {
@@ -215,7 +546,7 @@ mod tests {
         let renders = AtomicU64::new(0);
         let render = || async {
             renders.fetch_add(1, Ordering::SeqCst);
-            Ok::<_, Infallible>(Page::new("<p>words</p>".into()))
+            html("words")
         };
         let first = cache
             .get_or_render(PageKey::Words { version: 1 }, render)
@@ -232,31 +563,241 @@ mod tests {
             .unwrap();
         assert_eq!(renders.load(Ordering::SeqCst), 2);
         assert_eq!(cache.hits.load(Ordering::SeqCst), 1);
+        assert!(cache.last_good(&PageKey::Words { version: 9 }).is_some());
     }
 
     #[tokio::test]
-    async fn further_pages_are_kept_per_place_for_the_current_version_only() {
-        let cache = PageCache::default();
-        let renders = AtomicU64::new(0);
-        let render = || async {
-            renders.fetch_add(1, Ordering::SeqCst);
-            Ok::<_, Infallible>(Page::new("<p>page</p>".into()))
+    async fn different_pages_render_at_once_and_one_page_renders_once() {
+        let cache = Arc::new(PageCache::default());
+        // Each render waits for the other: behind one lock neither would ever finish.
+        let both = Arc::new(tokio::sync::Barrier::new(2));
+        let further = |at: &'static str| {
+            let (cache, both) = (cache.clone(), both.clone());
+            tokio::spawn(async move {
+                cache
+                    .get_or_render_further(at, || async move {
+                        both.wait().await;
+                        Ok::<_, Infallible>(Page::new(at.into()).showing(span(None, None), 1))
+                    })
+                    .await
+            })
         };
-        for (version, at) in [(1, "a"), (1, "b"), (1, "a"), (2, "a"), (1, "a"), (2, "a")] {
+        let (a, b) = (further("after=a"), further("after=b"));
+        let pages = tokio::time::timeout(Duration::from_secs(5), async { (a.await, b.await) });
+        let (a, b) = pages.await.expect("two pages render at once");
+        assert_eq!(&a.unwrap().unwrap().html[..], b"after=a");
+        assert_eq!(&b.unwrap().unwrap().html[..], b"after=b");
+
+        let phrase_page = |phrase: Arc<Phrase>, both: Arc<tokio::sync::Barrier>| {
+            let cache = cache.clone();
+            tokio::spawn(async move {
+                cache
+                    .get_or_render(PageKey::Phrase(phrase.clone()), || async move {
+                        both.wait().await;
+                        html(&phrase.id)
+                    })
+                    .await
+            })
+        };
+        let both = Arc::new(tokio::sync::Barrier::new(2));
+        let (x, y) = (Arc::new(phrase("x", 1)), Arc::new(phrase("y", 2)));
+        let pages = tokio::time::timeout(Duration::from_secs(5), async {
+            let (x, y) = (phrase_page(x, both.clone()), phrase_page(y, both.clone()));
+            (x.await, y.await)
+        });
+        let (x, y) = pages.await.expect("two phrase pages render at once");
+        assert!(x.unwrap().is_ok() && y.unwrap().is_ok());
+
+        // Many asking for one uncached page: one render, every one gets it.
+        let renders = Arc::new(AtomicU64::new(0));
+        let z = Arc::new(phrase("z", 3));
+        let askers: Vec<_> = (0..8)
+            .map(|_| {
+                let (cache, renders, z) = (cache.clone(), renders.clone(), z.clone());
+                tokio::spawn(async move {
+                    cache
+                        .get_or_render(PageKey::Phrase(z), || async {
+                            renders.fetch_add(1, Ordering::SeqCst);
+                            tokio::time::sleep(Duration::from_millis(50)).await;
+                            html("z")
+                        })
+                        .await
+                })
+            })
+            .collect();
+        for asker in askers {
+            asker.await.unwrap().unwrap();
+        }
+        assert_eq!(renders.load(Ordering::SeqCst), 1);
+    }
+
+    #[tokio::test]
+    async fn a_change_evicts_only_the_pages_it_changed() {
+        let feed = Feed::new();
+        let phrases: Vec<Phrase> = (0..10).map(|n| phrase(&format!("p{n}"), n)).collect();
+        feed.replace(phrases.clone());
+        let cache = Arc::new(PageCache::default());
+        cache.follow(&feed);
+        let renders = Arc::new(Mutex::new(Vec::<String>::new()));
+        let ask_further = |at: &'static str, shows: Span| {
+            let (cache, renders, feed) = (cache.clone(), renders.clone(), feed.clone());
+            async move {
+                cache
+                    .get_or_render_further(at, || async move {
+                        let version = feed.current().version;
+                        renders.lock().unwrap().push(at.into());
+                        Ok::<_, Infallible>(Page::new(at.into()).showing(shows, version))
+                    })
+                    .await
+                    .unwrap()
+            }
+        };
+        let ask_phrase = |phrase: &Phrase| {
+            let (cache, renders) = (cache.clone(), renders.clone());
+            let phrase = Arc::new(phrase.clone());
+            async move {
+                cache
+                    .get_or_render(PageKey::Phrase(phrase.clone()), || async move {
+                        renders.lock().unwrap().push(phrase.id.clone());
+                        html(&phrase.id)
+                    })
+                    .await
+                    .unwrap()
+            }
+        };
+        let p = |n: usize| &phrases[n];
+        // Newest first: p9 … p0. "after=p8" shows p7…p5; "after=p5" shows p4 to the end.
+        let (newer, older) = (span(Some(p(8)), Some(p(5))), span(Some(p(5)), None));
+        for _ in 0..2 {
+            ask_further("after=p8", newer.clone()).await;
+            ask_further("after=p5", older.clone()).await;
+            ask_phrase(p(1)).await;
+            ask_phrase(p(6)).await;
+        }
+        assert_eq!(renders.lock().unwrap().len(), 4, "each page rendered once");
+
+        // p6 is removed: its page and the list page showing it go; nothing else does.
+        feed.apply(vec![Change::Remove { id: "p6".into() }]);
+        let gone = async {
+            while !cache.is_gone("p6") {
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+        };
+        tokio::time::timeout(Duration::from_secs(5), gone)
+            .await
+            .expect("the change is followed");
+        renders.lock().unwrap().clear();
+        ask_further("after=p8", newer.clone()).await;
+        ask_further("after=p5", older.clone()).await;
+        ask_phrase(p(1)).await;
+        assert_eq!(*renders.lock().unwrap(), ["after=p8"]);
+        assert!(
+            !cache
+                .pages
+                .contains_key(&PageKey::Phrase(Arc::new(p(6).clone())))
+        );
+
+        // p1 is renamed: its old page is evicted and the page showing it renders anew.
+        let renamed = Phrase {
+            name: "renamed".into(),
+            ..p(1).clone()
+        };
+        feed.apply(vec![Change::Upsert {
+            phrase: renamed.clone(),
+        }]);
+        let evicted = async {
+            while cache
+                .pages
+                .contains_key(&PageKey::Phrase(Arc::new(p(1).clone())))
+            {
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+        };
+        tokio::time::timeout(Duration::from_secs(5), evicted)
+            .await
+            .expect("the renamed phrase's page is evicted");
+        renders.lock().unwrap().clear();
+        ask_further("after=p8", newer.clone()).await;
+        ask_further("after=p5", older.clone()).await;
+        assert_eq!(*renders.lock().unwrap(), ["after=p5"]);
+
+        // Added back, it is no longer gone.
+        feed.apply(vec![Change::Upsert {
+            phrase: p(6).clone(),
+        }]);
+        let back = async {
+            while cache.is_gone("p6") {
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+        };
+        tokio::time::timeout(Duration::from_secs(5), back)
+            .await
+            .expect("an added phrase is not gone");
+    }
+
+    #[tokio::test]
+    async fn a_page_a_change_fell_in_while_it_rendered_is_served_but_not_kept() {
+        let feed = Feed::new();
+        let phrases: Vec<Phrase> = (0..4).map(|n| phrase(&format!("p{n}"), n)).collect();
+        feed.replace(phrases.clone());
+        let cache = Arc::new(PageCache::default());
+        cache.follow(&feed);
+        let rendered_at = feed.current().version;
+        let mut deltas = feed.deltas();
+        feed.apply(vec![Change::Remove { id: "p1".into() }]);
+        deltas.recv().await.unwrap();
+        // Let the follower see it too.
+        while !cache.is_gone("p1") {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        let renders = AtomicU64::new(0);
+        for _ in 0..2 {
             cache
-                .get_or_render_further(version, at, render)
+                .get_or_render_further("after=p3", || async {
+                    renders.fetch_add(1, Ordering::SeqCst);
+                    Ok::<_, Infallible>(
+                        Page::new("old".into()).showing(span(Some(&phrases[3]), None), rendered_at),
+                    )
+                })
                 .await
                 .unwrap();
         }
-        // 1/a, 1/b, 2/a, then 1/a again (version 1 was dropped for 2), then 2/a anew.
-        assert_eq!(renders.load(Ordering::SeqCst), 5);
-        for n in 0..MAX_FURTHER_PAGES + 1 {
+        assert_eq!(
+            renders.load(Ordering::SeqCst),
+            2,
+            "the stale page was not kept"
+        );
+    }
+
+    #[test]
+    fn a_span_holds_the_places_between_its_bounds() {
+        let (a, b, c, d) = (
+            phrase("a", 4),
+            phrase("b", 3),
+            phrase("c", 2),
+            phrase("d", 1),
+        );
+        let shows = span(Some(&a), Some(&c));
+        let holds = |p: &Phrase| shows.holds(&Cursor::of(p));
+        assert!(!holds(&a) && holds(&b) && holds(&c) && !holds(&d));
+        assert!(span(Some(&b), None).holds(&Cursor::of(&d)));
+    }
+
+    #[tokio::test]
+    async fn memory_stays_bounded_by_weight() {
+        let cache = PageCache::with_capacity(64 * 1024);
+        for n in 0..200 {
+            let key = PageKey::Phrase(Arc::new(phrase(&n.to_string(), n)));
             cache
-                .get_or_render_further(3, &n.to_string(), render)
+                .get_or_render(key, || async {
+                    Ok::<_, Infallible>(Page::new("x".repeat(4096)))
+                })
                 .await
                 .unwrap();
         }
-        assert!(cache.further.read().unwrap().1.len() <= MAX_FURTHER_PAGES);
+        cache.pages.run_pending_tasks().await;
+        assert!(cache.pages.weighted_size() <= 64 * 1024);
+        assert!(cache.entries() < 200);
     }
 
     #[test]

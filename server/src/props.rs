@@ -50,6 +50,20 @@ pub struct WordsProps<'a> {
     pub check: Check,
 }
 
+/// `PhraseProps`: one phrase's page.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PhraseProps<'a> {
+    pub site: &'a SiteProps,
+    /// The list version the page was made from, for the live feed's `since`.
+    pub version: u64,
+    pub phrase: Arc<Phrase>,
+    /// The page's absolute URL, which Share passes on.
+    pub url: String,
+    /// A link that opens a post on the social network with the URL and the hashtag.
+    pub post_url: String,
+}
+
 /// `RenderRequest`: what the server bundle is asked to render.
 #[derive(Debug, Serialize)]
 #[serde(tag = "route", content = "props", rename_all = "snake_case")]
@@ -59,6 +73,7 @@ pub enum RenderRequest<'a> {
     Home(SiteOnly<'a>),
     Words(WordsProps<'a>),
     NotFound(SiteOnly<'a>),
+    Phrase(PhraseProps<'a>),
 }
 
 impl RenderRequest<'_> {
@@ -67,6 +82,7 @@ impl RenderRequest<'_> {
             RenderRequest::Home(_) => "home",
             RenderRequest::Words(_) => "words",
             RenderRequest::NotFound(_) => "not_found",
+            RenderRequest::Phrase(_) => "phrase",
         }
     }
 }

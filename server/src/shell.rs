@@ -17,11 +17,23 @@ pub struct Head {
     pub indexable: bool,
     /// Absolute URL of the 1200×630 link-preview image.
     pub image: String,
+    /// What the image shows, for those who cannot see it.
+    pub image_alt: String,
+    /// The Atom feed the page offers.
+    pub feed: Option<FeedLink>,
     /// schema.org data about the site, already inert (see [`inert_json`]).
     pub structured_data: Option<String>,
     /// Absolute URLs of the pages before and after this one in a series.
     pub prev: Option<String>,
     pub next: Option<String>,
+}
+
+/// A `<link rel="alternate">` to an Atom feed.
+#[derive(Debug, Clone)]
+pub struct FeedLink {
+    pub title: String,
+    /// Absolute URL of the feed.
+    pub href: String,
 }
 
 #[derive(Template)]
@@ -112,6 +124,8 @@ mod tests {
             canonical: "https://x.example/".into(),
             indexable: true,
             image: "https://x.example/og.png?a=1&b=\"2\"".into(),
+            image_alt: "alt".into(),
+            feed: None,
             structured_data: None,
             prev: None,
             next: Some("https://x.example/words?after=1-a&b=\"".into()),

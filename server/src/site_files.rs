@@ -1,5 +1,5 @@
 //! The files crawlers, browsers and link previews fetch by well-known names:
-//! `robots.txt`, `sitemap.xml`, the web app manifest, the favicon and icons, and the
+//! `robots.txt` (the sitemap itself lists phrases: [`crate::listings`]), the web app manifest, the favicon and icons, and the
 //! Open Graph image, built once from the configuration; and the site's own static
 //! files from the top-level `assets/` (such as `humans.txt`), served as they are.
 //! None of them depends on data.
@@ -22,6 +22,16 @@ pub const APPLE_TOUCH_ICON: &str = "/apple-touch-icon.png";
 pub const ICON_192: &str = "/icon-192.png";
 pub const ICON_512: &str = "/icon-512.png";
 pub const WEB_MANIFEST: &str = "/manifest.webmanifest";
+/// The Atom feed of the newest phrases.
+pub const ATOM_FEED: &str = "/feed.atom";
+
+/// The link to the Atom feed a page's head carries.
+pub fn feed_link(site: &Site) -> crate::shell::FeedLink {
+    crate::shell::FeedLink {
+        title: format!("New Last {} — {}", site.product_name, site::NAME),
+        href: site.absolute_url(ATOM_FEED),
+    }
+}
 
 /// The generated files with their media types, ready to serve.
 #[derive(Debug)]
@@ -48,11 +58,6 @@ impl SiteFiles {
                 "/robots.txt",
                 "text/plain; charset=utf-8",
                 text(robots(&config.site)),
-            ),
-            (
-                "/sitemap.xml",
-                "application/xml; charset=utf-8",
-                text(sitemap(&config.site)),
             ),
             (
                 WEB_MANIFEST,
@@ -156,20 +161,6 @@ fn robots(site: &Site) -> String {
     )
 }
 
-fn sitemap(site: &Site) -> String {
-    let mut xml = String::from(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n",
-    );
-    for path in ["/".to_string(), site.words_path()] {
-        xml.push_str(&format!(
-            "  <url><loc>{}</loc></url>\n",
-            escape_xml(&site.absolute_url(&path))
-        ));
-    }
-    xml.push_str("</urlset>\n");
-    xml
-}
-
 fn web_manifest(site: &Site) -> String {
     let manifest = json!({
         "name": site::APP_NAME,
@@ -190,12 +181,4 @@ fn web_manifest(site: &Site) -> String {
         ],
     });
     serde_json::to_string_pretty(&manifest).unwrap_or_default()
-}
-
-fn escape_xml(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-        .replace('\'', "&apos;")
 }

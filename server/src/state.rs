@@ -15,6 +15,7 @@ use crate::assets::Ui;
 use crate::config::Config;
 use crate::connections::{self, Connections};
 use crate::hub::Hub;
+use crate::listings::Listings;
 use crate::metrics::Metrics;
 use crate::page_cache::PageCache;
 use crate::rate_limit::RateLimit;
@@ -59,7 +60,9 @@ pub struct Shared {
     pub ui: Arc<Ui>,
     /// The site facts every page receives, built once from the configuration.
     site: Arc<SiteProps>,
-    /// robots.txt, the sitemap, icons and the Open Graph image.
+    /// The sitemap and the Atom feed, made once per list version.
+    pub listings: Arc<Listings>,
+    /// robots.txt, icons and the Open Graph image.
     pub site_files: Arc<SiteFiles>,
     /// Live sockets under their caps.
     pub sockets: Arc<SocketLimits>,
@@ -84,6 +87,9 @@ impl AppState {
         let renderer = RendererPool::start(ui.server_bundle.into(), config.render.clone())?;
         let site = SiteProps::of(&config.site);
         let site_files = Arc::new(SiteFiles::new(&config, ui.icon_svg, ui.images));
+        let page_cache = Arc::new(PageCache::default());
+        page_cache.follow(&feed);
+        let listings = Listings::follow(&feed);
         Ok(Self(Arc::new(Shared {
             metrics: Arc::default(),
             check_renders: Arc::new(Semaphore::new(config.render.threads.max(2) - 1)),
@@ -94,7 +100,8 @@ impl AppState {
             site_files,
             config,
             renderer,
-            page_cache: Arc::default(),
+            page_cache,
+            listings,
             hub: Hub::start(feed.clone()),
             feed,
             shutdown: CancellationToken::new(),

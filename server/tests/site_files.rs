@@ -23,7 +23,7 @@ fn png_size(png: &[u8]) -> (u32, u32) {
 }
 
 #[tokio::test]
-async fn robots_and_sitemap_point_crawlers_at_both_pages_with_absolute_urls() {
+async fn robots_and_sitemap_point_crawlers_at_every_page_with_absolute_urls() {
     let host = TestHost::start(None).await;
     let (response, robots) = fetch(&host, "/robots.txt").await;
     assert_eq!(
@@ -43,7 +43,10 @@ async fn robots_and_sitemap_point_crawlers_at_both_pages_with_absolute_urls() {
     assert!(sitemap.starts_with("<?xml"));
     assert!(sitemap.contains(&format!("<loc>{BASE}/</loc>")));
     assert!(sitemap.contains(&format!("<loc>{BASE}/words</loc>")));
-    assert_eq!(sitemap.matches("<url>").count(), 2);
+    // The two pages and the six sample phrases' pages, each with a lastmod.
+    assert_eq!(sitemap.matches("<url>").count(), 8);
+    assert_eq!(sitemap.matches("<lastmod>").count(), 6);
+    assert!(sitemap.contains(&format!("<loc>{BASE}/words/0Fq8dkZ2sVt1mYw3Lr7a</loc>")));
 }
 
 #[tokio::test]

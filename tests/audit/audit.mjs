@@ -1,5 +1,5 @@
 // The budgets of issue 4, measured against a running host: Lighthouse 12 (mobile and
-// desktop presets) on / and /words, and the bytes a first view of / costs. scripts/audit
+// desktop presets) on /, /words and a phrase's page, and the bytes a first view of / costs. scripts/audit
 // runs this after building; it needs LASTWORDS_BIN and `scripts/setup --audit`.
 //
 // Usage: node tests/audit/audit.mjs [--no-fail] [--url=URL] [--scale]
@@ -26,6 +26,7 @@ const budgets = {
 const pages = [
   { name: 'home', path: '/' },
   { name: 'words', path: '/words' },
+  { name: 'phrase', path: `/words/${encodeURIComponent(samplePhrases[0].id)}` },
 ];
 const presets = ['mobile', 'desktop'];
 const categories = ['performance', 'accessibility', 'best-practices', 'seo'];

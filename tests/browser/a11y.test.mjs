@@ -1,5 +1,5 @@
 // Accessibility: axe-core's rules (WCAG 2.x A/AA and its best practices) find nothing on
-// either page, at a phone's and a desktop's size, once the islands have hydrated; and
+// any page (a phrase's too), at a phone's and a desktop's size, once the islands have hydrated; and
 // on the phone with the menu open, the one state that puts different content on screen.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -26,7 +26,7 @@ after(async () => {
   await host?.stop();
 });
 
-for (const path of ['/', '/words']) {
+for (const path of ['/', '/words', `/words/${encodeURIComponent(samplePhrases[0].id)}`]) {
   for (const [size, viewport] of Object.entries(viewports)) {
     test(`axe finds no violation on ${path} at ${size} size (${viewport.width}×${viewport.height})`, async (t) => {
       await checkPage(t, path, viewport);

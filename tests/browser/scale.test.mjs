@@ -10,8 +10,12 @@ import { allPhrases, startHost } from '../support/host.mjs';
 import { launch, openHydrated } from '../support/browser.mjs';
 
 const TOTAL = 10_000;
-/** Cards in the document at any time, far below the list: the grid renders what is near the viewport. */
-const MAX_CARDS = 200;
+/**
+ * Up to this many phrases loaded, every card is in the document (ui/src/components/VirtualPhraseGrid.tsx,
+ * ALL_CARDS_UP_TO); past it the grid renders what is near the viewport, so never many more.
+ */
+const ALL_CARDS = 300;
+const MAX_CARDS = ALL_CARDS + 48;
 
 let host;
 let browser;
@@ -63,7 +67,7 @@ async function chain(path) {
     const response = await fetch(new URL(next, host.url));
     assert.equal(response.status, 200, next);
     const html = await response.text();
-    const words = [...html.matchAll(/<li[^>]*><bdi>([^<]*)<\/bdi>/g)].map((match) => decode(match[1]));
+    const words = [...html.matchAll(/<li[^>]*><a href="[^"]*"><bdi>([^<]*)<\/bdi>/g)].map((match) => decode(match[1]));
     pages.push({ words, prev: /<a rel="prev" href="/.test(html) });
     const link = /<a rel="next" href="([^"]+)"/.exec(html);
     next = link ? decode(link[1]) : null;
@@ -103,12 +107,13 @@ for (const viewport of [{ width: 390, height: 844 }, { width: 1440, height: 900 
   });
 }
 
-test('scrolling reaches the oldest phrase with a bounded number of cards in the document', async () => {
+test('scrolling keeps every card in the document up to a few hundred, then reaches the oldest phrase with a bounded number', async () => {
   const { context, page, problems } = await openHydrated(browser, `${host.url}/words`, { width: 1440, height: 900 });
   assert.equal(await page.locator('main h2').first().innerText(), `${TOTAL.toLocaleString('en-US')} Last Words minted`.toUpperCase());
   const oldest = newestFirst.at(-1);
   const cards = page.locator('main ul[role="list"] > li');
   let most = 0;
+  let windowed = false;
   for (let scrolls = 0; (await page.getByText(oldest, { exact: true }).count()) === 0; scrolls++) {
     assert.ok(scrolls < 2000, 'the oldest phrase comes into reach');
     const last = await cards.last().getAttribute('aria-posinset');
@@ -120,8 +125,16 @@ test('scrolling reaches the oldest phrase with a bounded number of cards in the 
       [last, oldest],
       { timeout: 5000 },
     );
-    most = Math.max(most, await cards.count());
+    const count = await cards.count();
+    const [first, lastShown] = await Promise.all([cards.first(), cards.last()].map((card) => card.getAttribute('aria-posinset').then(Number)));
+    if (lastShown <= ALL_CARDS) {
+      assert.equal(first, 1, `every card from the first while ${lastShown} are loaded`);
+      assert.equal(count, lastShown, 'no card is left out');
+    }
+    windowed ||= first > 1;
+    most = Math.max(most, count);
   }
+  assert.ok(windowed, `past ${ALL_CARDS} phrases only the cards near the viewport stay`);
   const end = cards.filter({ hasText: oldest });
   assert.equal(await end.getAttribute('aria-posinset'), String(TOTAL));
   assert.equal(await end.getAttribute('aria-setsize'), String(TOTAL));

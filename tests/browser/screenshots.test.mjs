@@ -1,4 +1,4 @@
-// Both pages at a phone's, a tablet's, a desktop's and a wide screen's size: a full-page
+// Every page (a phrase's too) at a phone's, a tablet's, a desktop's and a wide screen's size: a full-page
 // screenshot of each is kept in tests/artifacts/screenshots/ for a person to look at,
 // and nothing may stick out sideways (no horizontal scrolling at any size).
 import { test, before, after } from 'node:test';
@@ -13,6 +13,8 @@ const screenshotDir = fileURLToPath(new URL('../artifacts/screenshots/', import.
 const pages = [
   { name: 'home', path: '/' },
   { name: 'words', path: '/words' },
+  // The unbroken 20-character phrase: the longest line a phrase's heading can hold.
+  { name: 'phrase', path: '/words/p06' },
 ];
 const viewports = [
   { width: 390, height: 844 },

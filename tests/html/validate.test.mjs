@@ -1,6 +1,6 @@
 // The Nu HTML Checker (vnu.jar, the W3C validator) finds no error in the HTML the host
 // serves: both pages, the phrases page with a checked word (free, taken with its taker and
-// alternatives, free but reading like a minted phrase), and the 404 page. It
+// alternatives, free but reading like a minted phrase), a phrase's page, and the 404 page. It
 // refuses loopback URLs, so the pages are saved to files and checked in one run.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -21,6 +21,8 @@ const pages = [
   { name: 'words-taken', path: '/words?check=see%20you%20later', status: 200 },
   { name: 'words-lookalike', path: '/words?check=SEE%20Y0U%20LATER', status: 200 },
   { name: 'not-found', path: '/no-such-page', status: 404 },
+  { name: 'phrase', path: `/words/${encodeURIComponent(samplePhrases[0].id)}`, status: 200 },
+  { name: 'phrase-unknown', path: '/words/no-such-id', status: 404 },
 ];
 
 let host;

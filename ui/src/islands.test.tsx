@@ -1,7 +1,7 @@
 import { renderToString } from "react-dom/server";
 import { describe, expect, it } from "vitest";
 import { App } from "./components/App";
-import { homePage, notFoundPage, wordsPage } from "./fixtures/pages";
+import { homePage, notFoundPage, phrasePage, wordsPage } from "./fixtures/pages";
 import { type IslandName, renderIsland } from "./islands";
 import type { RenderRequest } from "./types";
 
@@ -15,6 +15,8 @@ describe("islands render alike in the page and on their own", () => {
     ["words", wordsPage(30)],
     ["words", wordsPage(0)],
     ["words", wordsPage(500, { after: true, query: "rawr" })],
+    ["menu", phrasePage],
+    ["phrase", phrasePage],
   ];
 
   it.each(cases)("%s on %j", (name, page) => {
@@ -26,5 +28,18 @@ describe("islands render alike in the page and on their own", () => {
 
   it("refuses the words island off the words page", () => {
     expect(() => renderIsland("words", homePage)).toThrow(/words page/);
+  });
+
+  it("refuses the phrase island off a phrase's page", () => {
+    expect(() => renderIsland("phrase", wordsPage(3))).toThrow(/phrase's page/);
+  });
+
+  it("keeps a phrase's words and name as text, and links every card to its page", () => {
+    const html = renderToString(<App page={phrasePage} />);
+    expect(html).toContain("<bdi>&lt;B&gt;BOLD&lt;/B&gt; 🦖</bdi>");
+    expect(html).toContain("&lt;script&gt;alert(1)&lt;/script&gt;");
+    expect(html).not.toContain("<script>");
+    const list = renderToString(<App page={wordsPage(3)} />);
+    expect(list).toContain('<a href="/words/p0000">');
   });
 });

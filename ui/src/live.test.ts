@@ -14,6 +14,8 @@ import {
   receiveFirst,
   receiveMore,
   showQuery,
+  UNCHANGED,
+  watchPhrase,
   type Feed,
   type LiveMessage,
 } from "./live";
@@ -120,6 +122,15 @@ describe("the live socket on a paged list", () => {
     expect(ids(next)).toEqual(["p30", "p9"]);
     expect(next.list.next).toBe("9-p9");
     expect(next.count).toBe(2);
+    expect(next.version).toBe(40);
+  });
+
+  it("a later page keeps its stretch of the list through a snapshot, and takes the count", () => {
+    const later = feed(run(7, 6), { prev: "8-p8" });
+    expect(later.list.fromTop).toBe(false);
+    const next = applied(later, { type: "snapshot", version: 40, count: 99, phrases: run(30, 29), next: "29-p29" });
+    expect(ids(next)).toEqual(["p7", "p6"]);
+    expect(next.count).toBe(99);
     expect(next.version).toBe(40);
   });
 
@@ -239,5 +250,26 @@ describe("liveUrl", () => {
   it("follows the page's scheme and host", () => {
     expect(liveUrl({ protocol: "https:", host: "dinos.example" }, 12)).toBe("wss://dinos.example/api/phrases/live?since=12");
     expect(liveUrl({ protocol: "http:", host: "127.0.0.1:8080" }, 0)).toBe("ws://127.0.0.1:8080/api/phrases/live?since=0");
+  });
+});
+
+describe("watchPhrase", () => {
+  const mine: Phrase = { id: "a", word: "RAWR", name: "Rex", created: 5 };
+  const other: Phrase = { id: "b", word: "BYE", name: "Ann", created: 6 };
+  const again: Phrase = { id: "c", word: "RAWR", name: "Bo", created: 7 };
+
+  it("says when the phrase is removed, minted again elsewhere, and back", () => {
+    let watched = watchPhrase(UNCHANGED, mine, [{ op: "upsert", phrase: other }, { op: "remove", id: "b" }]);
+    expect(watched).toEqual(UNCHANGED);
+    watched = watchPhrase(watched, mine, [{ op: "remove", id: "a" }]);
+    expect(watched).toEqual({ removed: true, again: null });
+    watched = watchPhrase(watched, mine, [{ op: "upsert", phrase: again }]);
+    expect(watched).toEqual({ removed: true, again });
+    expect(watchPhrase(watched, mine, [{ op: "remove", id: "c" }])).toEqual({ removed: true, again: null });
+    expect(watchPhrase(watched, mine, [{ op: "upsert", phrase: mine }])).toEqual(UNCHANGED);
+  });
+
+  it("ignores the same words while the phrase is still minted", () => {
+    expect(watchPhrase(UNCHANGED, mine, [{ op: "upsert", phrase: again }])).toBe(UNCHANGED);
   });
 });

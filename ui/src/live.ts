@@ -58,6 +58,10 @@ export function applyMessage(feed: Feed, message: LiveMessage): Feed | typeof RE
     // from this first page, and a find asks again.
     const first: PagedList = { query: "", phrases: dedupeById(message.phrases), next: message.next, fromTop: true };
     const base = { ...feed, version: message.version, count: message.count, countVersion: message.version };
+    // A later page (`?after=`) may come from the host's cache, made at an older version
+    // than the socket remembers: the host keeps it only while no change fell in it, so
+    // the stretch it shows stands, and the first page is not what the visitor asked for.
+    if (feed.list.query === "" && !feed.list.fromTop) return base;
     if (feed.list.query === "") return { ...base, list: first, plain: null };
     return { ...base, plain: first, stale: true };
   }
@@ -241,4 +245,29 @@ function isChange(value: unknown): value is Change {
   if (value.op === "upsert") return isPhrase(value.phrase);
   if (value.op === "remove") return typeof value.id === "string";
   return false;
+}
+
+/** What the live feed has said about one phrase since its page was made. */
+export interface Watched {
+  removed: boolean;
+  /** The same words minted again under another id after this one was removed. */
+  again: Phrase | null;
+}
+
+export const UNCHANGED: Watched = { removed: false, again: null };
+
+/** Folds a batch of changes into what a phrase's page shows about its phrase. */
+export function watchPhrase(watched: Watched, phrase: Phrase, changes: readonly Change[]): Watched {
+  let next = watched;
+  for (const change of changes) {
+    if (change.op === "remove") {
+      if (change.id === phrase.id) next = { ...next, removed: true };
+      else if (next.again?.id === change.id) next = { ...next, again: null };
+    } else if (change.phrase.id === phrase.id) {
+      next = UNCHANGED;
+    } else if (next.removed && change.phrase.word === phrase.word) {
+      next = { ...next, again: change.phrase };
+    }
+  }
+  return next;
 }

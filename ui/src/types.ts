@@ -75,14 +75,27 @@ export interface NotFoundProps {
   site: SiteProps;
 }
 
+/** One phrase's page. */
+export interface PhraseProps {
+  site: SiteProps;
+  /** The list version the page was made from: where the live feed starts. */
+  version: number;
+  phrase: Phrase;
+  /** The page's absolute URL, which Share passes on. */
+  url: string;
+  /** Opens a post on the social network with the page's URL and the hashtag. */
+  postUrl: string;
+}
+
 export type RenderRequest =
   | { route: "home"; props: HomeProps }
   | { route: "words"; props: WordsProps }
-  | { route: "not_found"; props: NotFoundProps };
+  | { route: "not_found"; props: NotFoundProps }
+  | { route: "phrase"; props: PhraseProps };
 
 export type Route = RenderRequest["route"];
 
-export const ROUTES: readonly Route[] = ["home", "words", "not_found"];
+export const ROUTES: readonly Route[] = ["home", "words", "not_found", "phrase"];
 
 export function isRoute(value: unknown): value is Route {
   return typeof value === "string" && (ROUTES as readonly string[]).includes(value);

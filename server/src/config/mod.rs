@@ -264,11 +264,54 @@ impl Site {
         format!("/{}", self.product_name.to_lowercase())
     }
 
+    /// The path of a phrase's page: `/words/{id}`, the id percent-encoded as
+    /// JavaScript's `encodeURIComponent` does, so the host and the UI write one URL.
+    pub fn phrase_path(&self, id: &str) -> String {
+        format!(
+            "{}/{}",
+            self.words_path(),
+            percent_encoding::utf8_percent_encode(id, URI_COMPONENT)
+        )
+    }
+
+    /// A link that opens a post on the configured social network (its web intent; X's
+    /// when the network is not one that has it) with `text` and `url`.
+    pub fn post_url(&self, text: &str, url: &str) -> String {
+        let origin = Url::parse(&self.links.social)
+            .ok()
+            .filter(|social| {
+                let host = social.host_str().unwrap_or_default();
+                let host = host.strip_prefix("www.").unwrap_or(host);
+                social.scheme() == "https" && matches!(host, "twitter.com" | "x.com")
+            })
+            .map_or_else(
+                || "https://x.com".to_owned(),
+                |social| social.origin().ascii_serialization(),
+            );
+        let query = url::form_urlencoded::Serializer::new(String::new())
+            .append_pair("text", text)
+            .append_pair("url", url)
+            .finish();
+        format!("{origin}/intent/tweet?{query}")
+    }
+
     /// An absolute URL on the public origin.
     pub fn absolute_url(&self, path: &str) -> String {
         format!("{}{}", self.public_url.as_str().trim_end_matches('/'), path)
     }
 }
+
+/// What `encodeURIComponent` leaves as it is: letters, digits and `-_.!~*'()`.
+const URI_COMPONENT: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'_')
+    .remove(b'.')
+    .remove(b'!')
+    .remove(b'~')
+    .remove(b'*')
+    .remove(b'\'')
+    .remove(b'(')
+    .remove(b')');
 
 /// `scheme://host[:port]` as browsers send it in `Origin` (no trailing slash).
 fn origin_of(url: &Url) -> String {

@@ -46,6 +46,19 @@ impl Cursor {
     }
 }
 
+/// Newest first, as the list is: a cursor is "less" than the places older than it.
+impl Ord for Cursor {
+    fn cmp(&self, other: &Self) -> Ordering {
+        order(self.created, &self.id, other.created, &other.id)
+    }
+}
+
+impl PartialOrd for Cursor {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
 impl fmt::Display for Cursor {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}-{}", self.created, self.id)

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 /// One minted phrase, as stored.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Phrase {
     /// The document id.
     pub id: String,

@@ -3,9 +3,11 @@
 
 mod api;
 mod files;
+mod listings;
 mod live;
 mod ops;
 mod pages;
+mod phrase;
 
 use axum::Router;
 use axum::extract::{DefaultBodyLimit, Request, State};
@@ -34,6 +36,11 @@ pub fn router(state: AppState) -> Router {
         .route("/", get(pages::home))
         .route(&words, get(pages::words))
         .route(&words_capitalised, get(pages::words))
+        .route(&format!("{words}/{{id}}"), get(phrase::phrase))
+        .route(&format!("{words_capitalised}/{{id}}"), get(phrase::phrase))
+        .route("/sitemap.xml", get(listings::sitemap))
+        .route("/sitemaps/{file}", get(listings::sitemap_child))
+        .route(crate::site_files::ATOM_FEED, get(listings::atom))
         .route("/healthz", get(ops::healthz))
         .route("/readyz", get(ops::readyz))
         .route("/metrics", get(ops::scrape))

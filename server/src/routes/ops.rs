@@ -57,7 +57,7 @@ pub async fn scrape(State(state): State<AppState>) -> Response {
     let health = state.feed.health();
     let snapshot = state.feed.current();
     let connections = &state.connections;
-    let simple: [(&str, &str, &str, f64); 21] = [
+    let simple: [(&str, &str, &str, f64); 22] = [
         (
             "lastwords_connections",
             "gauge",
@@ -99,6 +99,12 @@ pub async fn scrape(State(state): State<AppState>) -> Response {
             "counter",
             "Pages that had to be rendered.",
             cache.misses.load(Ordering::Relaxed) as f64,
+        ),
+        (
+            "lastwords_render_cache_pages",
+            "gauge",
+            "Pages in the render cache now (phrase pages, pages of the list).",
+            cache.entries() as f64,
         ),
         (
             "lastwords_render_queue_overflows_total",

@@ -1,6 +1,7 @@
 //! The site's pages: what each route passes to React, what its `<head>` says, how a
 //! render is cached and wrapped in the document shell, and how it is sent.
 
+use std::ops::Bound;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
@@ -16,7 +17,7 @@ use crate::check::{Check, find_text};
 use crate::config::Site;
 use crate::error::AppError;
 use crate::negotiate::{Encoding, add_coding_headers, not_modified, preferred_encoding};
-use crate::page_cache::{Page, PageKey};
+use crate::page_cache::{Page, PageKey, Span};
 use crate::paging::{PageRequest, PhrasePage};
 use crate::phrase_list::{Anchor, Cursor, PAGE_SIZE};
 use crate::props::{RenderRequest, SiteOnly, WordsProps};
@@ -24,6 +25,7 @@ use crate::renderer::RenderError;
 use crate::shell::{self, Head};
 use crate::site;
 use crate::site_files;
+use crate::snapshot::Snapshot;
 use crate::state::AppState;
 
 pub async fn home(State(state): State<AppState>, headers: HeaderMap) -> Response {
@@ -35,7 +37,7 @@ pub async fn home(State(state): State<AppState>, headers: HeaderMap) -> Response
 
 /// A failed page as an HTML page: visitors get words, not JSON. A refused request keeps
 /// the JSON answer, which names what was wrong with it. The cause is logged.
-fn html_error(state: &AppState, error: AppError) -> Response {
+pub(super) fn html_error(state: &AppState, error: AppError) -> Response {
     let (title, message) = match error.status() {
         status if status.is_client_error() => return error.into_response(),
         StatusCode::SERVICE_UNAVAILABLE => (
@@ -96,7 +98,11 @@ pub async fn not_found(State(state): State<AppState>, headers: HeaderMap) -> Res
 /// cached page view, so the response is written straight into one header map sized
 /// for it and the security headers added after (nothing built per request and
 /// copied over).
-async fn page_response(status: StatusCode, headers: &HeaderMap, page: Arc<Page>) -> Response {
+pub(super) async fn page_response(
+    status: StatusCode,
+    headers: &HeaderMap,
+    page: Arc<Page>,
+) -> Response {
     if status == StatusCode::OK && not_modified(headers, &page.etag) {
         let mut response = StatusCode::NOT_MODIFIED.into_response();
         response
@@ -143,6 +149,8 @@ async fn home_page(state: &AppState) -> Result<Arc<Page>, AppError> {
             canonical: state.config.site.absolute_url("/"),
             indexable: true,
             image: state.config.site.absolute_url(site_files::OG_IMAGE),
+            image_alt: site::PREVIEW_IMAGE_ALT.into(),
+            feed: None,
             structured_data: Some(organization(&state.config.site)),
             prev: None,
             next: None,
@@ -192,6 +200,8 @@ async fn words_page(
             // One listing for search engines; what a visitor typed is theirs.
             indexable: check.is_empty(),
             image: config.absolute_url(site_files::OG_IMAGE),
+            image_alt: site::PREVIEW_IMAGE_ALT.into(),
+            feed: Some(site_files::feed_link(config)),
             structured_data: None,
             prev: cut.prev.as_ref().map(|cursor| url_at("before", cursor)),
             next: cut.next.as_ref().map(|cursor| url_at("after", cursor)),
@@ -226,25 +236,58 @@ async fn words_page(
             cached(state, key, page).await
         }
         Anchor::After(cursor) | Anchor::Before(cursor) => {
-            let direction = if request.after.is_some() {
-                "after"
-            } else {
-                "before"
-            };
-            let at = format!("{direction}={cursor}");
+            let before = matches!(request.anchor(), Anchor::Before(_));
+            let at = format!("{}={cursor}", if before { "before" } else { "after" });
+            let snapshot = &snapshot;
             state
                 .page_cache
-                .get_or_render_further(snapshot.version, &at, || async move {
-                    let (head, request) = page();
-                    render(state, &head, &request).await
+                .get_or_render_further(&at, || async move {
+                    let span = if before {
+                        before_span(cursor, snapshot, request)
+                    } else {
+                        after_span(cursor, snapshot, request)
+                    };
+                    let (head, props) = page();
+                    let page = render(state, &head, &props).await?;
+                    Ok(page.showing(span, snapshot.version))
                 })
                 .await
         }
     }
 }
 
+/// What a page `after` a cursor shows: the places older than the cursor, down to its
+/// last phrase (to the end of the list when it has no next page).
+fn after_span(cursor: &Cursor, snapshot: &Snapshot, request: &PageRequest) -> Span {
+    let page = snapshot
+        .list
+        .page(request.anchor(), PAGE_SIZE, &request.find);
+    Span {
+        newest: Bound::Excluded(cursor.clone()),
+        oldest: match (&page.next, page.phrases.last()) {
+            (Some(_), Some(last)) => Bound::Included(Cursor::of(last)),
+            _ => Bound::Unbounded,
+        },
+    }
+}
+
+/// What a page `before` a cursor shows: the places newer than the cursor, up to its
+/// first phrase (to the top of the list when it has no previous page).
+fn before_span(cursor: &Cursor, snapshot: &Snapshot, request: &PageRequest) -> Span {
+    let page = snapshot
+        .list
+        .page(request.anchor(), PAGE_SIZE, &request.find);
+    Span {
+        newest: match (&page.prev, page.phrases.first()) {
+            (Some(_), Some(first)) => Bound::Included(Cursor::of(first)),
+            _ => Bound::Unbounded,
+        },
+        oldest: Bound::Excluded(cursor.clone()),
+    }
+}
+
 /// The 404 page. It does not repeat the path, so one cached render serves every miss.
-async fn not_found_page(state: &AppState) -> Result<Arc<Page>, AppError> {
+pub(super) async fn not_found_page(state: &AppState) -> Result<Arc<Page>, AppError> {
     let page = || {
         let head = Head {
             title: site::title("Page not found"),
@@ -252,6 +295,8 @@ async fn not_found_page(state: &AppState) -> Result<Arc<Page>, AppError> {
             canonical: state.config.site.absolute_url("/"),
             indexable: false,
             image: state.config.site.absolute_url(site_files::OG_IMAGE),
+            image_alt: site::PREVIEW_IMAGE_ALT.into(),
+            feed: None,
             structured_data: None,
             prev: None,
             next: None,
@@ -277,7 +322,7 @@ fn organization(config: &Site) -> String {
     }))
 }
 
-async fn cached<'a>(
+pub(super) async fn cached<'a>(
     state: &'a AppState,
     key: PageKey,
     page: impl FnOnce() -> (Head, RenderRequest<'a>),
@@ -286,7 +331,7 @@ async fn cached<'a>(
     // The head and props are built only on a miss; a hit only reads the cache.
     let fresh = state
         .page_cache
-        .get_or_render(key, || async move {
+        .get_or_render(key.clone(), || async move {
             let (head, request) = page();
             render(state, &head, &request).await
         })
@@ -294,7 +339,7 @@ async fn cached<'a>(
     match fresh {
         Ok(page) => Ok(page),
         Err(AppError::Busy) => Err(AppError::Busy),
-        Err(error) => match state.page_cache.last_good(key) {
+        Err(error) => match state.page_cache.last_good(&key) {
             Some(page) => {
                 tracing::warn!(route, "serving the last good page after a failed render");
                 Ok(page)
@@ -304,7 +349,7 @@ async fn cached<'a>(
     }
 }
 
-async fn render(
+pub(super) async fn render(
     state: &AppState,
     head: &Head,
     request: &RenderRequest<'_>,

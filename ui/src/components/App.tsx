@@ -3,6 +3,7 @@ import type { RenderRequest } from "../types";
 import { HomePage } from "./HomePage";
 import { Layout } from "./Layout";
 import { NotFoundPage } from "./NotFoundPage";
+import { PhrasePage } from "./PhrasePage";
 import { WordsPage } from "./WordsPage";
 
 export interface Props {
@@ -25,5 +26,7 @@ export function PageContent({ page }: { page: RenderRequest }) {
       return <WordsPage page={page} />;
     case "not_found":
       return <NotFoundPage {...page.props} />;
+    case "phrase":
+      return <PhrasePage page={page} />;
   }
 }

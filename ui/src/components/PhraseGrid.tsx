@@ -1,5 +1,6 @@
 import type { CSSProperties, Ref } from "react";
 import type { Phrase } from "../types";
+import { phrasePath } from "../data/site";
 import { graphemeCount } from "../text";
 
 export interface Props {
@@ -19,11 +20,12 @@ export interface Props {
   listRef?: Ref<HTMLUListElement> | undefined;
 }
 
-// Items carry few attributes and three elements each: a server render pays per
+// Items carry few attributes and four elements each (the link makes the card the phrase's page): a server render pays per
 // element and per attribute. Their styles hang off the list instead.
 export const LIST_CLASSES = [
   "grid grid-cols-1 gap-4 sm:grid-cols-2 md:grid-cols-3 lg:grid-cols-4",
-  "*:rounded-xl *:border *:border-white/15 *:bg-white/5 *:p-4 *:text-lg *:break-words *:text-white/60",
+  "*:rounded-xl *:border *:border-white/15 *:bg-white/5 *:text-lg *:break-words *:text-white/60",
+  "[&_a]:block [&_a]:h-full [&_a]:rounded-xl [&_a]:p-4 [&_a:hover]:bg-white/10 [&_a:focus-visible]:outline-2 [&_a:focus-visible]:outline-accent",
   "[&_bdi]:font-display [&_bdi]:font-black [&_bdi]:text-white",
   "[&_span]:mt-2 [&_span]:block [&_span]:text-sm [&_span]:text-white/70",
 ].join(" ");
@@ -51,9 +53,11 @@ export function PhraseGrid({ phrases, productName, query, first, setSize, style,
             ref={rowStart ? rows?.measure : undefined}
             tabIndex={rows === undefined ? undefined : -1}
           >
-            <bdi>{phrase.word}</bdi>
-            {` (${graphemeCount(phrase.word)})`}
-            <span>{`By ${phrase.name}`}</span>
+            <a href={phrasePath({ productName }, phrase.id)}>
+              <bdi>{phrase.word}</bdi>
+              {` (${graphemeCount(phrase.word)})`}
+              <span>{`By ${phrase.name}`}</span>
+            </a>
           </li>
         );
       })}

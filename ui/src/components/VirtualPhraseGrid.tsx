@@ -1,4 +1,4 @@
-import { useWindowVirtualizer } from "@tanstack/react-virtual";
+import { defaultRangeExtractor, useWindowVirtualizer, type Range } from "@tanstack/react-virtual";
 import { useEffect, useLayoutEffect, useRef, useState } from "react";
 import type { PagedList } from "../live";
 import { useColumns } from "../useColumns";
@@ -23,6 +23,12 @@ const ROW_ESTIMATE_PX = 110;
 const GAP_PX = 16;
 const OVERSCAN_ROWS = 4;
 /**
+ * Up to this many phrases every card stays in the document (find in page, a
+ * full-page capture and a screen reader's list all see the whole list); past
+ * it only the rows near the viewport do.
+ */
+export const ALL_CARDS_UP_TO = 300;
+/**
  * Rows from the end of what is loaded (beyond the overscan) at which the next page is
  * asked for: enough to scroll on smoothly, few enough that a visitor who reads only
  * the top of the page costs the host no second request.
@@ -43,8 +49,10 @@ export function VirtualPhraseGrid({ list, productName, total, busy, onNearEnd, f
   const count = list.phrases.length;
   const rowCount = Math.ceil(count / columns);
 
+  const everyRow = count <= ALL_CARDS_UP_TO;
   const virtualizer = useWindowVirtualizer({
     count: rowCount,
+    rangeExtractor: everyRow ? allRows : defaultRangeExtractor,
     estimateSize: () => ROW_ESTIMATE_PX,
     overscan: OVERSCAN_ROWS,
     gap: GAP_PX,
@@ -65,11 +73,13 @@ export function VirtualPhraseGrid({ list, productName, total, busy, onNearEnd, f
   const rows = virtualizer.getVirtualItems();
   const firstRow = rows[0]?.index ?? 0;
   const lastRow = rows[rows.length - 1]?.index ?? -1;
+  // What is near the viewport, whatever is rendered: the next page is asked for by that.
+  const nearLast = everyRow ? (virtualizer.range?.endIndex ?? -1) + OVERSCAN_ROWS : lastRow;
 
   const measured = measuredMargin !== null;
   useEffect(() => {
-    if (measured && list.next !== null && lastRow >= rowCount - AHEAD_ROWS) onNearEnd();
-  }, [measured, lastRow, rowCount, list.next, onNearEnd]);
+    if (measured && list.next !== null && nearLast >= rowCount - AHEAD_ROWS) onNearEnd();
+  }, [measured, nearLast, rowCount, list.next, onNearEnd]);
 
   useEffect(() => {
     if (focusIndex === null || focusIndex >= count) return;
@@ -103,4 +113,8 @@ export function VirtualPhraseGrid({ list, productName, total, busy, onNearEnd, f
       listRef={listElement}
     />
   );
+}
+
+function allRows(range: Range): number[] {
+  return Array.from({ length: range.count }, (_, index) => index);
 }

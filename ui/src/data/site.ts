@@ -46,17 +46,17 @@ export const FOOTER_COPY = {
 } as const;
 
 /** The page where phrases are checked, named after the product: /words. */
-export function productPath(site: SiteProps): string {
+export function productPath(site: Pick<SiteProps, "productName">): string {
   return `/${site.productName.toLowerCase()}`;
 }
 
-/** A minted phrase's own page: /words/<id>. */
-export function phrasePath(site: SiteProps, id: string): string {
+/** A phrase's own page: /words/{id}, the id encoded as the host encodes it. */
+export function phrasePath(site: Pick<SiteProps, "productName">, id: string): string {
   return `${productPath(site)}/${encodeURIComponent(id)}`;
 }
 
 /** The phrases page with the checker's answer on `word`, which works without JavaScript. */
-export function checkPath(site: SiteProps, word: string): string {
+export function checkPath(site: Pick<SiteProps, "productName">, word: string): string {
   return `${productPath(site)}?check=${encodeURIComponent(word)}`;
 }
 

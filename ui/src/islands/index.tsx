@@ -9,11 +9,13 @@
 import type { ReactElement } from "react";
 import type { RenderRequest } from "../types";
 import { MobileMenu } from "./MobileMenu";
+import { PhraseLive } from "./PhraseLive";
 import { WordsLive } from "./WordsLive";
 
 export interface IslandPages {
   menu: RenderRequest;
   words: Extract<RenderRequest, { route: "words" }>;
+  phrase: Extract<RenderRequest, { route: "phrase" }>;
 }
 
 export type IslandName = keyof IslandPages;
@@ -21,6 +23,7 @@ export type IslandName = keyof IslandPages;
 export const islands: { [Name in IslandName]: (page: IslandPages[Name]) => ReactElement } = {
   menu: (page) => <MobileMenu site={page.props.site} onHome={page.route === "home"} />,
   words: (page) => <WordsLive {...page.props} />,
+  phrase: (page) => <PhraseLive {...page.props} />,
 };
 
 export function isIslandName(value: unknown): value is IslandName {
@@ -35,5 +38,8 @@ export function renderIsland(name: IslandName, page: RenderRequest): ReactElemen
     case "words":
       if (page.route !== "words") throw new Error(`island "words" needs the words page, got "${page.route}"`);
       return islands.words(page);
+    case "phrase":
+      if (page.route !== "phrase") throw new Error(`island "phrase" needs a phrase's page, got "${page.route}"`);
+      return islands.phrase(page);
   }
 }

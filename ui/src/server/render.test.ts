@@ -76,7 +76,7 @@ describe("server bundle", () => {
 
   it("renders one page of the words list with the count and links to the next page", () => {
     const html = quickjs(words);
-    expect(html.match(/<li><bdi>/g)).toHaveLength(48);
+    expect(html.match(/<li><a href="\/words\/p\d+"><bdi>/g)).toHaveLength(48);
     expect(html).toContain("12,345 Last Words minted");
     expect(html).toContain('<a rel="next" href="/words?after=9953-p0047"');
     expect(html).not.toContain('rel="prev"');

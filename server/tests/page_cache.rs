@@ -1,0 +1,85 @@
+//! The page cache through the router: a further page of `/words` stays cached while the
+//! list changes elsewhere and renders anew when a change falls in it; a phrase's page is
+//! evicted by its own change only.
+
+mod common;
+
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use axum::http::StatusCode;
+use common::{TestHost, phrase};
+use lastwords::snapshot::{Change, Phrase};
+
+fn numbered(n: u64) -> Phrase {
+    Phrase {
+        created: n,
+        ..phrase(&format!("p{n:03}"), &format!("WORD {n}"), "Rex")
+    }
+}
+
+async fn misses_after(host: &TestHost, path: &str) -> u64 {
+    let (response, _) = host.get(path).await;
+    assert_eq!(response.status(), StatusCode::OK, "{path}");
+    host.state.page_cache.misses.load(Ordering::SeqCst)
+}
+
+/// Waits until the cache's follower has seen the current version (a change evicts in
+/// its own task).
+async fn settle() {
+    tokio::time::sleep(Duration::from_millis(100)).await;
+}
+
+#[tokio::test]
+async fn a_further_page_renders_again_only_when_a_change_falls_in_it() {
+    let host = TestHost::start(None).await;
+    // p199 newest … p000 oldest: pages of 48.
+    host.state.feed.replace((0..200).map(numbered).collect());
+    settle().await;
+    let page = |cursor: u64| format!("/words?after={cursor}-p{cursor:03}");
+    // after p152: p151…p104; after p104: p103…p56.
+    let first = misses_after(&host, &page(152)).await;
+    let second = misses_after(&host, &page(104)).await;
+    assert_eq!(second, first + 1);
+    assert_eq!(misses_after(&host, &page(152)).await, second, "a hit");
+
+    // A phrase added at the top is in neither page.
+    host.state.feed.apply(vec![Change::Upsert {
+        phrase: numbered(500),
+    }]);
+    settle().await;
+    assert_eq!(misses_after(&host, &page(152)).await, second);
+    assert_eq!(misses_after(&host, &page(104)).await, second);
+
+    // A phrase removed from the first one: that one renders again, the other stays.
+    host.state
+        .feed
+        .apply(vec![Change::Remove { id: "p130".into() }]);
+    settle().await;
+    let (_, html) = host.get(&page(152)).await;
+    assert!(
+        !html.contains("WORD 130<"),
+        "the removed phrase is gone from its page"
+    );
+    let third = host.state.page_cache.misses.load(Ordering::SeqCst);
+    assert_eq!(third, second + 1);
+    assert_eq!(misses_after(&host, &page(104)).await, third);
+
+    // A phrase's page: a change to another phrase leaves it cached.
+    let before = misses_after(&host, "/words/p010").await;
+    assert_eq!(misses_after(&host, "/words/p010").await, before);
+    host.state
+        .feed
+        .apply(vec![Change::Remove { id: "p011".into() }]);
+    settle().await;
+    assert_eq!(misses_after(&host, "/words/p010").await, before);
+    let renamed = Phrase {
+        name: "Renamed".into(),
+        ..numbered(10)
+    };
+    host.state
+        .feed
+        .apply(vec![Change::Upsert { phrase: renamed }]);
+    let (_, html) = host.get("/words/p010").await;
+    assert!(html.contains("Renamed"), "a changed phrase is another page");
+}

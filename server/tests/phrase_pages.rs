@@ -1,0 +1,243 @@
+//! A page per phrase, `/words/{id}`: odd ids, hostile names, its head, 404 and 410, and
+//! the links to it from the list.
+
+mod common;
+
+use std::time::Duration;
+
+use axum::http::StatusCode;
+use common::{TestHost, phrase};
+use lastwords::snapshot::Change;
+
+/// Ids Firestore allows (anything but `/`, `.` and `..`), with the characters that
+/// mean something in a URL, in HTML or in JSON.
+const ODD_IDS: &[&str] = &[
+    "abc",
+    "a.b",
+    "...",
+    ".hidden",
+    "x y",
+    "100%",
+    "%41",
+    "a?b#c",
+    "a+b&c=d;e",
+    "__x__",
+    "日本語",
+    "ü-ß",
+    "🦖",
+    "(it's)",
+    "a\"b",
+    "<i>x</i>",
+    "~!*'()",
+];
+
+fn between<'a>(html: &'a str, start: &str, end: &str) -> Option<&'a str> {
+    let from = html.find(start)? + start.len();
+    let to = html[from..].find(end)?;
+    Some(&html[from..from + to])
+}
+
+fn meta<'a>(html: &'a str, attribute: &str, name: &str) -> &'a str {
+    between(
+        html,
+        &format!("<meta {attribute}=\"{name}\" content=\""),
+        "\"",
+    )
+    .unwrap_or_else(|| panic!("no {name} in {html}"))
+}
+
+fn unescape(text: &str) -> String {
+    text.replace("&amp;", "&")
+        .replace("&#34;", "\"")
+        .replace("&#39;", "'")
+        .replace("&#60;", "<")
+        .replace("&#62;", ">")
+        .replace("&#38;", "&")
+}
+
+#[tokio::test]
+async fn every_id_firestore_allows_has_its_page_at_its_encoded_path() {
+    let host = TestHost::start(None).await;
+    let phrases: Vec<_> = (ODD_IDS.iter().enumerate())
+        .map(|(n, id)| phrase(id, &format!("WORD {n}"), &format!("Name {n}")))
+        .collect();
+    host.state.feed.replace(phrases);
+    let site = &host.state.config.site;
+    for (n, id) in ODD_IDS.iter().enumerate() {
+        let path = site.phrase_path(id);
+        assert!(
+            path[1..].split('/').count() == 2 && !path.contains(['?', '#', ' ', '"', '<']),
+            "{path}"
+        );
+        for asked in [path.clone(), path.replacen("/words/", "/Words/", 1)] {
+            let (response, html) = host.get(&asked).await;
+            assert_eq!(response.status(), StatusCode::OK, "{id:?} at {asked}");
+            assert!(html.contains(&format!("<bdi>WORD {n}</bdi>")), "{id:?}");
+            let canonical = between(&html, "<link rel=\"canonical\" href=\"", "\"").unwrap();
+            assert_eq!(unescape(canonical), site.absolute_url(&path), "{id:?}");
+        }
+    }
+    // A path whose segment decodes to another id (or to none) finds no phrase.
+    assert_eq!(site.phrase_path("a.b"), "/words/a.b");
+    assert_eq!(site.phrase_path("x y"), "/words/x%20y");
+    assert_eq!(site.phrase_path("100%"), "/words/100%25");
+    let (ab, _) = host.get("/words/%61.b").await;
+    assert_eq!(ab.status(), StatusCode::OK, "another spelling of a.b");
+    for missing in ["/words/A.B", "/words/a%2Fb", "/words/abc/def"] {
+        let (response, html) = host.get(missing).await;
+        assert_eq!(response.status(), StatusCode::NOT_FOUND, "{missing}");
+        assert!(
+            html.contains("Page not found"),
+            "{missing}: the site's 404 page"
+        );
+    }
+}
+
+#[tokio::test]
+async fn names_and_phrases_stay_text_in_the_page_the_head_and_the_json_ld() {
+    let host = TestHost::start(None).await;
+    let name_40 = "Ñ".repeat(39) + "\"";
+    // 16 characters as a person sees them, 400 bytes: the most a phrase may hold.
+    let family_400 = "👨\u{200d}👩\u{200d}👧\u{200d}👦".repeat(16);
+    assert_eq!(family_400.len(), 400);
+    let hostile = [
+        ("m", "<B>HI</B>", "</script><script>alert(1)</script>"),
+        ("q", "\"QUOTED\" 'Q'", "\"><img src=x onerror=alert(1)>"),
+        ("b", "שָׁלוֹם ABC", "مرحبا abc ‏"),
+        (
+            "l",
+            "🦖🦖🦖🦖🦖🦖🦖🦖🦖🦖🦖🦖🦖🦖🦖🦖🦖🦖🦖🦖",
+            name_40.as_str(),
+        ),
+        ("e", "A & B", "&amp; &lt;"),
+        (
+            "z",
+            family_400.as_str(),
+            "É\u{301}\u{302}\u{303}\u{304} 漢字",
+        ),
+    ];
+    host.state.feed.replace(
+        hostile
+            .iter()
+            .map(|(id, word, name)| phrase(id, word, name))
+            .collect(),
+    );
+    let site = &host.state.config.site;
+    for (id, word, name) in hostile {
+        let (response, html) = host.get(&site.phrase_path(id)).await;
+        assert_eq!(response.status(), StatusCode::OK);
+        assert!(
+            !html.contains("<script>alert") && !html.contains("<img"),
+            "{html}"
+        );
+        assert_eq!(
+            html.matches("</script>").count(),
+            3,
+            "only the module, the JSON-LD and the props scripts close"
+        );
+        let title = between(&html, "<title>", "</title>").unwrap();
+        assert_eq!(unescape(title), format!("“{word}” by {name} — Dinos"));
+        for (attribute, key) in [
+            ("property", "og:title"),
+            ("name", "twitter:title"),
+            ("name", "description"),
+            ("property", "og:image:alt"),
+        ] {
+            let value = unescape(meta(&html, attribute, key));
+            assert!(
+                value.contains(word) && value.contains(name),
+                "{key}: {value}"
+            );
+        }
+        let card = site.absolute_url(&format!("{}/card.png", site.phrase_path(id)));
+        assert_eq!(unescape(meta(&html, "property", "og:image")), card);
+        assert_eq!(unescape(meta(&html, "name", "twitter:image")), card);
+        assert_eq!(meta(&html, "name", "twitter:card"), "summary_large_image");
+        let ld = between(&html, "<script type=\"application/ld+json\">", "</script>").unwrap();
+        assert!(
+            !ld.contains('<') && !ld.contains('>') && !ld.contains('&'),
+            "{ld}"
+        );
+        let ld: serde_json::Value = serde_json::from_str(ld).unwrap();
+        assert_eq!(ld["@type"], "CreativeWork");
+        assert_eq!(ld["name"], word);
+        assert_eq!(ld["author"]["name"], name);
+        assert_eq!(ld["url"], site.absolute_url(&site.phrase_path(id)));
+        // The post link carries the page's URL and the hashtag, encoded.
+        let post =
+            unescape(between(&html, "href=\"https://twitter.com/intent/tweet?", "\"").unwrap());
+        let query: Vec<(String, String)> = url::form_urlencoded::parse(post.as_bytes())
+            .into_owned()
+            .collect();
+        assert_eq!(query[0], ("text".into(), format!("“{word}” #myLastWords")));
+        assert_eq!(
+            query[1],
+            ("url".into(), site.absolute_url(&site.phrase_path(id)))
+        );
+    }
+}
+
+#[tokio::test]
+async fn unknown_ids_get_404_and_a_removed_phrase_410_until_it_is_back() {
+    let host = TestHost::start(Some(vec![phrase("keep", "KEEP", "Rex")])).await;
+    let (unknown, html) = host.get("/words/no-such-id").await;
+    assert_eq!(unknown.status(), StatusCode::NOT_FOUND);
+    assert!(html.contains("noindex"));
+    let kept = host.state.feed.current().list.get("keep").cloned().unwrap();
+    let (first, _) = host.get("/words/keep").await;
+    assert_eq!(first.status(), StatusCode::OK);
+    host.state
+        .feed
+        .apply(vec![Change::Remove { id: "keep".into() }]);
+    let gone = async {
+        loop {
+            let (response, _) = host.get("/words/keep").await;
+            if response.status() == StatusCode::GONE {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(5), gone)
+        .await
+        .expect("a removed phrase's page answers 410");
+    host.state.feed.apply(vec![Change::Upsert {
+        phrase: (*kept).clone(),
+    }]);
+    let (back, html) = host.get("/words/keep").await;
+    assert_eq!(back.status(), StatusCode::OK);
+    assert!(html.contains("<bdi>KEEP</bdi>"));
+}
+
+#[tokio::test]
+async fn every_card_on_the_list_links_to_its_phrase_page() {
+    let host = TestHost::start(None).await;
+    host.state.feed.replace(
+        ODD_IDS
+            .iter()
+            .enumerate()
+            .map(|(n, id)| phrase(id, &format!("W{n}"), "n"))
+            .collect(),
+    );
+    let (_, html) = host.get("/words").await;
+    let site = &host.state.config.site;
+    for id in ODD_IDS {
+        let href = format!(
+            "<a href=\"{}\">",
+            site.phrase_path(id)
+                .replace('&', "&amp;")
+                .replace('\'', "&#x27;")
+        );
+        assert!(html.contains(&href), "{href} in the list");
+    }
+    let feed = between(
+        &html,
+        "<link rel=\"alternate\" type=\"application/atom+xml\"",
+        ">",
+    )
+    .unwrap();
+    assert!(
+        feed.contains("href=\"http://127.0.0.1:8080/feed.atom\""),
+        "{feed}"
+    );
+}

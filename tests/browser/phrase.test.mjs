@@ -1,0 +1,130 @@
+// A phrase's own page in Chromium: reached from the list with and without JavaScript,
+// shared with and without the Web Share API, and told live when its phrase is removed
+// and minted again; and every card of a short list in the document.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startHost } from '../support/host.mjs';
+import { launch, openHydrated, watchProblems } from '../support/browser.mjs';
+
+const PHRASES = [
+  { id: 'a.b ü', word: 'SEE YOU LATER', name: '<b>Rex</b> "the" king' },
+  { id: '100%', word: 'TOO BIG TO FAIL', name: 'שלום Bronto' },
+  { id: 'c3', word: 'GOOD LUCK!', name: 'Anky' },
+  { id: 'd4', word: 'MORE TREES', name: 'Stego' },
+  { id: 'e5', word: 'WAS THAT A COMET?', name: 'Trixie' },
+  { id: 'f6', word: 'RAWR', name: 'T' },
+];
+const PHONE = { width: 390, height: 844 };
+
+let host;
+let browser;
+
+before(async () => {
+  host = await startHost({ phrases: PHRASES });
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  await host?.stop();
+});
+
+const pagePath = (id) => `/words/${encodeURIComponent(id)}`;
+
+test('every card on /words links to its page, with and without JavaScript', async () => {
+  for (const javaScriptEnabled of [true, false]) {
+    const context = await browser.newContext({ javaScriptEnabled, viewport: PHONE });
+    const page = await context.newPage();
+    await page.goto(`${host.url}/words`);
+    if (javaScriptEnabled) await page.waitForSelector('html[data-hydrated="true"]');
+    const hrefs = await page.locator('main ul[role="list"] li a').evaluateAll((links) => links.map((a) => a.getAttribute('href')));
+    assert.deepEqual(new Set(hrefs), new Set(PHRASES.map((phrase) => pagePath(phrase.id))), `JS ${javaScriptEnabled}`);
+    await page.locator('main ul[role="list"] li a', { hasText: 'SEE YOU LATER' }).click();
+    await page.waitForURL(`${host.url}${pagePath('a.b ü')}`);
+    assert.equal(await page.locator('h1').innerText(), 'SEE YOU LATER');
+    assert.equal(await page.locator('main p', { hasText: /^By / }).innerText(), 'By <b>Rex</b> "the" king');
+    assert.equal(await page.locator('main p', { hasText: 'characters' }).innerText(), '13 characters');
+    const post = new URL(await page.getByRole('link', { name: 'Post on X' }).getAttribute('href'));
+    assert.equal(post.origin + post.pathname, 'https://twitter.com/intent/tweet');
+    assert.equal(post.searchParams.get('url'), `${host.url}${pagePath('a.b ü')}`);
+    assert.match(post.searchParams.get('text'), /#myLastWords$/);
+    // Without JavaScript there is nothing to press that would do nothing.
+    assert.equal(await page.getByRole('button', { name: 'Share' }).count(), javaScriptEnabled ? 1 : 0);
+    await page.getByRole('link', { name: 'All Last Words' }).click();
+    await page.waitForURL(`${host.url}/words`);
+    await context.close();
+  }
+});
+
+test('Share hands the page to the Web Share API where the browser has it', async () => {
+  const context = await browser.newContext({ viewport: PHONE });
+  await context.addInitScript(() => {
+    window.__shared = [];
+    navigator.share = async (data) => {
+      window.__shared.push(data);
+    };
+    navigator.canShare = () => true;
+  });
+  const page = await context.newPage();
+  const problems = watchProblems(page);
+  await page.goto(`${host.url}${pagePath('100%')}`);
+  await page.waitForSelector('html[data-hydrated="true"]');
+  await page.getByRole('button', { name: 'Share' }).click();
+  const shared = await page.waitForFunction(() => window.__shared[0]).then((handle) => handle.jsonValue());
+  assert.equal(shared.url, `${host.url}${pagePath('100%')}`);
+  assert.equal(shared.text, '“TOO BIG TO FAIL” #myLastWords');
+  assert.match(shared.title, /TOO BIG TO FAIL/);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('without the Web Share API, Share copies the link and says so', async () => {
+  const context = await browser.newContext({ viewport: PHONE });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: host.url });
+  await context.addInitScript(() => {
+    delete Navigator.prototype.share;
+    delete Navigator.prototype.canShare;
+  });
+  const page = await context.newPage();
+  const problems = watchProblems(page);
+  await page.goto(`${host.url}${pagePath('a.b ü')}`);
+  await page.waitForSelector('html[data-hydrated="true"]');
+  assert.equal(await page.evaluate(() => typeof navigator.share), 'undefined');
+  await page.getByRole('button', { name: 'Share' }).click();
+  await page.getByText('Link copied').waitFor({ timeout: 3000 });
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), `${host.url}${pagePath('a.b ü')}`);
+  assert.equal(await page.getByRole('status').filter({ hasText: 'Link copied' }).count(), 1, 'announced');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('a phrase removed and minted again while its page is open says so live; its old page then answers 410', async () => {
+  const { context, page, problems } = await openHydrated(browser, `${host.url}${pagePath('c3')}`, PHONE);
+  // Let the socket connect before the change.
+  await page.waitForTimeout(300);
+  const removed = await host.cli('phrases', 'remove', 'c3');
+  assert.equal(removed.code, 0, removed.stderr);
+  await page.getByText('This Last Words has been removed.').waitFor({ timeout: 5000 });
+  assert.equal((await fetch(`${host.url}${pagePath('c3')}`)).status, 410);
+  assert.equal((await fetch(`${host.url}/words/never-was`)).status, 404);
+
+  const added = await host.cli('phrases', 'add', 'good luck!', '--name', 'Anky II');
+  assert.equal(added.code, 0, added.stderr);
+  const again = page.getByRole('link', { name: 'Minted again by Anky II' });
+  await again.waitFor({ timeout: 5000 });
+  await again.click();
+  await page.waitForSelector('h1');
+  assert.equal(await page.locator('h1').innerText(), 'GOOD LUCK!');
+  assert.match(page.url(), /\/words\/[^/]+$/);
+  assert.notEqual(new URL(page.url()).pathname, pagePath('c3'));
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('a short list keeps every card in the document once hydrated, at a phone width too', async () => {
+  const { context, page } = await openHydrated(browser, `${host.url}/words`, PHONE);
+  const count = await page.locator('main ul[role="list"] > li').count();
+  const total = (await (await fetch(`${host.url}/api/phrases`)).json()).count;
+  assert.equal(count, total, 'no card is left out of a full-page capture');
+  await context.close();
+});

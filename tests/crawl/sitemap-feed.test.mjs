@@ -1,0 +1,121 @@
+// The sitemap index and the Atom feed at 100,000 phrases, read by a real XML parser:
+// every phrase page listed once with a lastmod, children of at most 50,000 URLs, the
+// newest 50 in the feed with hostile names kept as text; an addition shows in both.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { allPhrases, startHost } from '../support/host.mjs';
+
+const TOTAL = 100_000;
+const HOSTILE = ['<b>Bold</b> & "Co"', "It's ]]> <![CDATA[x]]>", 'שלום abc', 'Ñ'.repeat(40)];
+
+let host;
+let phrases;
+const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', isArray: (name) => ['url', 'sitemap', 'entry', 'link'].includes(name) });
+
+before(async () => {
+  const folder = mkdtempSync(join(tmpdir(), 'lastwords-crawl-'));
+  const file = join(folder, 'phrases.json');
+  const entries = Array.from({ length: TOTAL }, (_, i) => ({ word: `<I>${i}</I> & "Q"`, name: HOSTILE[i % HOSTILE.length] }));
+  writeFileSync(file, JSON.stringify(entries));
+  host = await startHost({
+    prepare: async (cli) => {
+      for (const args of [['phrases', 'init'], ['phrases', 'import', file]]) {
+        const run = await cli(...args);
+        assert.equal(run.code, 0, run.stderr);
+      }
+    },
+  });
+  rmSync(folder, { recursive: true, force: true });
+  phrases = await allPhrases(host.url);
+  assert.equal(phrases.length, TOTAL);
+});
+
+after(async () => {
+  await host?.stop();
+});
+
+async function xml(path, type = 'application/xml; charset=utf-8') {
+  const response = await fetch(`${host.url}${path}`);
+  assert.equal(response.status, 200, path);
+  assert.equal(response.headers.get('content-type'), type, path);
+  const text = await response.text();
+  const valid = XMLValidator.validate(text);
+  assert.equal(valid, true, `${path}: ${JSON.stringify(valid)}`);
+  return parser.parse(text);
+}
+
+const pageUrl = (id) => `${host.url}/words/${encodeURIComponent(id)}`;
+const isTime = (text) => /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/.test(text) && !Number.isNaN(Date.parse(text));
+
+test('the sitemap is an index of children of at most 50,000 URLs that list every phrase page once', async () => {
+  const robots = await (await fetch(`${host.url}/robots.txt`)).text();
+  assert.match(robots, new RegExp(`Sitemap: ${host.url}/sitemap.xml`));
+  const index = await xml('/sitemap.xml');
+  const children = index.sitemapindex.sitemap;
+  assert.deepEqual(children.map((child) => child.loc), [
+    `${host.url}/sitemaps/pages.xml`,
+    `${host.url}/sitemaps/phrases-1.xml`,
+    `${host.url}/sitemaps/phrases-2.xml`,
+  ]);
+  assert.ok(children.every((child) => isTime(child.lastmod)), 'every child has a lastmod');
+
+  const pages = await xml('/sitemaps/pages.xml');
+  assert.deepEqual(pages.urlset.url.map((url) => url.loc), [`${host.url}/`, `${host.url}/words`]);
+
+  const listed = [];
+  for (const child of children.slice(1)) {
+    const urls = (await xml(new URL(child.loc).pathname)).urlset.url;
+    assert.ok(urls.length <= 50_000, `${child.loc}: ${urls.length} URLs`);
+    assert.ok(urls.every((url) => isTime(url.lastmod)), 'every URL has a lastmod');
+    listed.push(...urls.map((url) => url.loc));
+  }
+  assert.equal(listed.length, TOTAL);
+  assert.equal(new Set(listed).size, TOTAL, 'each page once');
+  // Oldest first, so an addition only ever changes the last child.
+  assert.deepEqual(listed, phrases.map((phrase) => pageUrl(phrase.id)).reverse());
+
+  const missing = await fetch(`${host.url}/sitemaps/phrases-3.xml`);
+  assert.equal(missing.status, 404);
+});
+
+test('the Atom feed holds the newest 50, each linking to its page, everything escaped', async () => {
+  const words = await (await fetch(`${host.url}/words`)).text();
+  assert.match(words, new RegExp(`<link rel="alternate" type="application/atom\\+xml" title="[^"]+" href="${host.url}/feed.atom">`));
+  const { feed } = await xml('/feed.atom', 'application/atom+xml; charset=utf-8');
+  assert.equal(feed.xmlns, 'http://www.w3.org/2005/Atom');
+  assert.ok(isTime(feed.updated));
+  assert.equal(feed.entry.length, 50);
+  feed.entry.forEach((entry, i) => {
+    const phrase = phrases[i];
+    assert.equal(entry.id, pageUrl(phrase.id));
+    assert.equal(entry.link[0].href, pageUrl(phrase.id));
+    assert.equal(entry.title, phrase.word);
+    assert.equal(entry.author.name, phrase.name);
+    assert.ok(isTime(entry.updated));
+  });
+  assert.ok(feed.entry.some((entry) => entry.author.name === HOSTILE[0]), 'markup in a name is text');
+});
+
+test('an addition is in the feed and in a new last child at once', async () => {
+  const run = await host.cli('phrases', 'add', '<NEW> & "FRESH"', '--name', '<script>x</script>');
+  assert.equal(run.code, 0, run.stderr);
+  let feed;
+  for (let tries = 0; tries < 100; tries += 1) {
+    ({ feed } = await xml('/feed.atom', 'application/atom+xml; charset=utf-8'));
+    if (feed.entry[0].title === '<NEW> & "FRESH"') break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  assert.equal(feed.entry[0].title, '<NEW> & "FRESH"');
+  assert.equal(feed.entry[0].author.name, '<script>x</script>');
+  assert.equal(feed.entry.length, 50);
+  const index = await xml('/sitemap.xml');
+  assert.equal(index.sitemapindex.sitemap.length, 4);
+  const last = await xml('/sitemaps/phrases-3.xml');
+  assert.deepEqual(last.urlset.url.map((url) => url.loc), [feed.entry[0].id]);
+  const page = await fetch(feed.entry[0].id);
+  assert.equal(page.status, 200);
+});

@@ -1,0 +1,33 @@
+import type { RenderRequest } from "../types";
+import { hashtag } from "../data/copy";
+import { productPath } from "../data/site";
+import { graphemeCount } from "../text";
+import { ButtonLink } from "./ButtonLink";
+import { Island } from "./Island";
+
+export interface Props {
+  page: Extract<RenderRequest, { route: "phrase" }>;
+}
+
+/** One minted phrase, large, with who minted it; Share and the live status are the island. */
+export function PhrasePage({ page }: Props) {
+  const { site, phrase } = page.props;
+  const length = graphemeCount(phrase.word);
+  return (
+    <section className="mx-auto max-w-6xl px-4 py-16 sm:px-6 md:py-24 xl:max-w-7xl">
+      <p className="font-display text-sm font-bold uppercase tracking-widest text-accent">{hashtag(site.productName)}</p>
+      <h1 className="mt-6 font-display text-5xl font-black uppercase leading-[1.05] tracking-tight break-words sm:text-6xl lg:text-7xl">
+        <bdi>{phrase.word}</bdi>
+      </h1>
+      <p className="mt-6 text-lg text-white/70">{`${length} ${length === 1 ? "character" : "characters"}`}</p>
+      <p className="mt-2 text-xl text-white break-words">
+        {"By "}
+        <bdi>{phrase.name}</bdi>
+      </p>
+      <Island name="phrase" page={page} />
+      <ButtonLink href={productPath(site)} variant="outline" className="mt-12">
+        {`All Last ${site.productName}`}
+      </ButtonLink>
+    </section>
+  );
+}

@@ -1,0 +1,92 @@
+import { useState } from "react";
+import { hashtag } from "../data/copy";
+import { phrasePath } from "../data/site";
+import type { PhraseProps } from "../types";
+import { useHydrated } from "../useHydrated";
+import { usePhraseWatch } from "../usePhraseWatch";
+import { ButtonLink } from "../components/ButtonLink";
+
+export type Props = PhraseProps;
+
+const BUTTON_CLASSES =
+  "inline-flex min-h-12 items-center justify-center rounded-full bg-accent px-6 py-3 font-display text-sm font-black uppercase tracking-wide text-black hover:bg-accent-strong";
+
+/**
+ * What of a phrase's page needs the browser: whether the phrase is still
+ * minted (the live feed says when it is removed, or minted again), and Share.
+ * The post link works without JavaScript; the Share button appears once live.
+ */
+export function PhraseLive({ site, version, phrase, url, postUrl }: Props) {
+  const hydrated = useHydrated();
+  const watched = usePhraseWatch(phrase, version);
+  const [notice, setNotice] = useState("");
+  const text = `“${phrase.word}” ${hashtag(site.productName)}`;
+
+  const onShare = async () => {
+    const data = { title: document.title, text, url };
+    if (typeof navigator.share === "function" && (navigator.canShare?.(data) ?? true)) {
+      try {
+        await navigator.share(data);
+        return;
+      } catch (error) {
+        // The visitor closed the share sheet: nothing to say.
+        if (error instanceof DOMException && error.name === "AbortError") return;
+      }
+    }
+    setNotice((await copyText(url)) ? "Link copied" : `Copy this link: ${url}`);
+  };
+
+  return (
+    <>
+      <div role="status" className="mt-6 text-lg">
+        {watched.removed && (
+          <p className="font-bold text-accent">{`This Last ${site.productName} has been removed.`}</p>
+        )}
+        {watched.again !== null && (
+          <p className="mt-2 text-white/80">
+            <a href={phrasePath(site, watched.again.id)} className="underline hover:text-accent">
+              {"Minted again by "}
+              <bdi>{watched.again.name}</bdi>
+            </a>
+          </p>
+        )}
+      </div>
+      <div className="mt-8 flex flex-wrap items-center gap-4">
+        {hydrated && (
+          <button type="button" onClick={() => void onShare()} className={BUTTON_CLASSES}>
+            Share
+          </button>
+        )}
+        <ButtonLink href={postUrl} variant="outline" newTab>
+          Post on X
+        </ButtonLink>
+        <p role="status" className="text-sm text-white/80 break-all">
+          {notice}
+        </p>
+      </div>
+    </>
+  );
+}
+
+/** The clipboard API where the page may use it, else a selected text field and the copy command. */
+async function copyText(text: string): Promise<boolean> {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    const field = document.createElement("textarea");
+    field.value = text;
+    field.setAttribute("readonly", "");
+    field.style.position = "fixed";
+    field.style.opacity = "0";
+    document.body.append(field);
+    field.select();
+    try {
+      return document.execCommand("copy");
+    } catch {
+      return false;
+    } finally {
+      field.remove();
+    }
+  }
+}

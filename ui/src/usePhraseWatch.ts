@@ -1,0 +1,67 @@
+import { useEffect, useState } from "react";
+import { UNCHANGED, backoffDelay, liveUrl, parseMessage, watchPhrase, type Watched } from "./live";
+import type { Phrase } from "./types";
+
+/**
+ * Whether the phrase of this page is still minted, from the live feed the
+ * list uses: its changes say when it is removed or minted again. When the
+ * feed cannot say what changed (a snapshot, a gap in versions), the page asks
+ * the host about its own URL.
+ */
+export function usePhraseWatch(phrase: Phrase, version: number): Watched {
+  const [watched, setWatched] = useState<Watched>(UNCHANGED);
+
+  useEffect(() => {
+    let socket: WebSocket | null = null;
+    let retry: ReturnType<typeof setTimeout> | undefined;
+    let attempt = 0;
+    let stopped = false;
+    let seen = version;
+
+    const askHost = () => {
+      fetch(window.location.href, { method: "HEAD", cache: "no-store" }).then(
+        (response) => {
+          if (stopped) return;
+          if (response.status === 404 || response.status === 410) setWatched((now) => ({ ...now, removed: true }));
+          else if (response.ok) setWatched(UNCHANGED);
+        },
+        () => {},
+      );
+    };
+
+    const connect = () => {
+      const own = new WebSocket(liveUrl(window.location, seen));
+      socket = own;
+      own.onmessage = (event: MessageEvent<unknown>) => {
+        if (socket !== own || typeof event.data !== "string") return;
+        const message = parseMessage(event.data);
+        if (message === null) return;
+        attempt = 0;
+        if (message.type === "snapshot") {
+          seen = message.version;
+          askHost();
+          return;
+        }
+        if (message.version <= seen) return;
+        if (message.from !== seen) askHost();
+        seen = message.version;
+        setWatched((now) => watchPhrase(now, phrase, message.changes));
+      };
+      own.onclose = () => {
+        if (socket !== own) return;
+        socket = null;
+        if (!stopped) retry = setTimeout(connect, backoffDelay(attempt++));
+      };
+    };
+
+    connect();
+    return () => {
+      stopped = true;
+      clearTimeout(retry);
+      socket?.close();
+      socket = null;
+    };
+  }, [phrase, version]);
+
+  return watched;
+}
