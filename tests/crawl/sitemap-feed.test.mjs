@@ -22,6 +22,9 @@ before(async () => {
   const entries = Array.from({ length: TOTAL }, (_, i) => ({ word: `<I>${i}</I> & "Q"`, name: HOSTILE[i % HOSTILE.length] }));
   writeFileSync(file, JSON.stringify(entries));
   host = await startHost({
+    // The test reads all 100,000 phrases through the API from one address, as fast as
+    // it can: the rate limit (proxy.test.mjs) would slow it down, as it does a crawler.
+    args: ['--rate-limit-per-s', '0'],
     prepare: async (cli) => {
       for (const args of [['phrases', 'init'], ['phrases', 'import', file]]) {
         const run = await cli(...args);
