@@ -11,7 +11,7 @@ import { startHost } from '../support/host.mjs';
 import { rawRequest } from '../support/raw-http.mjs';
 import { rawLive } from '../support/live-client.mjs';
 import { metric, waitFor } from './metrics.mjs';
-import { poll, sleep } from './poll.mjs';
+import { poll, sleep } from '../support/poll.mjs';
 
 let host;
 

@@ -11,7 +11,7 @@ import { startEmulator, startFirestoreHost } from '../support/emulator.mjs';
 import { connectLive } from '../support/live-client.mjs';
 import { propsOf } from './page.mjs';
 import { metric } from './metrics.mjs';
-import { eventually, sleep } from './poll.mjs';
+import { eventually, sleep } from '../support/poll.mjs';
 
 const FIRESTORE = ['--firestore-project', 'test', '--ready-stale-after-s', '2'];
 

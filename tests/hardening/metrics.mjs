@@ -1,5 +1,5 @@
 // Reads the host's /metrics the way an operator's scraper does.
-import { poll } from './poll.mjs';
+import { poll } from '../support/poll.mjs';
 
 /** Every sample of the Prometheus text at `url`/metrics, by its name and labels as written. */
 export async function scrape(url) {

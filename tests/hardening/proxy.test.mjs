@@ -3,10 +3,10 @@
 // deploy's SIGTERM turns /readyz to 503 while the host still serves (the drain).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import net from 'node:net';
 import { startHost } from '../support/host.mjs';
+import { connects } from '../support/raw-http.mjs';
 import { connectLive, tryUpgrade } from '../support/live-client.mjs';
-import { poll, sleep } from './poll.mjs';
+import { poll, sleep } from '../support/poll.mjs';
 
 const xff = (value) => ({ 'X-Forwarded-For': value });
 
@@ -95,18 +95,6 @@ test('the default rate leaves a page load, its assets and typing in the checker 
   assert.ok(statuses.length > 25);
   assert.deepEqual(statuses.filter((s) => s === 429), []);
 });
-
-/** Whether a new TCP connection to `url` is accepted. */
-function connects(url) {
-  return new Promise((resolve) => {
-    const socket = net.connect(Number(new URL(url).port), '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
 
 test('SIGTERM drains: /readyz 503 at once while pages and sockets are still served, then 1001 and exit 0', async () => {
   const host = await startHost({ args: ['--drain-s', '2', '--shutdown-timeout-s', '2'] });

@@ -6,24 +6,12 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { startHost } from '../support/host.mjs';
 import { connectLive } from '../support/live-client.mjs';
-import { rawExchange } from '../support/raw-http.mjs';
-import { poll, sleep } from './poll.mjs';
+import { connects, rawExchange } from '../support/raw-http.mjs';
+import { poll, sleep } from '../support/poll.mjs';
 
 // Enough phrases that rendering /words?check= takes a good part of a second here, so
 // several such requests are still running when the signal arrives.
 const PHRASES = Array.from({ length: 3000 }, (_, i) => ({ id: `p${String(i).padStart(5, '0')}`, word: `PHRASE ${i}`, name: `Minter ${i}` }));
-
-/** Whether a new TCP connection to `url` is accepted. */
-function connects(url) {
-  return new Promise((resolve) => {
-    const socket = net.connect(Number(new URL(url).port), '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
 
 test('SIGTERM: sockets get 1001, requests in flight finish with 200, nothing new is accepted, exit code 0', async (t) => {
   // One render at a time, so that checked pages (a render each) are still queued at the signal.

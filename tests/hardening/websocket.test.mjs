@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { startHost } from '../support/host.mjs';
 import { connectLive, rawLive, tryUpgrade } from '../support/live-client.mjs';
 import { metric, waitFor } from './metrics.mjs';
-import { sleep } from './poll.mjs';
+import { sleep } from '../support/poll.mjs';
 
 let host;
 // Opened first and checked last, so the minute they need overlaps the other tests: one

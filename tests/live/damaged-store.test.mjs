@@ -13,8 +13,8 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { allPhrases, runCli, startHost } from '../support/host.mjs';
+import { poll, sleep } from '../support/poll.mjs';
 
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const STORE = 'phrases.sqlite3';
 const isRoot = process.getuid?.() === 0;
 const nobody = { uid: 65534, gid: 65534 };
@@ -46,15 +46,11 @@ async function words(url) {
   return (await allPhrases(url)).map((p) => p.word).sort();
 }
 
-async function poll(what, check, ms = 10_000) {
-  const deadline = Date.now() + ms;
+/** Polls `check` until it returns something truthy, and returns that. */
+async function until(what, check, ms = 10_000) {
   let last;
-  while (Date.now() < deadline) {
-    last = await check();
-    if (last) return last;
-    await sleep(100);
-  }
-  assert.fail(`${typeof what === 'function' ? what() : what} within ${ms} ms (last: ${JSON.stringify(last)})`);
+  await poll(async () => (last = await check()), Boolean, ms, what);
+  return last;
 }
 
 async function readyz(url) {
@@ -77,7 +73,7 @@ async function hostWithPhrases(extra = 4, options = {}) {
     const added = await host.cli('phrases', 'add', `before damage ${i}`, '--name', 'Op');
     assert.equal(added.code, 0, added.stderr);
   }
-  await poll('the host showing every phrase', async () => (await allPhrases(host.url)).length === 6 + extra);
+  await until('the host showing every phrase', async () => (await allPhrases(host.url)).length === 6 + extra);
   return host;
 }
 
@@ -98,7 +94,7 @@ async function assertRefusedEverywhere(host, reason, served, hostReason = reason
     assert.match(result.stderr, /Nothing was changed/);
   }
   assert.ok(!existsSync(join(host.dataDir, 'b.sqlite3')));
-  const ready = await poll('/readyz 503', async () => {
+  const ready = await until('/readyz 503', async () => {
     const r = await readyz(host.url);
     return r.status === 503 ? r : null;
   });
@@ -113,12 +109,12 @@ async function assertRefusedEverywhere(host, reason, served, hostReason = reason
 }
 
 async function assertRecovers(host, expected) {
-  await poll('/readyz 200 again', async () => (await readyz(host.url)).status === 200);
+  await until('/readyz 200 again', async () => (await readyz(host.url)).status === 200);
   assert.deepEqual(await words(host.url), expected);
   assert.match(host.log(), /the embedded store is readable again/);
   const added = await host.cli('phrases', 'add', 'after recovery', '--name', 'Op');
   assert.equal(added.code, 0, added.stderr);
-  await poll(() => `the write after recovery on the host (its log:\n${host.log().split('\n').slice(-15).join('\n')})`, async () => (await words(host.url)).includes('AFTER RECOVERY'));
+  await until(() => `the write after recovery on the host (its log:\n${host.log().split('\n').slice(-15).join('\n')})`, async () => (await words(host.url)).includes('AFTER RECOVERY'));
 }
 
 test('truncated to 0 bytes with every commit in the -wal: refused, the log kept byte for byte, a restore brings it back', async () => {
@@ -158,7 +154,7 @@ test('a host that stops on a truncated store leaves its log on disk', async () =
   const keep = mkdtempSync(join(tmpdir(), 'lastwords-keep-'));
   try {
     truncateSync(join(dir, STORE), 0);
-    await poll('/readyz 503', async () => (await readyz(host.url)).status === 503);
+    await until('/readyz 503', async () => (await readyz(host.url)).status === 503);
     const before = fingerprint(dir);
     host.signal('SIGTERM');
     assert.equal((await host.exited).code, 0);
@@ -286,7 +282,7 @@ test('restore onto a running host with a sound store: one change on the host, th
     const restored = await host.cli('phrases', 'restore', '--online', backup);
     assert.equal(restored.code, 0, restored.stderr);
     assert.match(restored.stdout, /restored 8 phrases from .* in one transaction/);
-    await poll('the host showing the backup', async () => (await words(host.url)).join() === atBackup.join());
+    await until('the host showing the backup', async () => (await words(host.url)).join() === atBackup.join());
     const aside = /kept at (.*)$/m.exec(restored.stdout)[1];
     // The replaced store opens as a store, with the two phrases the restore took out.
     const keptDir = mkdtempSync(join(tmpdir(), 'lastwords-kept-'));
@@ -358,7 +354,7 @@ test('a full disk during a write: refused with the reason, nothing lost, writes 
     assert.equal((await runCli(['phrases', 'init', '--data-dir', data])).code, 0);
     host = await startHost({ dataDir: data });
     for (let i = 0; i < 5; i++) assert.equal((await runCli(['phrases', 'add', `on a small disk ${i}`, '--name', 'Op', '--data-dir', data])).code, 0);
-    await poll('five on the host', async () => (await allPhrases(host.url)).length === 5);
+    await until('five on the host', async () => (await allPhrases(host.url)).length === 5);
     const filler = fill(disk.dir);
     let refused;
     for (let i = 0; i < 200 && !refused; i++) {
@@ -373,7 +369,7 @@ test('a full disk during a write: refused with the reason, nothing lost, writes 
     for (let i = 0; i < 5; i++) assert.ok(stored.includes(`ON A SMALL DISK ${i}`));
     rmSync(filler);
     assert.equal((await runCli(['phrases', 'add', 'room again', '--name', 'Op', '--data-dir', data])).code, 0);
-    await poll('the host follows again', async () => (await words(host.url)).includes('ROOM AGAIN'));
+    await until('the host follows again', async () => (await words(host.url)).includes('ROOM AGAIN'));
     assert.deepEqual(await words(host.url), [...stored, 'ROOM AGAIN'].sort());
   } finally {
     await host?.stop();

@@ -6,8 +6,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { allPhrases, startHost } from '../support/host.mjs';
 import { startListenPeer } from '../support/listen-peer.mjs';
+import { poll } from '../support/poll.mjs';
 
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** The words the host serves, or [] while it has no list yet (503). */
 async function words(url) {
@@ -19,15 +19,11 @@ async function words(url) {
   }
 }
 
+/** Polls `check` until it returns something truthy, and returns that. */
 async function until(what, check, ms = 10_000) {
-  const deadline = Date.now() + ms;
   let last;
-  while (Date.now() < deadline) {
-    last = await check();
-    if (last) return last;
-    await sleep(100);
-  }
-  assert.fail(`${what} within ${ms} ms (last: ${JSON.stringify(last)})`);
+  await poll(async () => (last = await check()), Boolean, ms, what);
+  return last;
 }
 
 async function setUp(t, args = []) {

@@ -85,3 +85,15 @@ export function rawExchange(url, parts, { between, timeoutMs = 15_000 } = {}) {
 export function rawRequest(url, target, options = {}) {
   return rawExchange(url, [requestBytes(target, options)], options);
 }
+
+/** Whether a new TCP connection to `url` is accepted. */
+export function connects(url) {
+  return new Promise((resolve) => {
+    const socket = net.connect(Number(new URL(url).port), '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}

@@ -5,14 +5,15 @@ export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Calls `read` every 100 ms until `accept(value)` holds; resolves to the time that took.
- * After `ms`, fails naming `what` and the last value read.
+ * After `ms`, fails naming `what` (or what the function `what` returns then) and the last
+ * value read.
  */
 export async function poll(read, accept, ms, what) {
   const started = Date.now();
   for (;;) {
     const value = await read();
     if (accept(value)) return Date.now() - started;
-    if (Date.now() - started > ms) assert.fail(`${what}: not within ${ms} ms; last ${JSON.stringify(value)?.slice(0, 300)}`);
+    if (Date.now() - started > ms) assert.fail(`${typeof what === 'function' ? what() : what}: not within ${ms} ms; last ${JSON.stringify(value)?.slice(0, 300)}`);
     await sleep(100);
   }
 }
