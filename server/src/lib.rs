@@ -15,6 +15,7 @@
 //!   route and data version.
 //! - [`assets`]: the UI build embedded in the binary; [`shell`]: the HTML document around
 //!   React's markup; [`site_files`]: robots, sitemap, icons.
+//! - [`card`]: each phrase's card image, drawn with resvg and cached.
 //! - [`hub`]: the phrase feed fanned out; [`socket_limits`]: the caps on live sockets;
 //!   [`websocket`]: one socket's framing and session.
 //! - [`listener`]: the listening socket and the open-file limit; [`connections`]: the
@@ -28,6 +29,7 @@
 //! - [`cli`]: each subcommand of the binary (serve, phrases, healthcheck, config check).
 
 pub mod assets;
+pub mod card;
 pub mod check;
 pub mod cli;
 pub mod config;

@@ -2,6 +2,7 @@
 //! socket, so tests can call it with `.oneshot(request)`.
 
 mod api;
+mod card;
 mod files;
 mod live;
 mod ops;
@@ -31,6 +32,11 @@ pub fn router(state: AppState) -> Router {
         .route("/", get(pages::home))
         .route(&words, get(pages::words))
         .route(&words_capitalised, get(pages::words))
+        .route(&format!("{words}/{{id}}/card.png"), get(card::card))
+        .route(
+            &format!("{words_capitalised}/{{id}}/card.png"),
+            get(card::card),
+        )
         .route("/healthz", get(ops::healthz))
         .route("/readyz", get(ops::readyz))
         .route("/metrics", get(ops::scrape))

@@ -38,6 +38,7 @@ pub async fn readyz(State(state): State<AppState>) -> Response {
 pub async fn scrape(State(state): State<AppState>) -> Response {
     let mut out = String::with_capacity(4096);
     state.metrics.write(&mut out);
+    state.cards.write_metrics(&mut out);
     let cache = &state.page_cache;
     let sockets = &state.sockets;
     let health = state.feed.health();
