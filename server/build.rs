@@ -111,10 +111,11 @@ fn main() {
 fn card_art(dist: &Path) -> String {
     let card = dist.join("card");
     let backdrop = card.join("backdrop.svg");
+    let version = card.join("version");
     let mut fonts = Vec::new();
     collect(&card.join("fonts"), &card.join("fonts"), &mut fonts);
     fonts.sort();
-    if !backdrop.is_file() || fonts.is_empty() {
+    if !backdrop.is_file() || !version.is_file() || fonts.is_empty() {
         return "None".into();
     }
     let mut list = String::new();
@@ -122,8 +123,9 @@ fn card_art(dist: &Path) -> String {
         write!(list, "include_bytes!({:?}), ", path.display().to_string()).ok();
     }
     format!(
-        "Some(CardArt {{ backdrop: include_str!({:?}), fonts: &[{list}] }})",
-        backdrop.display().to_string()
+        "Some(CardArt {{ backdrop: include_str!({:?}), version: include_str!({:?}), fonts: &[{list}] }})",
+        backdrop.display().to_string(),
+        version.display().to_string()
     )
 }
 

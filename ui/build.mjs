@@ -101,14 +101,18 @@ function artDefine(files) {
 
 /**
  * dist/card/: the cards' backdrop and their fonts, numbered in fallback order
- * (`00042-noto-sans-sc-97.ttf.br`), for server/build.rs to embed. Not under
+ * (`00042-noto-sans-sc-97.ttf.br`), and a hash of both (`version`), for
+ * server/build.rs to embed. Not under
  * assets/: the host uses them, it does not serve them.
  */
 async function buildCard(art) {
   const cardDir = path.join(distDir, "card");
   const fontsDir = path.join(cardDir, "fonts");
   await mkdir(fontsDir, { recursive: true });
-  await writeFile(path.join(cardDir, "backdrop.svg"), art.CARD_SOURCES.backdrop());
+  const backdrop = art.CARD_SOURCES.backdrop();
+  await writeFile(path.join(cardDir, "backdrop.svg"), backdrop);
+  // What every card's validator includes: a change to the backdrop or a font changes them all.
+  const version = createHash("sha256").update(backdrop);
   let index = 0;
   for (const { dir, files } of CARD_FONTS) {
     const source = path.join(uiDir, "node_modules", "@fontsource", dir, "files");
@@ -116,11 +120,13 @@ async function buildCard(art) {
     if (names.length === 0) throw new Error(`no card font in ${source} matches ${files}`);
     for (const name of names) {
       const ttf = await fontverter.convert(await readFile(path.join(source, name)), "truetype");
+      version.update(ttf);
       const base = name.replace(/-(400|700|900)-normal\.woff2$/, "");
       await writeFile(path.join(fontsDir, `${String(index).padStart(5, "0")}-${base}.ttf.br`), brotli(ttf));
       index += 1;
     }
   }
+  await writeFile(path.join(cardDir, "version"), version.digest("hex").slice(0, 16));
 }
 
 /** Names with numbers in numeric order: `sc-2` before `sc-10`. */

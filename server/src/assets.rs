@@ -37,6 +37,8 @@ pub struct RasterImages {
 pub struct CardArt {
     /// The 1200×630 backdrop every card shares.
     pub backdrop: &'static str,
+    /// A hash of the backdrop and the fonts, part of every card's ETag.
+    pub version: &'static str,
     /// TrueType faces, each brotli-compressed, in the order the layout falls back
     /// through them: the display face first.
     pub fonts: &'static [&'static [u8]],

@@ -3,8 +3,8 @@
 //! chosen by the id, drawn at run time with resvg ([`paint`]) from the lettering's SVG
 //! ([`layout`]).
 //!
-//! Cards are kept by what they show (word, name, site name, Dino and the layout's
-//! version, whose hash is also the ETag), in a cache bounded by bytes; of many
+//! Cards are kept by what they show (word, name, site name, Dino, and the versions of
+//! the layout, the backdrop and the fonts, whose hash is also the ETag), in a cache bounded by bytes; of many
 //! requests for one card at once, one draws it and the others wait for that.
 
 pub mod layout;
@@ -78,6 +78,7 @@ impl Cards {
         let mut hash = Sha256::new();
         for part in [
             LAYOUT_VERSION,
+            self.painter.art_version(),
             site::NAME,
             &self.dino_for(&phrase.id).file,
             &phrase.word,

@@ -115,6 +115,11 @@ impl Painter {
         }
     }
 
+    /// A hash of the backdrop and the fonts.
+    pub fn art_version(&self) -> &'static str {
+        self.art.version
+    }
+
     /// The bundled faces, unpacked on first use (some 40 ms; the embedded data is
     /// brotli-compressed TrueType), in fallback order.
     pub fn fonts(&self) -> &Arc<fontdb::Database> {
