@@ -43,6 +43,9 @@ pub struct Card {
 pub struct Cards {
     painter: &'static Painter,
     cache: moka::future::Cache<String, Arc<Card>>,
+    /// Turns to draw: one per core, so a crawler asking for thousands of new cards at
+    /// once queues them instead of holding a blocking thread and a 3 MB canvas each.
+    draws: tokio::sync::Semaphore,
     /// Cards drawn (cache misses).
     pub renders: AtomicU64,
     /// Cards served from the cache.
@@ -58,6 +61,9 @@ impl Cards {
                 .max_capacity(CACHE_BYTES)
                 .weigher(|_, card: &Arc<Card>| u32::try_from(card.png.len()).unwrap_or(u32::MAX))
                 .build(),
+            draws: tokio::sync::Semaphore::new(
+                std::thread::available_parallelism().map_or(2, |n| n.get()),
+            ),
             renders: AtomicU64::new(0),
             hits: AtomicU64::new(0),
         }
@@ -104,6 +110,7 @@ impl Cards {
         let key = etag.clone();
         self.cache
             .try_get_with(key, async move {
+                let _turn = self.draws.acquire().await.map_err(|e| e.to_string())?;
                 let png = tokio::task::spawn_blocking(move || {
                     painter.paint(site::NAME, &word, &name, dino)
                 })
