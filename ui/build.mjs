@@ -39,17 +39,28 @@ const DISPLAY_FONT_RANGES = [
  * The faces the host lays a phrase's card out with, in the order it falls back
  * through them character by character: the display face (whole, Latin and
  * Latin Extended), then Noto Sans Black for the other alphabets (Cyrillic,
- * Greek, Vietnamese), Noto Sans Arabic, Noto Sans SC (Chinese, kana; Google's
- * slices of it, each a face of its own) and Noto Emoji (monochrome, like the
- * ink of the lettering). All SIL OFL, from npm @fontsource; the host's fonts
- * must be TrueType, so each woff2 is unpacked and then brotli-compressed for
- * the binary (the host unpacks them once, on the first card).
+ * Greek, Vietnamese, Devanagari), Noto Sans Arabic, Hebrew and Thai, Noto Sans
+ * SC (Chinese, kana; Google's slices of it, each a face of its own), the
+ * slices of Noto Sans KR that hold Hangul (its Hanja are SC's), and Noto Emoji
+ * (monochrome, like the ink of the lettering). All SIL OFL, from npm
+ * @fontsource; the host's fonts must be TrueType, so each woff2 is unpacked
+ * and then brotli-compressed for the binary (the host unpacks them once, on
+ * the first card). `ranges` keeps only the slices whose `unicode-range` (in
+ * the package's CSS) meets one of them.
  */
+const HANGUL = [
+  [0x1100, 0x11ff],
+  [0x3130, 0x318f],
+  [0xac00, 0xd7a3],
+];
 const CARD_FONTS = [
   { dir: "archivo-black", files: /^archivo-black-(latin|latin-ext)-400-normal\.woff2$/ },
-  { dir: "noto-sans", files: /^noto-sans-(latin|latin-ext|cyrillic|cyrillic-ext|greek|greek-ext|vietnamese)-900-normal\.woff2$/ },
+  { dir: "noto-sans", files: /^noto-sans-(latin|latin-ext|cyrillic|cyrillic-ext|greek|greek-ext|vietnamese|devanagari)-900-normal\.woff2$/ },
   { dir: "noto-sans-arabic", files: /^noto-sans-arabic-arabic-900-normal\.woff2$/ },
+  { dir: "noto-sans-hebrew", files: /^noto-sans-hebrew-hebrew-900-normal\.woff2$/ },
+  { dir: "noto-sans-thai", files: /^noto-sans-thai-thai-900-normal\.woff2$/ },
   { dir: "noto-sans-sc", files: /^noto-sans-sc-\d+-900-normal\.woff2$/ },
+  { dir: "noto-sans-kr", files: /^noto-sans-kr-\d+-900-normal\.woff2$/, ranges: { css: "900.css", keep: HANGUL } },
   { dir: "noto-emoji", files: /^noto-emoji-\d+-700-normal\.woff2$/ },
 ];
 
@@ -114,9 +125,12 @@ async function buildCard(art) {
   // What every card's validator includes: a change to the backdrop or a font changes them all.
   const version = createHash("sha256").update(backdrop);
   let index = 0;
-  for (const { dir, files } of CARD_FONTS) {
+  for (const { dir, files, ranges } of CARD_FONTS) {
     const source = path.join(uiDir, "node_modules", "@fontsource", dir, "files");
-    const names = (await readdir(source)).filter((name) => files.test(name)).sort(naturalOrder);
+    const wanted = ranges ? await slicesMeeting(path.join(source, "..", ranges.css), ranges.keep) : null;
+    const names = (await readdir(source))
+      .filter((name) => files.test(name) && (!wanted || wanted.has(name)))
+      .sort(naturalOrder);
     if (names.length === 0) throw new Error(`no card font in ${source} matches ${files}`);
     for (const name of names) {
       const ttf = await fontverter.convert(await readFile(path.join(source, name)), "truetype");
@@ -127,6 +141,27 @@ async function buildCard(art) {
     }
   }
   await writeFile(path.join(cardDir, "version"), version.digest("hex").slice(0, 16));
+}
+
+/**
+ * The woff2 files a fontsource stylesheet gives a `unicode-range` meeting one
+ * of `keep` (`[first, last]` code points).
+ */
+async function slicesMeeting(cssFile, keep) {
+  const css = await readFile(cssFile, "utf8");
+  const wanted = new Set();
+  for (const [, block] of css.matchAll(/@font-face\s*{([^}]*)}/g)) {
+    const file = /url\(\.\/files\/([^)]+\.woff2)\)/.exec(block)?.[1];
+    const range = /unicode-range:([^;]+);/.exec(block)?.[1];
+    if (!file || !range) continue;
+    const meets = range.split(",").some((part) => {
+      const [first, last = first] = part.trim().replace(/^U\+/i, "").split("-").map((hex) => Number.parseInt(hex, 16));
+      return keep.some(([from, to]) => first <= to && last >= from);
+    });
+    if (meets) wanted.add(file);
+  }
+  if (wanted.size === 0) throw new Error(`no slice in ${cssFile} meets the ranges asked for`);
+  return wanted;
 }
 
 /** Names with numbers in numeric order: `sc-2` before `sc-10`. */

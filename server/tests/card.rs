@@ -207,6 +207,10 @@ fn other_scripts_and_emoji_are_drawn_with_the_bundled_fallback_faces() {
         ("再见世界", "Noto Sans SC"),
         ("さようなら", "Noto Sans SC"),
         ("وداعا", "Noto Sans Arabic"),
+        ("안녕 세상", "Noto Sans KR"),
+        ("שלום", "Noto Sans Hebrew"),
+        ("ลาก่อน", "Noto Sans Thai"),
+        ("नमस्ते", "Noto Sans"),
         ("🦖☄️", "Noto Emoji"),
     ] {
         let lettering = painter()

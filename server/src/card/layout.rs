@@ -10,9 +10,9 @@ use unicode_segmentation::UnicodeSegmentation as _;
 pub const WIDTH: u32 = 1200;
 pub const HEIGHT: u32 = 630;
 
-/// The display face, then the faces the layout falls back to character by character.
-pub const FONT_FAMILY: &str =
-    "Archivo Black, Noto Sans, Noto Sans Arabic, Noto Sans SC, Noto Emoji";
+/// The display face; a character it lacks falls back through the bundled faces in
+/// their order (`paint::fallback`).
+pub const FONT_FAMILY: &str = "Archivo Black";
 
 /// The size the phrase is laid out at before it is scaled to fit its box.
 pub const PHRASE_REFERENCE_SIZE: f32 = 100.0;
