@@ -282,6 +282,10 @@ async function printSizes(manifest) {
   }
   const artRow = `dist/assets/*.svg (${art.size} pictures)`;
   console.log(`${artRow.padEnd(width)}  ${artSizes.map((size) => kib(size).padStart(9)).join("  ")}`);
+  const cardFonts = await listFiles(path.join(distDir, "card", "fonts"));
+  let cardBytes = 0;
+  for (const file of cardFonts) cardBytes += (await readFile(path.join(distDir, "card", "fonts", file))).length;
+  console.log(`dist/card/fonts (${cardFonts.length} faces, brotli TrueType for the host): ${kib(cardBytes)}`);
   console.log(`manifest: ${JSON.stringify({ ...manifest, art: `{${art.size} pictures}` })}`);
 }
 

@@ -69,6 +69,11 @@ impl Cards {
         }
     }
 
+    /// What the cards are drawn with.
+    pub fn painter(&self) -> &'static Painter {
+        self.painter
+    }
+
     /// The Dino a phrase's card shows: one of the collection's, chosen by its id.
     pub fn dino_for(&self, id: &str) -> &'static Dino {
         let hash = Sha256::digest(id.as_bytes());
