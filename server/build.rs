@@ -1,7 +1,8 @@
 //! Embeds the built UI (`ui/dist`) and the static files of the top-level `assets/`
 //! into the binary, so the release binary runs alone, and rasterises the UI's icon and
 //! Open Graph art (`icon.svg`, `og.svg`) into the PNG and ICO files that browsers, app
-//! launchers and link previews ask for.
+//! launchers and link previews ask for. The phrase cards' backdrop and fonts
+//! (`card/`) are embedded as they are: the host draws the cards at run time.
 //! Without a built UI the host still compiles and says at start-up how to build it.
 
 use std::fmt::Write as _;
@@ -51,6 +52,13 @@ fn main() {
     )
     .ok();
 
+    writeln!(
+        out,
+        "pub static CARD_ART: Option<CardArt> = {};",
+        card_art(&dist)
+    )
+    .ok();
+
     let mut files = Vec::new();
     collect(&dist.join("assets"), &dist.join("assets"), &mut files);
     files.sort();
@@ -96,6 +104,29 @@ fn main() {
     out.push_str("];\n");
 
     std::fs::write(out_dir.join("ui_assets.rs"), out).expect("OUT_DIR is writable");
+}
+
+/// A `CardArt { .. }` expression, or `None` when the UI build has no card art. The
+/// fonts keep the order of their names, which is the order the host falls back in.
+fn card_art(dist: &Path) -> String {
+    let card = dist.join("card");
+    let backdrop = card.join("backdrop.svg");
+    let version = card.join("version");
+    let mut fonts = Vec::new();
+    collect(&card.join("fonts"), &card.join("fonts"), &mut fonts);
+    fonts.sort();
+    if !backdrop.is_file() || !version.is_file() || fonts.is_empty() {
+        return "None".into();
+    }
+    let mut list = String::new();
+    for (_, path) in &fonts {
+        write!(list, "include_bytes!({:?}), ", path.display().to_string()).ok();
+    }
+    format!(
+        "Some(CardArt {{ backdrop: include_str!({:?}), version: include_str!({:?}), fonts: &[{list}] }})",
+        backdrop.display().to_string(),
+        version.display().to_string()
+    )
 }
 
 /// A `RasterImages { .. }` expression, or `None` when the UI is not built.

@@ -1,7 +1,8 @@
 // Builds dist/: the art (drawn by src/art), the display font, the server
 // renderer, the hashed client assets, their precompressed copies and the
-// manifest the host reads to link them; and og.svg and icon.svg for the host
-// to rasterise.
+// manifest the host reads to link them; og.svg and icon.svg for the host
+// to rasterise; and card/, the backdrop and fonts of the phrase cards the
+// host draws at run time.
 import { createHash } from "node:crypto";
 import { execFile } from "node:child_process";
 import { mkdir, readFile, readdir, rm, writeFile } from "node:fs/promises";
@@ -10,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { brotliCompressSync, constants as zlib, gzipSync } from "node:zlib";
 import * as esbuild from "esbuild";
+import fontverter from "fontverter";
 import subsetFont from "subset-font";
 
 const uiDir = path.dirname(fileURLToPath(import.meta.url));
@@ -33,6 +35,35 @@ const DISPLAY_FONT_RANGES = [
   [0x2026, 0x2026],
 ];
 
+/**
+ * The faces the host lays a phrase's card out with, in the order it falls back
+ * through them character by character: the display face (whole, Latin and
+ * Latin Extended), then Noto Sans Black for the other alphabets (Cyrillic,
+ * Greek, Vietnamese, Devanagari), Noto Sans Arabic, Hebrew and Thai, Noto Sans
+ * SC (Chinese, kana; Google's slices of it, each a face of its own), the
+ * slices of Noto Sans KR that hold Hangul (its Hanja are SC's), and Noto Emoji
+ * (monochrome, like the ink of the lettering). All SIL OFL, from npm
+ * @fontsource; the host's fonts must be TrueType, so each woff2 is unpacked
+ * and then brotli-compressed for the binary (the host unpacks them once, on
+ * the first card). `ranges` keeps only the slices whose `unicode-range` (in
+ * the package's CSS) meets one of them.
+ */
+const HANGUL = [
+  [0x1100, 0x11ff],
+  [0x3130, 0x318f],
+  [0xac00, 0xd7a3],
+];
+const CARD_FONTS = [
+  { dir: "archivo-black", files: /^archivo-black-(latin|latin-ext)-400-normal\.woff2$/ },
+  { dir: "noto-sans", files: /^noto-sans-(latin|latin-ext|cyrillic|cyrillic-ext|greek|greek-ext|vietnamese|devanagari)-900-normal\.woff2$/ },
+  { dir: "noto-sans-arabic", files: /^noto-sans-arabic-arabic-900-normal\.woff2$/ },
+  { dir: "noto-sans-hebrew", files: /^noto-sans-hebrew-hebrew-900-normal\.woff2$/ },
+  { dir: "noto-sans-thai", files: /^noto-sans-thai-thai-900-normal\.woff2$/ },
+  { dir: "noto-sans-sc", files: /^noto-sans-sc-\d+-900-normal\.woff2$/ },
+  { dir: "noto-sans-kr", files: /^noto-sans-kr-\d+-900-normal\.woff2$/, ranges: { css: "900.css", keep: HANGUL } },
+  { dir: "noto-emoji", files: /^noto-emoji-\d+-700-normal\.woff2$/ },
+];
+
 const shared = {
   bundle: true,
   minify: true,
@@ -43,12 +74,8 @@ const shared = {
   absWorkingDir: uiDir,
 };
 
-/**
- * Draws every picture of src/art into a content-hashed file and returns
- * `{name: file}`. The bundles get that map as `__ART_FILES__`, so they have to
- * be built after this.
- */
-async function buildArt() {
+/** The drawing code of src/art, bundled for Node and imported. */
+async function loadArt() {
   const bundled = await esbuild.build({
     ...shared,
     entryPoints: ["src/art/render.ts"],
@@ -58,7 +85,15 @@ async function buildArt() {
     minify: false,
   });
   const source = bundled.outputFiles[0].text;
-  const art = await import(`data:text/javascript;base64,${Buffer.from(source).toString("base64")}`);
+  return import(`data:text/javascript;base64,${Buffer.from(source).toString("base64")}`);
+}
+
+/**
+ * Draws every picture of src/art into a content-hashed file and returns
+ * `{name: file}`. The bundles get that map as `__ART_FILES__`, so they have to
+ * be built after this.
+ */
+async function buildArt(art) {
   const files = {};
   for (const [name, svg] of art.renderCatalog()) {
     const file = `${name}-${contentHash(svg)}.svg`;
@@ -73,6 +108,65 @@ async function buildArt() {
 /** What both bundles are told at build time: where each picture was written. */
 function artDefine(files) {
   return { ...shared.define, __ART_FILES__: JSON.stringify(files) };
+}
+
+/**
+ * dist/card/: the cards' backdrop and their fonts, numbered in fallback order
+ * (`00042-noto-sans-sc-97.ttf.br`), and a hash of both (`version`), for
+ * server/build.rs to embed. Not under
+ * assets/: the host uses them, it does not serve them.
+ */
+async function buildCard(art) {
+  const cardDir = path.join(distDir, "card");
+  const fontsDir = path.join(cardDir, "fonts");
+  await mkdir(fontsDir, { recursive: true });
+  const backdrop = art.CARD_SOURCES.backdrop();
+  await writeFile(path.join(cardDir, "backdrop.svg"), backdrop);
+  // What every card's validator includes: a change to the backdrop or a font changes them all.
+  const version = createHash("sha256").update(backdrop);
+  let index = 0;
+  for (const { dir, files, ranges } of CARD_FONTS) {
+    const source = path.join(uiDir, "node_modules", "@fontsource", dir, "files");
+    const wanted = ranges ? await slicesMeeting(path.join(source, "..", ranges.css), ranges.keep) : null;
+    const names = (await readdir(source))
+      .filter((name) => files.test(name) && (!wanted || wanted.has(name)))
+      .sort(naturalOrder);
+    if (names.length === 0) throw new Error(`no card font in ${source} matches ${files}`);
+    for (const name of names) {
+      const ttf = await fontverter.convert(await readFile(path.join(source, name)), "truetype");
+      version.update(ttf);
+      const base = name.replace(/-(400|700|900)-normal\.woff2$/, "");
+      await writeFile(path.join(fontsDir, `${String(index).padStart(5, "0")}-${base}.ttf.br`), brotli(ttf));
+      index += 1;
+    }
+  }
+  await writeFile(path.join(cardDir, "version"), version.digest("hex").slice(0, 16));
+}
+
+/**
+ * The woff2 files a fontsource stylesheet gives a `unicode-range` meeting one
+ * of `keep` (`[first, last]` code points).
+ */
+async function slicesMeeting(cssFile, keep) {
+  const css = await readFile(cssFile, "utf8");
+  const wanted = new Set();
+  for (const [, block] of css.matchAll(/@font-face\s*{([^}]*)}/g)) {
+    const file = /url\(\.\/files\/([^)]+\.woff2)\)/.exec(block)?.[1];
+    const range = /unicode-range:([^;]+);/.exec(block)?.[1];
+    if (!file || !range) continue;
+    const meets = range.split(",").some((part) => {
+      const [first, last = first] = part.trim().replace(/^U\+/i, "").split("-").map((hex) => Number.parseInt(hex, 16));
+      return keep.some(([from, to]) => first <= to && last >= from);
+    });
+    if (meets) wanted.add(file);
+  }
+  if (wanted.size === 0) throw new Error(`no slice in ${cssFile} meets the ranges asked for`);
+  return wanted;
+}
+
+/** Names with numbers in numeric order: `sc-2` before `sc-10`. */
+function naturalOrder(a, b) {
+  return a.localeCompare(b, "en", { numeric: true });
 }
 
 async function buildServer(artFiles) {
@@ -188,6 +282,10 @@ async function printSizes(manifest) {
   }
   const artRow = `dist/assets/*.svg (${art.size} pictures)`;
   console.log(`${artRow.padEnd(width)}  ${artSizes.map((size) => kib(size).padStart(9)).join("  ")}`);
+  const cardFonts = await listFiles(path.join(distDir, "card", "fonts"));
+  let cardBytes = 0;
+  for (const file of cardFonts) cardBytes += (await readFile(path.join(distDir, "card", "fonts", file))).length;
+  console.log(`dist/card/fonts (${cardFonts.length} faces, brotli TrueType for the host): ${kib(cardBytes)}`);
   console.log(`manifest: ${JSON.stringify({ ...manifest, art: `{${art.size} pictures}` })}`);
 }
 
@@ -224,7 +322,9 @@ async function listFiles(dir) {
 async function main() {
   await rm(distDir, { recursive: true, force: true });
   await mkdir(assetsDir, { recursive: true });
-  const art = await buildArt();
+  const drawings = await loadArt();
+  const art = await buildArt(drawings);
+  await buildCard(drawings);
   await buildServer(art);
   const client = await buildClient(art);
   const font = await buildFont();

@@ -1,7 +1,7 @@
 //! The built UI, embedded at compile time: the server bundle, the manifest naming the
 //! hashed client files, and every static asset with its precompressed variants.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::OnceLock;
 
 use serde::Deserialize;
@@ -32,6 +32,18 @@ pub struct RasterImages {
     pub favicon_ico: &'static [u8],
 }
 
+/// What the phrase cards are drawn on and with (`ui/dist/card`).
+#[derive(Debug)]
+pub struct CardArt {
+    /// The 1200×630 backdrop every card shares.
+    pub backdrop: &'static str,
+    /// A hash of the backdrop and the fonts, part of every card's ETag.
+    pub version: &'static str,
+    /// TrueType faces, each brotli-compressed, in the order the layout falls back
+    /// through them: the display face first.
+    pub fonts: &'static [&'static [u8]],
+}
+
 include!(concat!(env!("OUT_DIR"), "/ui_assets.rs"));
 
 /// Names of the hashed client files, written by `ui/build.mjs`.
@@ -47,6 +59,9 @@ pub struct Manifest {
     /// Fonts the stylesheet uses on every page, preloaded so the first paint has them.
     #[serde(default)]
     pub fonts: Vec<String>,
+    /// Every picture's content-hashed file under `/assets/`, by name (`dino-3`).
+    #[serde(default)]
+    pub art: BTreeMap<String, String>,
 }
 
 /// What the host needs from the UI build, checked once at start.
@@ -58,14 +73,29 @@ pub struct Ui {
     pub icon_svg: &'static str,
     /// The icon and Open Graph art as PNG and ICO.
     pub images: &'static RasterImages,
+    /// What the phrase cards are drawn on and with.
+    pub card: CardSources,
+}
+
+/// The phrase cards' backdrop and fonts, and the Dinos they may show.
+#[derive(Debug, Clone)]
+pub struct CardSources {
+    pub art: &'static CardArt,
+    /// Each minted Dino's picture (`dino-1`, `dino-2`, ...), in number order, as its
+    /// content-hashed file name and SVG.
+    pub dinos: Vec<(String, &'static [u8])>,
 }
 
 impl Ui {
     /// The embedded UI, or a message telling the operator how to build it.
     pub fn embedded() -> Result<Ui, String> {
-        let (Some(server_bundle), Some(manifest), Some(icon_svg), Some(images)) =
-            (SERVER_BUNDLE, MANIFEST, ICON_SVG, RASTER_IMAGES.as_ref())
-        else {
+        let (Some(server_bundle), Some(manifest), Some(icon_svg), Some(images), Some(card_art)) = (
+            SERVER_BUNDLE,
+            MANIFEST,
+            ICON_SVG,
+            RASTER_IMAGES.as_ref(),
+            CARD_ART.as_ref(),
+        ) else {
             return Err(
                 "the UI (with its art) is not built into this binary: run scripts/build (or `npm run build` in ui/) and build again"
                     .into(),
@@ -83,11 +113,36 @@ impl Ui {
                 ));
             }
         }
+        let mut dinos = Vec::new();
+        for (name, file) in &manifest.art {
+            let Some(number) = name
+                .strip_prefix("dino-")
+                .and_then(|n| n.parse::<u32>().ok())
+            else {
+                continue;
+            };
+            let asset = find(file).ok_or_else(|| {
+                format!("the manifest names {file}, which is not in ui/dist/assets")
+            })?;
+            dinos.push((number, file.clone(), asset.body));
+        }
+        if dinos.is_empty() {
+            return Err("the UI build has no Dino art (dino-N) for the phrase cards".into());
+        }
+        dinos.sort_by_key(|(number, _, _)| *number);
+        let card = CardSources {
+            art: card_art,
+            dinos: dinos
+                .into_iter()
+                .map(|(_, file, svg)| (file, svg))
+                .collect(),
+        };
         Ok(Ui {
             server_bundle,
             manifest,
             icon_svg,
             images,
+            card,
         })
     }
 }

@@ -17,6 +17,7 @@
 //! - [`assets`]: the UI build embedded in the binary; [`shell`]: the HTML document around
 //!   React's markup; [`site_files`]: robots, icons; [`listings`]: the sitemap and the
 //!   Atom feed of phrase pages.
+//! - [`card`]: each phrase's card image, drawn with resvg and cached.
 //! - [`hub`]: the phrase feed fanned out; [`socket_limits`]: the caps on live sockets;
 //!   [`websocket`]: one socket's framing and session.
 //! - [`client`]: who a request comes from (behind trusted proxies too);
@@ -33,6 +34,7 @@
 
 pub mod alternatives;
 pub mod assets;
+pub mod card;
 pub mod check;
 pub mod cli;
 pub mod client;

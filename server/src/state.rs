@@ -12,6 +12,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
 use crate::assets::Ui;
+use crate::card::{self, Cards};
 use crate::config::Config;
 use crate::connections::{self, Connections};
 use crate::hub::Hub;
@@ -64,6 +65,8 @@ pub struct Shared {
     pub listings: Arc<Listings>,
     /// robots.txt, icons and the Open Graph image.
     pub site_files: Arc<SiteFiles>,
+    /// Each phrase's card image, drawn when first asked for.
+    pub cards: Cards,
     /// Live sockets under their caps.
     pub sockets: Arc<SocketLimits>,
     /// Open TCP connections under the budget and in the reserve.
@@ -98,6 +101,7 @@ impl AppState {
             sockets: SocketLimits::new(config.sockets),
             connections: Connections::new(connections::budget(config.http.max_connections)),
             site_files,
+            cards: Cards::new(card::painter(&ui.card)),
             config,
             renderer,
             page_cache,

@@ -25,6 +25,10 @@ pub async fn run(config: Arc<Config>) -> anyhow::Result<()> {
         let feed = feed.clone();
         tokio::task::spawn_blocking(move || AppState::start(config, ui, feed)).await??
     };
+    // The cards' fonts are unpacked and their backdrop drawn now, off any request, so
+    // the first card shared after a deploy comes as fast as any other.
+    let painter = state.cards.painter();
+    tokio::task::spawn_blocking(move || painter.warm());
     // Listening for signals before saying "serving": a signal sent on that line is heard.
     let stop = server::shutdown_signals()?;
     tracing::info!(

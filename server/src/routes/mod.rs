@@ -2,6 +2,7 @@
 //! socket, so tests can call it with `.oneshot(request)`.
 
 mod api;
+mod card;
 mod files;
 mod listings;
 mod live;
@@ -41,6 +42,11 @@ pub fn router(state: AppState) -> Router {
         .route("/sitemap.xml", get(listings::sitemap))
         .route("/sitemaps/{file}", get(listings::sitemap_child))
         .route(crate::site_files::ATOM_FEED, get(listings::atom))
+        .route(&format!("{words}/{{id}}/card.png"), get(card::card))
+        .route(
+            &format!("{words_capitalised}/{{id}}/card.png"),
+            get(card::card),
+        )
         .route("/healthz", get(ops::healthz))
         .route("/readyz", get(ops::readyz))
         .route("/metrics", get(ops::scrape))

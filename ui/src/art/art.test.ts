@@ -3,7 +3,7 @@ import { MINTED_DINOS } from "../data/dinos";
 import { TEAM } from "../data/team";
 import { ART_NAMES, artSize, dinoArt, teamArt } from "./catalog";
 import { letter } from "./pixelFont";
-import { RASTER_SOURCES, renderArt, renderCatalog } from "./render";
+import { CARD_SOURCES, RASTER_SOURCES, renderArt, renderCatalog } from "./render";
 import { OG_SIZE } from "./sizes";
 
 describe("the ten minted Dinos", () => {
@@ -65,6 +65,16 @@ describe("the pictures the host rasterises", () => {
       expectWellFormed(svg);
       expect(svg).not.toMatch(/<(text|style|foreignObject|filter|image)\b/);
     }
+  });
+});
+
+describe("the backdrop of a phrase's card", () => {
+  it("is 1200 × 630 with no lettering: the host sets the phrase and names on it", () => {
+    const backdrop = CARD_SOURCES.backdrop();
+    expect(backdrop).toContain(`width="${OG_SIZE.width}" height="${OG_SIZE.height}"`);
+    expectWellFormed(backdrop);
+    expect(backdrop).not.toMatch(/<(text|style|foreignObject|filter|image)\b/);
+    expect(CARD_SOURCES.backdrop()).toBe(backdrop);
   });
 });
 

@@ -1,7 +1,9 @@
 /**
  * The brand pictures: the app icon and favicon (the Dino head on green) and
  * the Open Graph card. Lettering is drawn in the pixel font, never as text,
- * because the card is rasterised where no fonts may be installed.
+ * because the card is rasterised where no fonts may be installed. And the
+ * backdrop of each phrase's card, on which the host sets the phrase, its
+ * author and a Dino with its own bundled fonts at run time.
  */
 import { DINO_HEAD, DINO_TILE } from "./glyphs";
 import { BONE, GREEN, GREEN_DEEP, INK } from "./palette";
@@ -78,6 +80,28 @@ export function openGraphCard(): string {
     placeDino(FRIEND, 580, 318, 200),
     placeDino(STEGO, 990, 318, 200),
     placeDino(MASCOT, 730, 120, 340),
+    group({ transform: "translate(0 582)" }, stripes(1200)),
+  );
+}
+
+/**
+ * The backdrop of a phrase's card (1200 × 630): the night, a meteor falling
+ * towards the Dino's frame on the right, a hill under it and the stripes. It
+ * has no lettering and leaves the left two thirds calm for the phrase; the
+ * host draws the brand tile's name, the phrase, "By …" and the framed Dino
+ * (`server/src/card`), so this picture is the same for every phrase.
+ */
+export function phraseCardBackdrop(): string {
+  const random = seededRandom(1066);
+  return svgDocument(
+    OG_SIZE,
+    nightSky(OG_SIZE),
+    stars(random, { width: 1200, height: 560 }, 70),
+    el("path", { d: "M790 630Q840 530 960 506Q1090 490 1220 520V630Z", fill: GREEN_DEEP, stroke: INK, "stroke-width": 6 }),
+    sprout(1165, 512, 1),
+    group({ transform: "translate(1090 0) scale(0.62)" }, meteoriteDrawing()),
+    el("rect", { x: 70, y: 50, width: 64, height: 64, rx: 14, fill: GREEN }),
+    group({ transform: "translate(70 52) scale(1.9)" }, dinoHead(GREEN)),
     group({ transform: "translate(0 582)" }, stripes(1200)),
   );
 }

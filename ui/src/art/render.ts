@@ -4,7 +4,7 @@
  */
 import { MINTED_DINOS } from "../data/dinos";
 import { TEAM } from "../data/team";
-import { appIcon, favicon, openGraphCard } from "./brand";
+import { appIcon, favicon, openGraphCard, phraseCardBackdrop } from "./brand";
 import { ART_NAMES, dinoArt, isSceneName, teamArt, type ArtName, type SceneName } from "./catalog";
 import { dinoPortrait } from "./dino";
 import { aboutScene } from "./scenery/about";
@@ -56,4 +56,10 @@ export const RASTER_SOURCES = {
   og: openGraphCard,
   /** The square app icon, rasterised at 32, 180, 192 and 512 pixels. */
   icon: appIcon,
+} as const;
+
+/** Pictures the host rasterises at run time, under text it lays out itself. */
+export const CARD_SOURCES = {
+  /** The 1200 × 630 backdrop of every phrase's card. */
+  backdrop: phraseCardBackdrop,
 } as const;

@@ -1,0 +1,169 @@
+//! The card image of each phrase (`/{product}/{id}/card.png`, its page's `og:image`):
+//! 1200×630, the phrase in the display face, "By {name}", the site's name and a Dino
+//! chosen by the id, drawn at run time with resvg ([`paint`]) from the lettering's SVG
+//! ([`layout`]).
+//!
+//! Cards are kept by what they show (word, name, site name, Dino, and the versions of
+//! the layout, the backdrop and the fonts, whose hash is also the ETag), in a cache bounded by bytes; of many
+//! requests for one card at once, one draws it and the others wait for that.
+
+pub mod layout;
+pub mod paint;
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
+
+use axum::http::HeaderValue;
+use bytes::Bytes;
+use sha2::{Digest as _, Sha256};
+
+use crate::assets::CardSources;
+use crate::error::AppError;
+use crate::metrics::help;
+use crate::phrase_list::Phrase;
+use crate::site;
+use paint::{Dino, Painter};
+
+/// Changes whenever the drawing changes, so every ETag does too.
+const LAYOUT_VERSION: &str = "card-1";
+
+/// Bytes of PNG the cache holds (a card is some 60–120 KB).
+const CACHE_BYTES: u64 = 48 << 20;
+
+/// One drawn card.
+#[derive(Debug)]
+pub struct Card {
+    pub png: Bytes,
+    /// The quoted validator: the hash of what the card shows.
+    pub etag: String,
+    pub etag_header: HeaderValue,
+}
+
+/// The cards drawn so far, and their counters.
+pub struct Cards {
+    painter: &'static Painter,
+    cache: moka::future::Cache<String, Arc<Card>>,
+    /// Turns to draw: one per core, so a crawler asking for thousands of new cards at
+    /// once queues them instead of holding a blocking thread and a 3 MB canvas each.
+    draws: tokio::sync::Semaphore,
+    /// Cards drawn (cache misses).
+    pub renders: AtomicU64,
+    /// Cards served from the cache.
+    pub hits: AtomicU64,
+}
+
+impl Cards {
+    /// The cards of the embedded UI build.
+    pub fn new(painter: &'static Painter) -> Self {
+        Self {
+            painter,
+            cache: moka::future::Cache::builder()
+                .max_capacity(CACHE_BYTES)
+                .weigher(|_, card: &Arc<Card>| u32::try_from(card.png.len()).unwrap_or(u32::MAX))
+                .build(),
+            draws: tokio::sync::Semaphore::new(
+                std::thread::available_parallelism().map_or(2, |n| n.get()),
+            ),
+            renders: AtomicU64::new(0),
+            hits: AtomicU64::new(0),
+        }
+    }
+
+    /// What the cards are drawn with.
+    pub fn painter(&self) -> &'static Painter {
+        self.painter
+    }
+
+    /// The Dino a phrase's card shows: one of the collection's, chosen by its id.
+    pub fn dino_for(&self, id: &str) -> &'static Dino {
+        let hash = Sha256::digest(id.as_bytes());
+        let mut first = [0u8; 8];
+        first.copy_from_slice(&hash[..8]);
+        // Never empty: `Ui::embedded` refuses a build without Dinos.
+        let dinos = &self.painter.dinos;
+        &dinos[(u64::from_be_bytes(first) % dinos.len() as u64) as usize]
+    }
+
+    /// The quoted ETag of `phrase`'s card: a hash of everything the card shows.
+    pub fn etag(&self, phrase: &Phrase) -> String {
+        let mut hash = Sha256::new();
+        for part in [
+            LAYOUT_VERSION,
+            self.painter.art_version(),
+            site::NAME,
+            &self.dino_for(&phrase.id).file,
+            &phrase.word,
+            &phrase.name,
+        ] {
+            // Lengths first, so no two lists of parts hash alike.
+            hash.update((part.len() as u64).to_be_bytes());
+            hash.update(part.as_bytes());
+        }
+        format!("\"{}\"", hex::encode(&hash.finalize()[..12]))
+    }
+
+    /// `phrase`'s card, drawn on a blocking thread unless it is cached.
+    pub async fn card(&self, phrase: &Phrase) -> Result<Arc<Card>, AppError> {
+        let etag = self.etag(phrase);
+        if let Some(card) = self.cache.get(&etag).await {
+            self.hits.fetch_add(1, Ordering::Relaxed);
+            return Ok(card);
+        }
+        let painter = self.painter;
+        let dino = self.dino_for(&phrase.id);
+        let (word, name) = (phrase.word.clone(), phrase.name.clone());
+        let key = etag.clone();
+        self.cache
+            .try_get_with(key, async move {
+                let _turn = self.draws.acquire().await.map_err(|e| e.to_string())?;
+                let png = tokio::task::spawn_blocking(move || {
+                    painter.paint(site::NAME, &word, &name, dino)
+                })
+                .await
+                .map_err(|e| e.to_string())??;
+                self.renders.fetch_add(1, Ordering::Relaxed);
+                let etag_header = HeaderValue::from_str(&etag).map_err(|e| e.to_string())?;
+                Ok::<_, String>(Arc::new(Card {
+                    png: Bytes::from(png),
+                    etag,
+                    etag_header,
+                }))
+            })
+            .await
+            .map_err(|e| AppError::Internal(anyhow::anyhow!("the card was not drawn: {e}")))
+    }
+
+    /// The counters in the Prometheus text format.
+    pub fn write_metrics(&self, out: &mut String) {
+        use std::fmt::Write as _;
+        for (name, text, value) in [
+            (
+                "lastwords_card_renders_total",
+                "Phrase cards drawn (cache misses).",
+                &self.renders,
+            ),
+            (
+                "lastwords_card_cache_hits_total",
+                "Phrase cards served from the cache.",
+                &self.hits,
+            ),
+        ] {
+            help(out, name, "counter", text);
+            let _ = writeln!(out, "{name} {}", value.load(Ordering::Relaxed));
+        }
+    }
+}
+
+/// The painter of the embedded UI build, made once per process (its fonts, backdrop
+/// and framed Dinos are drawn once, when first wanted, and shared by every host).
+pub fn painter(sources: &CardSources) -> &'static Painter {
+    static PAINTER: OnceLock<Painter> = OnceLock::new();
+    PAINTER.get_or_init(|| {
+        let dinos = sources
+            .dinos
+            .iter()
+            .map(|(file, svg)| Dino::new(file.clone(), svg))
+            .collect();
+        Painter::new(sources.art, dinos)
+    })
+}

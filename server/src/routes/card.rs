@@ -1,0 +1,42 @@
+//! `/{product}/{id}/card.png`: a phrase's card image, for link previews.
+
+use axum::body::Body;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+
+use crate::error::{AppError, refusal};
+use crate::negotiate::not_modified;
+use crate::state::AppState;
+
+/// An hour: a crawler that shares a link soon after a change may keep the old card
+/// that long, and asks again with the ETag after.
+const CACHE_CONTROL: HeaderValue = HeaderValue::from_static("public, max-age=3600");
+
+pub async fn card(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response, AppError> {
+    let snapshot = state.feed.current();
+    let Some(phrase) = snapshot.list.get(&id) else {
+        return Ok(refusal(StatusCode::NOT_FOUND, "no phrase has that id"));
+    };
+    let etag = state.cards.etag(phrase);
+    if not_modified(&headers, &etag) {
+        let mut response = StatusCode::NOT_MODIFIED.into_response();
+        let out = response.headers_mut();
+        out.insert(header::CACHE_CONTROL, CACHE_CONTROL);
+        if let Ok(value) = HeaderValue::from_str(&etag) {
+            out.insert(header::ETAG, value);
+        }
+        return Ok(response);
+    }
+    let card = state.cards.card(phrase).await?;
+    let mut response = Response::new(Body::from(card.png.clone()));
+    let out = response.headers_mut();
+    out.insert(header::CONTENT_TYPE, HeaderValue::from_static("image/png"));
+    out.insert(header::CACHE_CONTROL, CACHE_CONTROL);
+    out.insert(header::ETAG, card.etag_header.clone());
+    Ok(response)
+}

@@ -1,0 +1,357 @@
+//! Each phrase's card image: its size, lettering inside the margins whatever the phrase,
+//! hostile text drawn as the literal characters, other scripts in the fallback faces,
+//! the ETag, the cache and unknown ids.
+
+mod common;
+
+use std::sync::atomic::Ordering;
+
+use axum::body::Body;
+use axum::http::{Request, StatusCode, header};
+use common::{TestHost, bytes, phrase};
+use lastwords::assets::Ui;
+use lastwords::card::layout::{self, HEIGHT, WIDTH};
+use lastwords::card::paint::{self, Lettering, Painter};
+use lastwords::card::{self, Cards};
+use lastwords::site;
+use resvg::usvg;
+
+const WIDEST: &str = "WWWWWWWWWWWWWWWWWWWW";
+const LONGEST: &str = "THE METEOR IS COMING";
+const EMOJI: &str = "🦖🦕☄️🔥🌍🦖🦕☄️🔥🌍🦖🦕☄️🔥🌍🦖🦕☄️🔥🌍";
+const NAME_40: &str = "WWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWWW";
+
+fn painter() -> &'static Painter {
+    let ui = Ui::embedded().expect("the UI is built (run scripts/build or scripts/test)");
+    card::painter(&ui.card)
+}
+
+/// The decoded PNG: width, height and RGBA pixels.
+fn decode(png: &[u8]) -> (u32, u32, Vec<u8>) {
+    let mut reader = png::Decoder::new(std::io::Cursor::new(png))
+        .read_info()
+        .expect("a PNG");
+    let mut pixels = vec![0; reader.output_buffer_size().expect("a size")];
+    let info = reader.next_frame(&mut pixels).expect("a frame");
+    assert_eq!(info.color_type, png::ColorType::Rgba);
+    pixels.truncate(info.buffer_size());
+    (info.width, info.height, pixels)
+}
+
+/// The columns and rows where the lettering alone (on a transparent card) has ink.
+fn ink_extent(lettering: &Lettering) -> Option<(u32, u32, u32, u32)> {
+    let pixmap = painter()
+        .lettering_pixels(lettering)
+        .expect("the lettering draws");
+    let (width, height) = (pixmap.width(), pixmap.height());
+    let mut extent: Option<(u32, u32, u32, u32)> = None;
+    for y in 0..height {
+        for x in 0..width {
+            if pixmap.pixel(x, y).is_some_and(|p| p.alpha() > 0) {
+                let e = extent.get_or_insert((x, y, x, y));
+                *e = (e.0.min(x), e.1.min(y), e.2.max(x), e.3.max(y));
+            }
+        }
+    }
+    extent
+}
+
+/// The text the element `id` holds once parsed.
+fn text_of(tree: &usvg::Tree, id: &str) -> String {
+    match tree.node_by_id(id) {
+        Some(usvg::Node::Text(text)) => text.chunks().iter().map(|chunk| chunk.text()).collect(),
+        other => panic!("{id} is not a text: {other:?}"),
+    }
+}
+
+/// The families of the faces each glyph of `id` was drawn with, and whether any glyph
+/// is a missing-character box.
+fn faces_of(tree: &usvg::Tree, id: &str) -> (Vec<String>, bool) {
+    let Some(usvg::Node::Text(text)) = tree.node_by_id(id) else {
+        panic!("{id} is not a text");
+    };
+    let mut families = Vec::new();
+    let mut missing = false;
+    for glyph in text
+        .layouted()
+        .iter()
+        .flat_map(|span| &span.positioned_glyphs)
+    {
+        missing |= glyph.id.0 == 0;
+        let face = tree.fontdb().face(glyph.font).expect("a face");
+        let family = face.families[0].0.clone();
+        if !families.contains(&family) {
+            families.push(family);
+        }
+    }
+    (families, missing)
+}
+
+#[test]
+fn the_widest_and_longest_phrases_fit_inside_the_margins() {
+    for (word, name) in [
+        (WIDEST, NAME_40),
+        (LONGEST, "Tyrannosaurus rex the Magnificent Jr. II"),
+        (EMOJI, NAME_40),
+        ("RAWR", "A"),
+    ] {
+        let lettering = painter()
+            .lettering(site::NAME, word, name)
+            .expect("lays out");
+        let (left, top, right, bottom) = ink_extent(&lettering).expect("the lettering has ink");
+        // Left of the margin, right of the lettering's column (the Dino is there), above
+        // the header and below the byline, no pixel of lettering.
+        assert!(
+            left as f32 >= paint::LEFT - 1.0,
+            "{word}: ink at x = {left}"
+        );
+        assert!(
+            right as f32 <= paint::RIGHT + 1.0,
+            "{word}: ink at x = {right}"
+        );
+        assert!(
+            top >= 40 && bottom <= 570,
+            "{word}: ink from y {top} to {bottom}"
+        );
+        for (id, [l, t, r, b]) in lettering.ink_boxes() {
+            assert!(
+                l >= paint::LEFT - 0.5 && r <= paint::RIGHT + 0.5,
+                "{word}: {id} from x {l} to {r}"
+            );
+            if id.starts_with("phrase") {
+                assert!(
+                    t >= paint::PHRASE_TOP - 0.5 && b <= paint::PHRASE_BOTTOM + 0.5,
+                    "{word}: {id} from y {t} to {b}"
+                );
+                // Fitting never shrinks a phrase to nothing: 20 W still span the column.
+                assert!(
+                    r - l > 300.0 || word == "RAWR",
+                    "{word}: {id} is {} wide",
+                    r - l
+                );
+            }
+        }
+        let png = painter()
+            .paint(site::NAME, word, name, &painter().dinos[0])
+            .expect("the card draws");
+        let (width, height, pixels) = decode(&png);
+        assert_eq!((width, height), (WIDTH, HEIGHT));
+        assert_eq!((width, height), (1200, 630));
+        // The backdrop is opaque everywhere.
+        assert!(pixels.chunks(4).all(|p| p[3] == 255));
+    }
+}
+
+#[test]
+fn hostile_text_is_drawn_as_its_literal_characters() {
+    let cases = [
+        (
+            "<SCRIPT>ALERT(1)</SCRIPT>",
+            "</text><script>alert(1)</script>",
+        ),
+        ("]]>&AMP;\"'", "Tom & \"Jerry\" <O'Brien>"),
+        ("<!-- & -->", "<![CDATA[x]]>"),
+        ("שלום ABC 123", "\u{202E}evil\u{202C} \u{200F}name"),
+        ("NUL\u{0}BEL\u{7}", "\u{FFFF}\u{1b}[31m"),
+        (LONGEST, NAME_40),
+    ];
+    for (word, name) in cases {
+        let lettering = painter()
+            .lettering(site::NAME, word, name)
+            .expect("hostile text still lays out");
+        let tree = lettering.tree();
+        for lines in 1..=layout::line_breaks(word).len() {
+            let id = layout::phrase_id(lines);
+            let drawn = text_of(tree, &id);
+            if lines == 1 {
+                assert_eq!(drawn, layout::as_drawn(word), "{word:?}");
+            } else {
+                // Broken at spaces: the same characters, less the spaces between lines.
+                assert_eq!(
+                    drawn.replace(' ', ""),
+                    layout::as_drawn(word).replace(' ', "")
+                );
+            }
+        }
+        assert_eq!(
+            text_of(tree, layout::BYLINE_ID),
+            layout::as_drawn(&layout::byline(name)),
+            "{name:?}"
+        );
+        assert_eq!(text_of(tree, layout::SITE_ID), site::NAME);
+        // Nothing but the three texts (and the phrase's other ways of breaking): no
+        // element came out of the text.
+        let ids: Vec<String> = tree
+            .root()
+            .children()
+            .iter()
+            .map(|n| n.id().to_owned())
+            .collect();
+        assert!(
+            ids.iter()
+                .all(|id| id == "site" || id == "by" || id.starts_with("phrase-")),
+            "{ids:?}"
+        );
+        let png = painter()
+            .paint(site::NAME, word, name, &painter().dinos[1])
+            .expect("the card draws");
+        assert_eq!(decode(&png).0, 1200);
+    }
+}
+
+#[test]
+fn other_scripts_and_emoji_are_drawn_with_the_bundled_fallback_faces() {
+    for (word, face) in [
+        ("ПРОЩАЙ МИР", "Noto Sans"),
+        ("ΑΝΤΊΟ", "Noto Sans"),
+        ("再见世界", "Noto Sans SC"),
+        ("さようなら", "Noto Sans SC"),
+        ("وداعا", "Noto Sans Arabic"),
+        ("안녕 세상", "Noto Sans KR"),
+        ("שלום", "Noto Sans Hebrew"),
+        ("ลาก่อน", "Noto Sans Thai"),
+        ("नमस्ते", "Noto Sans"),
+        ("🦖☄️", "Noto Emoji"),
+    ] {
+        let lettering = painter()
+            .lettering(site::NAME, word, "Ann")
+            .expect("lays out");
+        let (families, missing) = faces_of(lettering.tree(), &layout::phrase_id(1));
+        assert!(!missing, "{word}: a glyph is missing ({families:?})");
+        // (The slices of Noto Sans SC name their family "Noto Sans SC Thin", after the
+        // variable font they were cut from; their glyphs are the black weight.)
+        assert!(
+            families.iter().any(|f| f.starts_with(face)),
+            "{word}: drawn with {families:?}"
+        );
+        // And there is ink where the phrase is.
+        let pixmap = painter().lettering_pixels(&lettering).expect("draws");
+        let inked = (paint::PHRASE_TOP as u32..paint::PHRASE_BOTTOM as u32)
+            .flat_map(|y| (paint::LEFT as u32..paint::RIGHT as u32).map(move |x| (x, y)))
+            .filter(|&(x, y)| pixmap.pixel(x, y).is_some_and(|p| p.alpha() > 128))
+            .count();
+        assert!(inked > 2000, "{word}: {inked} pixels of ink");
+    }
+    // Latin stays in the display face.
+    let lettering = painter()
+        .lettering(site::NAME, "RAWR", "Ann")
+        .expect("lays out");
+    assert_eq!(
+        faces_of(lettering.tree(), &layout::phrase_id(1)).0,
+        ["Archivo Black"]
+    );
+}
+
+#[test]
+fn the_dino_is_chosen_by_the_id_and_the_etag_by_what_the_card_shows() {
+    let cards = Cards::new(painter());
+    let one = phrase("a", "RAWR", "Ann");
+    assert_eq!(cards.dino_for("a").file, cards.dino_for("a").file);
+    let dinos: std::collections::HashSet<&str> = (0..200)
+        .map(|i| cards.dino_for(&format!("id{i}")).file.as_str())
+        .collect();
+    assert_eq!(dinos.len(), painter().dinos.len(), "every Dino shows up");
+    let etag = cards.etag(&one);
+    assert!(etag.starts_with('"') && etag.ends_with('"'));
+    assert_eq!(etag, cards.etag(&phrase("a", "RAWR", "Ann")));
+    assert_ne!(etag, cards.etag(&phrase("a", "RAWR", "Bob")));
+    assert_ne!(etag, cards.etag(&phrase("a", "ROAR", "Ann")));
+    // Word and name cannot trade characters and hash alike.
+    assert_ne!(
+        cards.etag(&phrase("a", "AB", "C")),
+        cards.etag(&phrase("a", "A", "BC"))
+    );
+}
+
+async fn card(
+    host: &TestHost,
+    path: &str,
+    etag: Option<&str>,
+) -> (axum::http::Response<()>, Vec<u8>) {
+    let mut request = Request::get(path);
+    if let Some(etag) = etag {
+        request = request.header(header::IF_NONE_MATCH, etag);
+    }
+    bytes(host.send(request.body(Body::empty()).unwrap()).await).await
+}
+
+#[tokio::test]
+async fn a_card_is_a_png_with_an_etag_drawn_once_then_served_from_the_cache() {
+    let host = TestHost::start(Some(vec![
+        phrase("fïrst one", "THE METEOR IS COMING", "Ann"),
+        phrase("two", "<SCRIPT>", "\"Mallory\" & co"),
+    ]))
+    .await;
+    let cards = &host.state.cards;
+    let (response, png) = card(&host, "/words/f%C3%AFrst%20one/card.png", None).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(response.headers()[header::CONTENT_TYPE], "image/png");
+    assert_eq!(
+        response.headers()[header::CACHE_CONTROL],
+        "public, max-age=3600"
+    );
+    // The router's security headers are on the card too.
+    assert_eq!(response.headers()["x-content-type-options"], "nosniff");
+    let etag = response.headers()[header::ETAG]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(decode(&png).0, 1200);
+    assert_eq!(cards.renders.load(Ordering::Relaxed), 1);
+    assert_eq!(cards.hits.load(Ordering::Relaxed), 0);
+
+    // Again: the same bytes from the cache, no second draw; also at the capitalised path.
+    let (again, same) = card(&host, "/Words/f%C3%AFrst%20one/card.png", None).await;
+    assert_eq!(again.status(), StatusCode::OK);
+    assert_eq!(same, png);
+    assert_eq!(again.headers()[header::ETAG], etag.as_str());
+    assert_eq!(cards.renders.load(Ordering::Relaxed), 1);
+    assert_eq!(cards.hits.load(Ordering::Relaxed), 1);
+
+    // The validator: 304 with no body and no draw.
+    let (not_modified, body) = card(&host, "/words/f%C3%AFrst%20one/card.png", Some(&etag)).await;
+    assert_eq!(not_modified.status(), StatusCode::NOT_MODIFIED);
+    assert!(body.is_empty());
+    assert_eq!(not_modified.headers()[header::ETAG], etag.as_str());
+
+    // Many at once for a new card: one draw.
+    let path = "/words/two/card.png";
+    let all = futures_util::future::join_all((0..8).map(|_| card(&host, path, None))).await;
+    assert!(
+        all.iter()
+            .all(|(r, b)| r.status() == StatusCode::OK && b == &all[0].1)
+    );
+    assert_eq!(cards.renders.load(Ordering::Relaxed), 2);
+    assert_ne!(all[0].0.headers()[header::ETAG], etag.as_str());
+
+    let (_, metrics) = host.get("/metrics").await;
+    assert!(
+        metrics.contains("lastwords_card_renders_total 2"),
+        "{metrics}"
+    );
+
+    // A changed name is a new card with a new validator: the old one gets the new card.
+    host.state
+        .feed
+        .replace(vec![phrase("fïrst one", "THE METEOR IS COMING", "Bob")]);
+    let (changed, _) = card(&host, "/words/f%C3%AFrst%20one/card.png", Some(&etag)).await;
+    assert_eq!(changed.status(), StatusCode::OK);
+    assert_ne!(changed.headers()[header::ETAG], etag.as_str());
+}
+
+#[tokio::test]
+async fn unknown_ids_get_404() {
+    let host = TestHost::start(Some(vec![phrase("known", "RAWR", "Ann")])).await;
+    for path in [
+        "/words/unknown/card.png",
+        "/words/%3Cscript%3E/card.png",
+        "/words/known%20/card.png",
+        "/words/KNOWN/card.png",
+    ] {
+        let (response, _) = card(&host, path, None).await;
+        assert_eq!(response.status(), StatusCode::NOT_FOUND, "{path}");
+    }
+    assert_eq!(host.state.cards.renders.load(Ordering::Relaxed), 0);
+    let (response, _) = card(&host, "/words/known/card.png", None).await;
+    assert_eq!(response.status(), StatusCode::OK);
+}
