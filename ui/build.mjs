@@ -126,8 +126,9 @@ async function buildCard(art) {
   const version = createHash("sha256").update(backdrop);
   let index = 0;
   for (const { dir, files, ranges } of CARD_FONTS) {
-    const source = path.join(uiDir, "node_modules", "@fontsource", dir, "files");
-    const wanted = ranges ? await slicesMeeting(path.join(source, "..", ranges.css), ranges.keep) : null;
+    const fontsource = path.join(uiDir, "node_modules", "@fontsource", dir);
+    const source = path.join(fontsource, "files");
+    const wanted = ranges ? await slicesMeeting(path.join(fontsource, ranges.css), ranges.keep) : null;
     const names = (await readdir(source))
       .filter((name) => files.test(name) && (!wanted || wanted.has(name)))
       .sort(naturalOrder);

@@ -82,3 +82,17 @@ test('the alerting rules name only series /metrics serves, and each rule has a n
   const alerts = [...rules.matchAll(/^\s+- alert: (\S+)\n(?:\s+#.*\n)*\s+expr: (.+)$/gm)];
   assert.equal(alerts.length, [...rules.matchAll(/- alert:/g)].length, 'every rule has its expression next');
 });
+
+test('every bundled font ships with its licence, served at /fonts-license.txt', async (t) => {
+  const ui = JSON.parse(readFileSync(new URL('../../ui/package.json', import.meta.url), 'utf8'));
+  const fonts = Object.keys({ ...ui.dependencies, ...ui.devDependencies }).filter((name) => name.startsWith('@fontsource/'));
+  const notice = readFileSync(new URL('../../assets/fonts-license.txt', import.meta.url), 'utf8');
+  assert.ok(fonts.length >= 2, `read ${fonts.length} fonts from ui/package.json`);
+  for (const font of fonts) assert.match(notice, new RegExp(`^- ${font}: \\S`, 'm'), `${font} and its copyright are in assets/fonts-license.txt`);
+  assert.match(notice, /^SIL OPEN FONT LICENSE Version 1\.1/m, 'the licence text itself');
+  const host = await startHost();
+  t.after(() => host.stop());
+  const served = await fetch(`${host.url}/fonts-license.txt`);
+  assert.equal(served.status, 200);
+  assert.equal(await served.text(), notice);
+});
