@@ -1,7 +1,7 @@
 // Starts a real `lastwords` binary on a free loopback port with its own data folder,
 // for black-box tests. The binary comes from LASTWORDS_BIN (scripts/test sets it).
 import { spawn } from 'node:child_process';
-import { chownSync, mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
+import { chmodSync, chownSync, copyFileSync, mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -15,7 +15,9 @@ export const bin = process.env.LASTWORDS_BIN ?? new URL('../../target/debug/last
  *   else as JSON), for state an earlier run would have left, such as a saved snapshot.
  *   `prepare` runs CLI commands against the data folder before start (`phrases import`).
  *   `dataDir` serves from that folder (left in place at stop) instead of a new one.
- *   `user` ({uid, gid}) runs the host and its CLI as that user, who is given the data folder.
+ *   `user` ({uid, gid}) runs the host and its CLI as that user, who is given the data folder
+ *   and a copy of the binary in a folder of its own (the checkout may be where that user
+ *   cannot reach, such as root's home).
  */
 export async function startHost(options = {}) {
   const ownDataDir = !options.dataDir;
@@ -27,10 +29,20 @@ export async function startHost(options = {}) {
   for (const [name, content] of Object.entries(options.files ?? {})) {
     writeFileSync(join(dataDir, name), typeof content === 'string' ? content : JSON.stringify(content));
   }
-  if (options.user) chownSync(dataDir, options.user.uid, options.user.gid);
-  const cli = (...args) => runCli(['--data-dir', dataDir, ...(options.args ?? []), ...args], options.env, options.user);
+  let binary = bin;
+  let binaryDir;
+  if (options.user) {
+    chownSync(dataDir, options.user.uid, options.user.gid);
+    binaryDir = mkdtempSync(join(tmpdir(), 'lastwords-bin-'));
+    chmodSync(binaryDir, 0o755);
+    binary = join(binaryDir, 'lastwords');
+    copyFileSync(bin, binary);
+    chmodSync(binary, 0o755);
+  }
+  const user = options.user && { ...options.user, binary };
+  const cli = (...args) => runCli(['--data-dir', dataDir, ...(options.args ?? []), ...args], options.env, user);
   await options.prepare?.(cli);
-  const child = spawn(bin, ['serve', '--port', '0', '--data-dir', dataDir, ...(options.args ?? [])], {
+  const child = spawn(binary, ['serve', '--port', '0', '--data-dir', dataDir, ...(options.args ?? [])], {
     env: { ...process.env, RUST_LOG: 'info', NO_COLOR: '1', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
     ...options.user,
@@ -73,6 +85,7 @@ export async function startHost(options = {}) {
       await exited;
       clearTimeout(killer);
       if (ownDataDir) rmSync(dataDir, { recursive: true, force: true });
+      if (binaryDir) rmSync(binaryDir, { recursive: true, force: true });
     },
   };
 }
@@ -83,10 +96,14 @@ export function cpuTicks(pid) {
   return Number(fields[11]) + Number(fields[12]);
 }
 
-/** Runs `lastwords` with `args` (as `user`, {uid, gid}, if given); resolves to { code, stdout, stderr }. */
+/**
+ * Runs `lastwords` with `args` (as `user`, {uid, gid, binary?}, if given: `binary` is a
+ * copy that user can run); resolves to { code, stdout, stderr }.
+ */
 export function runCli(args, env = {}, user = undefined) {
+  const { binary = bin, ...ids } = user ?? {};
   return new Promise((resolve) => {
-    const child = spawn(bin, args, { env: { ...process.env, NO_COLOR: '1', ...env }, ...user });
+    const child = spawn(binary, args, { env: { ...process.env, NO_COLOR: '1', ...env }, ...ids });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c) => (stdout += c));
