@@ -14,7 +14,8 @@ const BUTTON_CLASSES =
 /**
  * What of a phrase's page needs the browser: whether the phrase is still
  * minted (the live feed says when it is removed, or minted again), and Share.
- * The post link works without JavaScript; the Share button appears once live.
+ * The post link works without JavaScript; the Share button appears once live,
+ * after it.
  */
 export function PhraseLive({ site, version, phrase, url, postUrl }: Props) {
   const hydrated = useHydrated();
@@ -52,14 +53,16 @@ export function PhraseLive({ site, version, phrase, url, postUrl }: Props) {
         )}
       </div>
       <div className="mt-8 flex flex-wrap items-center gap-4">
+        {/* The post link first: the Share button arrives with hydration, and coming
+            after it, moves nothing the visitor already sees (no layout shift). */}
+        <ButtonLink href={postUrl} variant="outline" newTab>
+          Post on X
+        </ButtonLink>
         {hydrated && (
           <button type="button" onClick={() => void onShare()} className={BUTTON_CLASSES}>
             Share
           </button>
         )}
-        <ButtonLink href={postUrl} variant="outline" newTab>
-          Post on X
-        </ButtonLink>
         <p role="status" className="text-sm text-white/80 break-all">
           {notice}
         </p>
