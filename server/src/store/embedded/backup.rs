@@ -235,7 +235,7 @@ impl EmbeddedStore {
         let phrases = prepare(file, &temp)?;
         let report = match inspect::inspect(&path) {
             Ok(Found::Store) => {
-                let store = EmbeddedStore::open(data_dir)?;
+                let store = EmbeddedStore::connect_checked(path.clone())?;
                 let aside = aside_name(&path, "replaced");
                 store.replace_contents(&temp, &aside)?;
                 RestoreReport {

@@ -61,7 +61,7 @@ impl Follower {
         feed.health().synced();
         let follower = Follower {
             sequence: read.sequence,
-            identity: file_identity(&store.path),
+            identity: store.opened_identity(),
             wal_identity: file_identity(&inspect::sidecar(&store.path, "-wal")),
             seen: None,
             problem: None,
@@ -219,13 +219,15 @@ impl Follower {
         if reopen {
             // Replaced, or back after a problem: a fresh connection, and the list read
             // whole (the file may have been changed in place under the old one).
-            let data_dir = path.parent().unwrap_or(Path::new("."));
-            let store = EmbeddedStore::open(data_dir).map_err(|e| e.to_string())?;
+            let store = EmbeddedStore::connect_checked(path.clone()).map_err(|e| e.to_string())?;
             if identity != self.identity && self.seen.is_none() {
                 tracing::info!(path = %store.path.display(), "the embedded store's file was replaced; reading it afresh");
             }
+            // The file opened, not the one looked at before: it may have been
+            // replaced in between, and a stale identity would make the next look
+            // take this very file for a stranger beside its own log.
+            self.identity = store.opened_identity();
             self.store = store;
-            self.identity = identity;
             self.reload()?;
             self.wal_identity = file_identity(&wal);
             return Ok(());

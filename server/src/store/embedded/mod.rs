@@ -189,6 +189,12 @@ impl EmbeddedStore {
         })
     }
 
+    /// The (device, inode) of the file this store's connection opened, which may not be
+    /// the one at its path by the time a caller looks there.
+    fn opened_identity(&self) -> Option<(u64, u64)> {
+        self.connection.lock().ok().and_then(|c| c.identity)
+    }
+
     /// Where the database lives.
     pub fn path(&self) -> &Path {
         &self.path
