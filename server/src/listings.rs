@@ -1,21 +1,22 @@
 //! The phrase pages listed for machines: the sitemap (an index of child sitemaps of at
 //! most 50,000 URLs once the collection is larger) and the Atom feed of the newest
-//! phrases. Each document is made once per list version, off the async threads, and
-//! kept with its ETag until the list changes.
+//! phrases. Each document is made when first asked for, once however many ask at once,
+//! off the async threads, and kept with its ETag until a change falls in it.
 //!
 //! Child sitemaps hold the phrases oldest first, so an addition changes only the last
-//! one. A `lastmod` is a phrase's creation time when the source says it (Firestore's
+//! one, and a change costs the children from its own on, never the ones before: the
+//! follower works out which from the change's place in the list. A `lastmod` is a phrase's creation time when the source says it (Firestore's
 //! create time); the embedded store keeps an order, not a time, so there the host says
 //! when it first saw the phrase, or, for what it loaded at start, when it started.
 
 use std::collections::{HashMap, VecDeque};
 use std::fmt::Write as _;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::config::Site;
 use crate::page_cache::Page;
 use crate::phrase_list::Phrase;
-use crate::snapshot::{Change, Feed, Snapshot, now_ms};
+use crate::snapshot::{Change, Delta, Feed, Snapshot, now_ms};
 
 /// The most URLs one sitemap may hold (sitemaps.org).
 pub const SITEMAP_URLS: usize = 50_000;
@@ -69,7 +70,17 @@ pub struct Listings {
     /// When the list last changed, for the feed's `updated`.
     changed_ms: std::sync::atomic::AtomicU64,
     seen: Mutex<Seen>,
-    made: Mutex<(u64, HashMap<Document, Made>)>,
+    made: Mutex<Kept>,
+    /// Documents made (not found kept), for `/metrics`: what a change costs a crawler.
+    makes: std::sync::atomic::AtomicU64,
+}
+
+/// The documents made for one version of the list, each made by whoever asks first
+/// while the others wait for it.
+#[derive(Default)]
+struct Kept {
+    version: u64,
+    documents: HashMap<Document, Arc<OnceLock<Option<Made>>>>,
 }
 
 #[derive(Default)]
@@ -82,25 +93,57 @@ impl Listings {
     /// Starts noting when phrases arrive in `feed`.
     pub fn follow(feed: &Feed) -> Arc<Self> {
         let started_ms = now_ms();
+        let mut deltas = feed.deltas();
+        let mut before = feed.current();
         let listings = Arc::new(Self {
             started_ms,
             changed_ms: started_ms.into(),
             seen: Mutex::default(),
-            made: Mutex::new((0, HashMap::new())),
+            made: Mutex::new(Kept {
+                version: before.version,
+                documents: HashMap::new(),
+            }),
+            makes: 0.into(),
         });
-        let mut deltas = feed.deltas();
         let noting = listings.clone();
         feed.spawn_task(async move {
             use tokio::sync::broadcast::error::RecvError;
             loop {
                 match deltas.recv().await {
-                    Ok(delta) => noting.note(delta.changes.as_deref().unwrap_or_default()),
+                    Ok(delta) => {
+                        noting.note(delta.changes.as_deref().unwrap_or_default());
+                        noting.keep_unchanged(&before, &delta);
+                        before = delta.after.clone();
+                    }
+                    // The deltas that follow start from a version this task never saw, so
+                    // the next one drops every document.
                     Err(RecvError::Lagged(_)) => noting.note(&[]),
                     Err(RecvError::Closed) => return,
                 }
             }
         });
         listings
+    }
+
+    /// Moves the documents `delta` leaves as they were on to its version; drops the rest.
+    fn keep_unchanged(&self, before: &Snapshot, delta: &Delta) {
+        let first_changed = match &delta.changes {
+            Some(changes) if before.version == delta.from => {
+                first_changed_child(before, delta, changes)
+            }
+            _ => 0,
+        };
+        let Ok(mut kept) = self.made.lock() else {
+            return;
+        };
+        if kept.version != delta.from {
+            kept.documents.clear();
+        }
+        kept.version = delta.version;
+        // The rest are small, and whether they exist at all can change with the count.
+        kept.documents.retain(
+            |document, _| matches!(document, Document::Phrases(n) if n - 1 < first_changed),
+        );
     }
 
     fn note(&self, changes: &[Change]) {
@@ -128,10 +171,13 @@ impl Listings {
 
     /// When `phrase` was minted, as well as the host can tell, in Unix milliseconds.
     fn minted_ms(&self, phrase: &Phrase) -> u64 {
+        self.minted_ms_in(self.seen.lock().ok().as_deref(), phrase)
+    }
+
+    fn minted_ms_in(&self, seen: Option<&Seen>, phrase: &Phrase) -> u64 {
         if phrase.created >= FIRST_TIME_US {
             return phrase.created / 1000;
         }
-        let seen = self.seen.lock().ok();
         seen.and_then(|seen| seen.at.get(phrase.id.as_str()).copied())
             .unwrap_or(self.started_ms)
     }
@@ -139,12 +185,32 @@ impl Listings {
     /// `document` for `snapshot`, made now unless it was for this version; `None` when
     /// there is no such document (a child past the last, or under no index).
     pub fn document(&self, site: &Site, snapshot: &Snapshot, document: Document) -> Option<Made> {
-        if let Ok(made) = self.made.lock()
-            && made.0 == snapshot.version
-            && let Some(found) = made.1.get(&document)
-        {
-            return Some(found.clone());
-        }
+        let slot = match self.made.lock() {
+            Ok(mut kept) if kept.version == snapshot.version => {
+                kept.documents.entry(document).or_default().clone()
+            }
+            // A list the follower has not reached yet, or one it has left: made for this
+            // request alone.
+            _ => Arc::default(),
+        };
+        slot.get_or_init(|| self.make(site, snapshot, document))
+            .clone()
+    }
+
+    /// The counters for `/metrics`.
+    pub fn write_metrics(&self, out: &mut String) {
+        let name = "lastwords_listings_made_total";
+        crate::metrics::help(
+            out,
+            name,
+            "counter",
+            "Sitemaps and feeds made rather than served as kept.",
+        );
+        let made = self.makes.load(std::sync::atomic::Ordering::Relaxed);
+        let _ = writeln!(out, "{name} {made}");
+    }
+
+    fn make(&self, site: &Site, snapshot: &Snapshot, document: Document) -> Option<Made> {
         let body = match document {
             Document::Sitemap if snapshot.list.len() + 2 <= SITEMAP_URLS => {
                 self.urlset(site, snapshot, true, 0..snapshot.list.len())
@@ -164,14 +230,9 @@ impl Listings {
             Document::SitePages | Document::Phrases(_) => return None,
             Document::Atom => self.atom(site, snapshot),
         };
-        let made = Arc::new(Page::new(body));
-        if let Ok(mut kept) = self.made.lock() {
-            if kept.0 != snapshot.version {
-                *kept = (snapshot.version, HashMap::new());
-            }
-            kept.1.insert(document, made.clone());
-        }
-        Some(made)
+        self.makes
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Some(Arc::new(Page::new(body)))
     }
 
     /// A `<urlset>`: the site's pages if `pages`, and the phrases at oldest-first
@@ -201,16 +262,16 @@ impl Listings {
         let newest_first = (len - range.end)..(len - range.start);
         let phrases: Vec<&Arc<Phrase>> = snapshot
             .list
-            .iter()
-            .skip(newest_first.start)
+            .iter_from(newest_first.start)
             .take(newest_first.len())
             .collect();
+        let seen = self.seen.lock().ok();
         for phrase in phrases.into_iter().rev() {
             let _ = writeln!(
                 xml,
                 "  <url><loc>{}</loc><lastmod>{}</lastmod></url>",
                 escape_xml(&site.absolute_url(&site.phrase_path(&phrase.id))),
-                rfc3339(self.minted_ms(phrase)),
+                rfc3339(self.minted_ms_in(seen.as_deref(), phrase)),
             );
         }
         xml.push_str("</urlset>\n");
@@ -235,8 +296,8 @@ impl Listings {
                 let oldest_first_end = ((n + 1) * SITEMAP_URLS).min(len);
                 snapshot
                     .list
-                    .iter()
-                    .nth(len - oldest_first_end)
+                    .iter_from(len - oldest_first_end)
+                    .next()
                     .map_or(self.started_ms, |phrase| self.minted_ms(phrase))
             })
             .collect();
@@ -307,6 +368,30 @@ impl Listings {
         xml.push_str("</feed>\n");
         xml
     }
+}
+
+/// The first child sitemap (from 0) that `changes` alter, going from `before` to
+/// `delta.after`: a phrase added, removed or moved at an oldest-first place shifts every
+/// place after it. `usize::MAX` when they alter none.
+fn first_changed_child(before: &Snapshot, delta: &Delta, changes: &[Change]) -> usize {
+    let oldest_first = |list: &crate::phrase_list::PhraseList, id: &str| {
+        list.rank(id).map(|rank| list.len() - 1 - rank)
+    };
+    let mut first = usize::MAX;
+    for change in changes {
+        let id = match change {
+            Change::Upsert { phrase } => phrase.id.as_str(),
+            Change::Remove { id } => id.as_str(),
+        };
+        let places = [
+            oldest_first(&before.list, id),
+            oldest_first(&delta.after.list, id),
+        ];
+        for place in places.into_iter().flatten() {
+            first = first.min(place / SITEMAP_URLS);
+        }
+    }
+    first
 }
 
 /// Text or an attribute value in XML: the five markup characters escaped, and what

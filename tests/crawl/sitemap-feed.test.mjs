@@ -122,3 +122,56 @@ test('an addition is in the feed and in a new last child at once', async () => {
   const page = await fetch(feed.entry[0].id);
   assert.equal(page.status, 200);
 });
+
+async function made() {
+  const metrics = await (await fetch(`${host.url}/metrics`)).text();
+  return Number(metrics.match(/^lastwords_listings_made_total (\d+)$/m)[1]);
+}
+
+async function etag(path) {
+  const response = await fetch(`${host.url}${path}`);
+  assert.equal(response.status, 200, path);
+  await response.arrayBuffer();
+  return response.headers.get('etag');
+}
+
+// A crawler that comes back asks with the ETags it kept: a change answers 304 for every
+// child before its place, and the host does not make those children again.
+test('a change makes again only the children from its own place on', async () => {
+  const children = ['/sitemaps/phrases-1.xml', '/sitemaps/phrases-2.xml', '/sitemaps/phrases-3.xml'];
+  const kept = await Promise.all(children.map(etag));
+  const settle = async (count) => {
+    // The feed's follower moves kept documents on to the new version just after it.
+    for (let tries = 0; tries < 100; tries += 1) {
+      const index = await xml('/sitemap.xml');
+      if (index.sitemapindex.sitemap.length === count + 1) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  };
+  const asAgain = async () => Promise.all(children.map(async (path, i) => {
+    const response = await fetch(`${host.url}${path}`, { headers: { 'if-none-match': kept[i] ?? '' } });
+    await response.arrayBuffer();
+    return response.status;
+  }));
+
+  const added = await host.cli('phrases', 'add', 'ONE MORE', '--name', 'crawler');
+  assert.equal(added.code, 0, added.stderr);
+  await settle(3);
+  let before = await made();
+  assert.deepEqual(await asAgain(), [304, 304, 200], 'an addition changes only the last child');
+  assert.equal(await made(), before + 1, 'only the last child was made again');
+
+  // The oldest phrase of the second child: every place after it moves.
+  kept[2] = await etag(children[2]);
+  const oldest = phrases[phrases.length - 1 - 50_000];
+  const removed = await host.cli('phrases', 'remove', oldest.id);
+  assert.equal(removed.code, 0, removed.stderr);
+  await settle(3);
+  before = await made();
+  assert.deepEqual(await asAgain(), [304, 200, 200]);
+  assert.deepEqual(await asAgain(), [304, 200, 200]);
+  assert.equal(await made(), before + 2, 'the first child was kept; the others were made once');
+  const second = (await xml(children[1])).urlset.url.map((url) => url.loc);
+  assert.ok(!second.includes(pageUrl(oldest.id)) && second.length === 50_000);
+});

@@ -141,6 +141,35 @@ impl PhraseList {
         self.chunks.iter().flat_map(|chunk| chunk.phrases.iter())
     }
 
+    /// Every phrase from the `skip`th newest on, newest first; skipping costs a step per
+    /// chunk, not per phrase.
+    pub fn iter_from(&self, mut skip: usize) -> impl Iterator<Item = &Arc<Phrase>> {
+        let mut chunks = self.chunks.iter();
+        let mut first: &[Arc<Phrase>] = &[];
+        for chunk in chunks.by_ref() {
+            if skip < chunk.phrases.len() {
+                first = &chunk.phrases[skip..];
+                break;
+            }
+            skip -= chunk.phrases.len();
+        }
+        first
+            .iter()
+            .chain(chunks.flat_map(|chunk| chunk.phrases.iter()))
+    }
+
+    /// How many phrases are newer than the phrase `id` (the oldest has rank `len() - 1`),
+    /// in a step per chunk; `None` when there is no such phrase.
+    pub fn rank(&self, id: &str) -> Option<usize> {
+        let cursor = Cursor {
+            created: *self.created.get(id)?,
+            id: id.to_owned(),
+        };
+        let (chunk, index) = self.place(&cursor);
+        let before: usize = self.chunks[..chunk].iter().map(|c| c.phrases.len()).sum();
+        Some(before + index)
+    }
+
     /// Adds `phrase` or replaces the one with its id; false when it was there as it is.
     pub fn upsert(&mut self, phrase: Phrase) -> bool {
         match self.get(&phrase.id) {
@@ -385,6 +414,34 @@ mod tests {
         let all: Vec<&str> = list.iter().map(|p| p.word.as_str()).collect();
         assert_eq!(all, ["TIE", "NEW", "A AGAIN"]);
         assert!(list.contains_word("A AGAIN") && !list.contains_word("OLD"));
+    }
+
+    #[test]
+    fn ranks_and_iteration_from_a_rank_agree_with_the_whole_list() {
+        let mut list = numbered(3000);
+        for i in (0..3000).step_by(7) {
+            list.remove(&format!("id{i}"));
+        }
+        list.upsert(phrase(1500, "late", "LATE"));
+        let all: Vec<&Arc<Phrase>> = list.iter().collect();
+        for (rank, phrase) in all.iter().enumerate() {
+            assert_eq!(list.rank(&phrase.id), Some(rank));
+        }
+        for skip in [
+            0,
+            1,
+            511,
+            512,
+            513,
+            1800,
+            all.len() - 1,
+            all.len(),
+            all.len() + 5,
+        ] {
+            let from: Vec<&Arc<Phrase>> = list.iter_from(skip).collect();
+            assert_eq!(from, all.get(skip..).unwrap_or_default(), "{skip}");
+        }
+        assert_eq!(list.rank("id7"), None);
     }
 
     #[test]

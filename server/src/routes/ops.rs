@@ -53,6 +53,7 @@ pub async fn scrape(State(state): State<AppState>) -> Response {
     state.metrics.write(&mut out);
     crate::metrics::write_process(&mut out);
     state.cards.write_metrics(&mut out);
+    state.listings.write_metrics(&mut out);
     let cache = &state.page_cache;
     let sockets = &state.sockets;
     let health = state.feed.health();
