@@ -198,16 +198,12 @@ impl Listings {
     }
 
     /// The counters for `/metrics`.
-    pub fn write_metrics(&self, out: &mut String) {
-        let name = "lastwords_listings_made_total";
-        crate::metrics::help(
-            out,
-            name,
-            "counter",
+    pub fn samples(&self) -> prometheus::proto::MetricFamily {
+        crate::metrics::counter(
+            "lastwords_listings_made_total",
             "Sitemaps and feeds made rather than served as kept.",
-        );
-        let made = self.makes.load(std::sync::atomic::Ordering::Relaxed);
-        let _ = writeln!(out, "{name} {made}");
+            self.makes.load(std::sync::atomic::Ordering::Relaxed),
+        )
     }
 
     fn make(&self, site: &Site, snapshot: &Snapshot, document: Document) -> Option<Made> {

@@ -19,7 +19,6 @@ use sha2::{Digest as _, Sha256};
 
 use crate::assets::CardSources;
 use crate::error::AppError;
-use crate::metrics::help;
 use crate::phrase_list::Phrase;
 use crate::site;
 use paint::{Dino, Painter};
@@ -134,23 +133,20 @@ impl Cards {
     }
 
     /// The counters in the Prometheus text format.
-    pub fn write_metrics(&self, out: &mut String) {
-        use std::fmt::Write as _;
-        for (name, text, value) in [
-            (
+    pub fn samples(&self) -> [prometheus::proto::MetricFamily; 2] {
+        use crate::metrics::counter;
+        [
+            counter(
                 "lastwords_card_renders_total",
                 "Phrase cards drawn (cache misses).",
-                &self.renders,
+                self.renders.load(Ordering::Relaxed),
             ),
-            (
+            counter(
                 "lastwords_card_cache_hits_total",
                 "Phrase cards served from the cache.",
-                &self.hits,
+                self.hits.load(Ordering::Relaxed),
             ),
-        ] {
-            help(out, name, "counter", text);
-            let _ = writeln!(out, "{name} {}", value.load(Ordering::Relaxed));
-        }
+        ]
     }
 }
 

@@ -1,6 +1,5 @@
 //! The operator's routes: the probes, `/metrics`, and the answer past the connection budget.
 
-use std::fmt::Write as _;
 use std::sync::atomic::Ordering;
 
 use axum::extract::State;
@@ -8,7 +7,7 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
 use crate::error::refusal;
-use crate::metrics::help;
+use crate::metrics::{counter, gauge};
 use crate::state::AppState;
 
 pub async fn healthz() -> &'static str {
@@ -47,106 +46,76 @@ pub async fn readyz(State(state): State<AppState>) -> Response {
     }
 }
 
-/// `GET /metrics`.
+/// `GET /metrics`: the library's series and what the other parts keep, read now.
 pub async fn scrape(State(state): State<AppState>) -> Response {
-    let mut out = String::with_capacity(4096);
-    state.metrics.write(&mut out);
-    crate::metrics::write_process(&mut out);
-    state.cards.write_metrics(&mut out);
-    state.listings.write_metrics(&mut out);
     let cache = &state.page_cache;
     let sockets = &state.sockets;
     let health = state.feed.health();
     let snapshot = state.feed.current();
     let connections = &state.connections;
-    let simple: [(&str, &str, &str, f64); 22] = [
-        (
+    let mut sampled = vec![
+        gauge(
             "lastwords_connections",
-            "gauge",
             "TCP connections open now, WebSockets included.",
             connections.open() as f64,
         ),
-        (
+        gauge(
             "lastwords_connections_budget",
-            "gauge",
             "Connections served in full at once; past it only the probes are answered.",
             connections.budget() as f64,
         ),
-        (
+        counter(
             "lastwords_connections_refused_total",
-            "counter",
             "Connections past the budget answered 503 or closed unanswered.",
-            connections.refused.load(Ordering::Relaxed) as f64,
+            connections.refused.load(Ordering::Relaxed),
         ),
-        (
+        counter(
             "lastwords_connections_idle_closed_total",
-            "counter",
             "Connections closed for sending no request within the request timeout.",
-            connections.idle_closed.load(Ordering::Relaxed) as f64,
+            connections.idle_closed.load(Ordering::Relaxed),
         ),
-        (
+        counter(
             "lastwords_connections_write_stalled_total",
-            "counter",
             "Connections closed because the peer read nothing within the request timeout.",
-            connections.write_stalled.load(Ordering::Relaxed) as f64,
+            connections.write_stalled.load(Ordering::Relaxed),
         ),
-        (
+        counter(
             "lastwords_render_cache_hits_total",
-            "counter",
             "Pages served from the render cache.",
-            cache.hits.load(Ordering::Relaxed) as f64,
+            cache.hits.load(Ordering::Relaxed),
         ),
-        (
+        counter(
             "lastwords_render_cache_misses_total",
-            "counter",
             "Pages that had to be rendered.",
-            cache.misses.load(Ordering::Relaxed) as f64,
+            cache.misses.load(Ordering::Relaxed),
         ),
-        (
+        gauge(
             "lastwords_render_cache_pages",
-            "gauge",
             "Pages in the render cache now (phrase pages, pages of the list).",
             cache.entries() as f64,
         ),
-        (
-            "lastwords_render_queue_overflows_total",
-            "counter",
-            "Renders refused with 503 because the queue was full.",
-            state.metrics.render_overflows.load(Ordering::Relaxed) as f64,
-        ),
-        (
-            "lastwords_render_failures_total",
-            "counter",
-            "Renders that threw or ran out of time.",
-            state.metrics.render_failures.load(Ordering::Relaxed) as f64,
-        ),
-        (
+        gauge(
             "lastwords_websocket_connections",
-            "gauge",
             "Live WebSockets open now.",
             sockets.open() as f64,
         ),
-        (
+        counter(
             "lastwords_websocket_messages_sent_total",
-            "counter",
             "Messages written to live WebSockets.",
-            sockets.sent.load(Ordering::Relaxed) as f64,
+            sockets.sent.load(Ordering::Relaxed),
         ),
-        (
+        counter(
             "lastwords_websocket_refused_total",
-            "counter",
             "WebSocket upgrades refused by a connection cap.",
-            sockets.refused.load(Ordering::Relaxed) as f64,
+            sockets.refused.load(Ordering::Relaxed),
         ),
-        (
+        counter(
             "lastwords_websocket_resnapshots_total",
-            "counter",
             "Sockets that fell behind and were sent the whole list.",
-            sockets.resnapshots.load(Ordering::Relaxed) as f64,
+            sockets.resnapshots.load(Ordering::Relaxed),
         ),
-        (
+        gauge(
             "lastwords_feed_up",
-            "gauge",
             "1 while the phrase source is reachable.",
             if health.down_for().is_some() {
                 0.0
@@ -154,9 +123,8 @@ pub async fn scrape(State(state): State<AppState>) -> Response {
                 1.0
             },
         ),
-        (
+        gauge(
             "lastwords_feed_synced",
-            "gauge",
             "1 once the phrase source delivered a complete list.",
             if health.since_sync().is_some() {
                 1.0
@@ -164,33 +132,28 @@ pub async fn scrape(State(state): State<AppState>) -> Response {
                 0.0
             },
         ),
-        (
+        gauge(
             "lastwords_feed_seconds_since_sync",
-            "gauge",
             "Seconds since the source last delivered a complete list (-1: never).",
             health.since_sync().map_or(-1.0, |d| d.as_secs_f64()),
         ),
-        (
+        counter(
             "lastwords_feed_documents_skipped_total",
-            "counter",
             "Documents or stored rows skipped because they break the content rules (a missing or non-string word or name, invisible or control characters, lengths).",
-            health.skipped.load(Ordering::Relaxed) as f64,
+            health.skipped.load(Ordering::Relaxed),
         ),
-        (
+        counter(
             "lastwords_feed_store_problems_total",
-            "counter",
             "Times the embedded store's file became unreadable, replaced by something that is not a phrase store, or damaged under the running host.",
-            health.store_problems.load(Ordering::Relaxed) as f64,
+            health.store_problems.load(Ordering::Relaxed),
         ),
-        (
+        counter(
             "lastwords_rate_limited_total",
-            "counter",
             "Requests answered 429 because their client address was past its rate.",
-            state.rate_limit.limited.load(Ordering::Relaxed) as f64,
+            state.rate_limit.limited.load(Ordering::Relaxed),
         ),
-        (
+        gauge(
             "lastwords_draining",
-            "gauge",
             "1 from SIGTERM on: /readyz answers 503 while the host still serves.",
             if state.draining.load(Ordering::Relaxed) {
                 1.0
@@ -198,35 +161,25 @@ pub async fn scrape(State(state): State<AppState>) -> Response {
                 0.0
             },
         ),
-        (
+        gauge(
             "lastwords_phrases",
-            "gauge",
             "Phrases in the current list.",
             snapshot.list.len() as f64,
         ),
+        counter(
+            "lastwords_feed_resyncs_total",
+            "Times Firestore disagreed with our list and sent it again.",
+            health.resyncs.load(Ordering::Relaxed),
+        ),
+        state.listings.samples(),
     ];
-    for (name, kind, text, value) in simple {
-        help(&mut out, name, kind, text);
-        let _ = writeln!(out, "{name} {value}");
-    }
-    help(
-        &mut out,
-        "lastwords_feed_resyncs_total",
-        "counter",
-        "Times Firestore disagreed with our list and sent it again.",
-    );
-    let _ = writeln!(
-        out,
-        "lastwords_feed_resyncs_total {}",
-        health.resyncs.load(Ordering::Relaxed)
-    );
-
+    sampled.extend(state.cards.samples());
     (
         [(
             header::CONTENT_TYPE,
             HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),
         )],
-        out,
+        state.metrics.encode(sampled),
     )
         .into_response()
 }

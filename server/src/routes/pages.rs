@@ -3,7 +3,6 @@
 
 use std::ops::Bound;
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
 
 use axum::body::Body;
 use axum::extract::rejection::QueryRejection;
@@ -365,18 +364,8 @@ pub(super) async fn render(
     let rendered = state.renderer.render(request).await;
     match &rendered {
         Ok(_) => state.metrics.observe_render(started.elapsed()),
-        Err(RenderError::Busy) => {
-            state
-                .metrics
-                .render_overflows
-                .fetch_add(1, Ordering::Relaxed);
-        }
-        Err(_) => {
-            state
-                .metrics
-                .render_failures
-                .fetch_add(1, Ordering::Relaxed);
-        }
+        Err(RenderError::Busy) => state.metrics.render_overflowed(),
+        Err(_) => state.metrics.render_failed(),
     }
     let body = rendered.map_err(|error| match error {
         RenderError::Busy => AppError::Busy,
