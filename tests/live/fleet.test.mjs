@@ -2,8 +2,9 @@
 // (the emulator speaks its real gRPC protocol), writes through each replica's CLI and
 // straight to Firestore from another client, one replica killed and started again
 // mid-stream, the emulator paused. Every replica ends with exactly the collection, every
-// live client converges, a phrase raced from every replica has one owner, and the time
-// from a write to every live client is measured.
+// live client converges, a burst at the highest rate the emulator takes arrives whole, a
+// phrase raced from every replica has one owner, and the time from a write to every live
+// client is measured.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -96,6 +97,30 @@ test('three replicas on one Firestore: writes from everywhere, a replica restart
     await Promise.all([direct(n), sleep(200)]);
   }
   await writer(2);
+
+  // As fast as the emulator takes writes: four writers back to back for 3 s, while a
+  // CLI on each replica adds one. Every live client has the whole burst soon after.
+  const burst = [];
+  const burstEnds = Date.now() + 3000;
+  await Promise.all([
+    ...Array.from({ length: 4 }, async (_, w) => {
+      for (let k = 0; Date.now() < burstEnds; k++) {
+        const word = `BURST ${w} ${k}`;
+        await emulator.set(`burst${w}-${String(k).padStart(4, '0')}`, { word, name: 'Burst' });
+        burst.push(word);
+      }
+    }),
+    ...hosts.map(async (host, i) => {
+      const result = await host.cli('phrases', 'add', `DURING BURST ${i}`, '--name', `Replica ${i}`);
+      assert.equal(result.code, 0, result.stderr);
+      cliAdds.push(`DURING BURST ${i}`);
+    }),
+  ]);
+  const burstWritten = Date.now();
+  await Promise.all(
+    clients.flat().map((c, k) => c.until((me) => burst.every((word) => me.words().includes(word)), 30_000, `live client ${k} has the burst`)),
+  );
+  t.diagnostic(`burst: ${burst.length} writes in 3 s (${Math.round(burst.length / 3)} a second); every live client had them ${Date.now() - burstWritten} ms after the last`);
 
   // One phrase raced from every replica's CLI at once: exactly one owner.
   const raced = await Promise.all(hosts.map((host, i) => host.cli('phrases', 'add', 'one owner only', '--name', `Racer ${i}`)));
