@@ -167,7 +167,7 @@ impl Default for Feed {
 impl Feed {
     pub fn new() -> Self {
         // 21 random bits above a 32-bit counter keeps every version a safe JS integer.
-        let epoch = u64::from(rand_u32() & 0x1f_ffff) << 32;
+        let epoch = u64::from(rand::random::<u32>() & 0x1f_ffff) << 32;
         let (sender, _) = watch::channel(Arc::new(Snapshot {
             version: epoch,
             list: PhraseList::default(),
@@ -321,19 +321,6 @@ impl Feed {
 /// How many versions the hub may fall behind before it starts its clients over. The
 /// channel keeps this many deltas (and the versions they made) alive, read or not.
 const DELTA_BUFFER: usize = 64;
-
-fn rand_u32() -> u32 {
-    use std::hash::{BuildHasher, Hasher};
-    // RandomState is seeded from the OS per process; enough to tell processes apart.
-    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
-    hasher.write_u128(
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_nanos())
-            .unwrap_or_default(),
-    );
-    hasher.finish() as u32
-}
 
 /// A phrase by "n", for tests.
 #[cfg(test)]
