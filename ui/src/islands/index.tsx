@@ -12,34 +12,25 @@ import { MobileMenu } from "./MobileMenu";
 import { PhraseLive } from "./PhraseLive";
 import { WordsLive } from "./WordsLive";
 
-export interface IslandPages {
-  menu: RenderRequest;
-  words: Extract<RenderRequest, { route: "words" }>;
-  phrase: Extract<RenderRequest, { route: "phrase" }>;
-}
+/** Every island, by the name the markup carries (`data-island`). */
+const ISLAND_NAMES = ["menu", "words", "phrase"] as const;
 
-export type IslandName = keyof IslandPages;
-
-export const islands: { [Name in IslandName]: (page: IslandPages[Name]) => ReactElement } = {
-  menu: (page) => <MobileMenu site={page.props.site} onHome={page.route === "home"} />,
-  words: (page) => <WordsLive {...page.props} />,
-  phrase: (page) => <PhraseLive {...page.props} />,
-};
+export type IslandName = (typeof ISLAND_NAMES)[number];
 
 export function isIslandName(value: unknown): value is IslandName {
-  return typeof value === "string" && Object.hasOwn(islands, value);
+  return typeof value === "string" && (ISLAND_NAMES as readonly string[]).includes(value);
 }
 
 /** Renders island `name` for any page, failing loudly if the page cannot feed it. */
 export function renderIsland(name: IslandName, page: RenderRequest): ReactElement {
   switch (name) {
     case "menu":
-      return islands.menu(page);
+      return <MobileMenu site={page.props.site} onHome={page.route === "home"} />;
     case "words":
       if (page.route !== "words") throw new Error(`island "words" needs the words page, got "${page.route}"`);
-      return islands.words(page);
+      return <WordsLive {...page.props} />;
     case "phrase":
       if (page.route !== "phrase") throw new Error(`island "phrase" needs a phrase's page, got "${page.route}"`);
-      return islands.phrase(page);
+      return <PhraseLive {...page.props} />;
   }
 }
