@@ -14,6 +14,8 @@ use crate::phrase_list::{Cursor, Phrase};
 #[serde(rename_all = "camelCase")]
 pub struct SiteProps {
     pub product_name: String,
+    /// The list's path (`/words`), so the UI never derives a URL the host routes.
+    pub words_path: String,
     pub links: SiteLinks,
     pub press_email: String,
 }
@@ -22,6 +24,7 @@ impl SiteProps {
     pub fn of(site: &Site) -> Self {
         Self {
             product_name: site.product_name.clone(),
+            words_path: site.words_path(),
             links: site.links.clone(),
             press_email: site.press_email.clone(),
         }

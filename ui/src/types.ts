@@ -8,6 +8,8 @@ export interface SiteLinks {
 export interface SiteProps {
   /** What a user types and mints; "Words" on the live site. */
   productName: string;
+  /** The list's path (`/words`), as the host routes it. */
+  wordsPath: string;
   links: SiteLinks;
   pressEmail: string;
 }

@@ -1,11 +1,11 @@
 import type { CSSProperties, Ref } from "react";
-import type { Phrase } from "../types";
+import type { Phrase, SiteProps } from "../types";
 import { phrasePath } from "../data/site";
 import { graphemeCount } from "../text";
 
 export interface Props {
   phrases: readonly Phrase[];
-  productName: string;
+  site: Pick<SiteProps, "productName" | "wordsPath">;
   /** The find text the phrases match; "" for the newest-first list. */
   query: string;
   /** Where `phrases` start in the whole list, when known: screen readers hear "item 49 of 12,345". */
@@ -31,11 +31,11 @@ export const LIST_CLASSES = [
 ].join(" ");
 
 /** Phrases and names are user-submitted: they only ever go in as React text. */
-export function PhraseGrid({ phrases, productName, query, first, setSize, style, rows, busy, listRef }: Props) {
+export function PhraseGrid({ phrases, site, query, first, setSize, style, rows, busy, listRef }: Props) {
   if (phrases.length === 0) {
     return (
       <p className="text-white/70">
-        {query === "" ? `No Last ${productName} minted yet. Be the first.` : `No minted Last ${productName} contain “${query}”.`}
+        {query === "" ? `No Last ${site.productName} minted yet. Be the first.` : `No minted Last ${site.productName} contain “${query}”.`}
       </p>
     );
   }
@@ -53,7 +53,7 @@ export function PhraseGrid({ phrases, productName, query, first, setSize, style,
             ref={rowStart ? rows?.measure : undefined}
             tabIndex={rows === undefined ? undefined : -1}
           >
-            <a href={phrasePath({ productName }, phrase.id)}>
+            <a href={phrasePath(site, phrase.id)}>
               <bdi>{phrase.word}</bdi>
               {` (${graphemeCount(phrase.word)})`}
               <span>{`By ${phrase.name}`}</span>

@@ -1,6 +1,5 @@
 import type { RenderRequest } from "../types";
 import { hashtag } from "../data/copy";
-import { productPath } from "../data/site";
 import { graphemeCount } from "../text";
 import { ButtonLink } from "./ButtonLink";
 import { Island } from "./Island";
@@ -25,7 +24,7 @@ export function PhrasePage({ page }: Props) {
         <bdi>{phrase.name}</bdi>
       </p>
       <Island name="phrase" page={page} />
-      <ButtonLink href={productPath(site)} variant="outline" className="mt-12">
+      <ButtonLink href={site.wordsPath} variant="outline" className="mt-12">
         {`All Last ${site.productName}`}
       </ButtonLink>
     </section>

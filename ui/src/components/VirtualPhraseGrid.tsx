@@ -1,12 +1,13 @@
 import { defaultRangeExtractor, useWindowVirtualizer, type Range } from "@tanstack/react-virtual";
 import { useEffect, useLayoutEffect, useRef, useState } from "react";
 import type { PagedList } from "../live";
+import type { SiteProps } from "../types";
 import { useColumns } from "../useColumns";
 import { PhraseGrid } from "./PhraseGrid";
 
 export interface Props {
   list: PagedList;
-  productName: string;
+  site: Pick<SiteProps, "productName" | "wordsPath">;
   /** How many phrases the whole list has (the count minted, for the newest-first list). */
   total: number;
   busy: boolean;
@@ -40,7 +41,7 @@ const AHEAD_ROWS = 3;
  * the viewport in the document (the others are padding of their measured or
  * estimated height), so it stays small however far the visitor scrolls.
  */
-export function VirtualPhraseGrid({ list, productName, total, busy, onNearEnd, focusIndex, onFocused }: Props) {
+export function VirtualPhraseGrid({ list, site, total, busy, onNearEnd, focusIndex, onFocused }: Props) {
   const columns = useColumns();
   const listElement = useRef<HTMLUListElement>(null);
   // Null until measured: the rows in view are not known before, nor whether the end is near.
@@ -103,7 +104,7 @@ export function VirtualPhraseGrid({ list, productName, total, busy, onNearEnd, f
   return (
     <PhraseGrid
       phrases={list.phrases.slice(start, end)}
-      productName={productName}
+      site={site}
       query={list.query}
       first={list.fromTop ? start : undefined}
       setSize={total}

@@ -45,19 +45,14 @@ export const FOOTER_COPY = {
   copyright: "© 2022",
 } as const;
 
-/** The page where phrases are checked, named after the product: /words. */
-export function productPath(site: Pick<SiteProps, "productName">): string {
-  return `/${site.productName.toLowerCase()}`;
-}
-
 /** A phrase's own page: /words/{id}, the id encoded as the host encodes it. */
-export function phrasePath(site: Pick<SiteProps, "productName">, id: string): string {
-  return `${productPath(site)}/${encodeURIComponent(id)}`;
+export function phrasePath(site: Pick<SiteProps, "wordsPath">, id: string): string {
+  return `${site.wordsPath}/${encodeURIComponent(id)}`;
 }
 
 /** The phrases page with the checker's answer on `word`, which works without JavaScript. */
-export function checkPath(site: Pick<SiteProps, "productName">, word: string): string {
-  return `${productPath(site)}?check=${encodeURIComponent(word)}`;
+export function checkPath(site: Pick<SiteProps, "wordsPath">, word: string): string {
+  return `${site.wordsPath}?check=${encodeURIComponent(word)}`;
 }
 
 export function productCallToAction(site: SiteProps): string {

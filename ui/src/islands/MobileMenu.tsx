@@ -1,5 +1,5 @@
 import { useRef, useState, type FocusEvent, type ToggleEvent } from "react";
-import { NAV_ITEMS, navHref, productCallToAction, productPath } from "../data/site";
+import { NAV_ITEMS, navHref, productCallToAction } from "../data/site";
 import type { SiteProps } from "../types";
 import { useHydrated } from "../useHydrated";
 import { ButtonLink } from "../components/ButtonLink";
@@ -87,7 +87,7 @@ export function MobileMenu({ site, onHome }: Props) {
             ))}
           </ul>
         </nav>
-        <ButtonLink href={productPath(site)} className="mt-6 w-full">
+        <ButtonLink href={site.wordsPath} className="mt-6 w-full">
           {productCallToAction(site)}
         </ButtonLink>
       </div>

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useState, type FormEvent } from "react";
-import { checkPath, phrasePath, productPath } from "../data/site";
+import { checkPath, phrasePath } from "../data/site";
 import { MAX_GRAPHEMES, findText, groupThousands, truncateToLimit } from "../text";
 import type { SiteProps, WordsProps } from "../types";
 import { useChecker } from "../useChecker";
@@ -57,7 +57,7 @@ export function WordsLive(props: Props) {
   return (
     <>
       <WordChecker
-        action={productPath(site)}
+        action={site.wordsPath}
         placeholder={site.productName}
         check={current}
         phraseHref={(id) => phrasePath(site, id)}
@@ -83,7 +83,7 @@ export function WordsLive(props: Props) {
         ) : hydrated && list.phrases.length > 0 ? (
           <VirtualPhraseGrid
             list={list}
-            productName={site.productName}
+            site={site}
             total={list.query === "" && list.fromTop ? feed.count : list.next === null ? list.phrases.length : -1}
             busy={loading}
             onNearEnd={failed ? noop : loadMore}
@@ -91,7 +91,7 @@ export function WordsLive(props: Props) {
             onFocused={onFocused}
           />
         ) : (
-          <PhraseGrid phrases={list.phrases} productName={site.productName} query={list.query} busy={hydrated && loading} />
+          <PhraseGrid phrases={list.phrases} site={site} query={list.query} busy={hydrated && loading} />
         )}
       </div>
       {hydrated ? (
@@ -167,5 +167,5 @@ function PageEnd({ site, query, prev, more, loading, failed, onLoadMore }: PageE
 
 function pageHref(site: SiteProps, query: string, key: "after" | "before", cursor: string): string {
   const check = query === "" ? "" : `check=${encodeURIComponent(query)}&`;
-  return `${productPath(site)}?${check}${key}=${encodeURIComponent(cursor)}`;
+  return `${site.wordsPath}?${check}${key}=${encodeURIComponent(cursor)}`;
 }

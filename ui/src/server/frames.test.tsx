@@ -51,7 +51,7 @@ describe("pages rendered with a cached layout", () => {
   it("keeps a layout per site settings", () => {
     const render = framedRenderer(counting());
     const words = wordsPage(3);
-    const renamed: RenderRequest = { ...words, props: { ...words.props, site: { ...site, productName: "Roars" } } };
+    const renamed: RenderRequest = { ...words, props: { ...words.props, site: { ...site, productName: "Roars", wordsPath: "/roars" } } };
     render(words);
     expect(render(renamed)).toBe(whole(renamed));
     expect(render(renamed)).toContain("Last Roars");

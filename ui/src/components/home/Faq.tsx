@@ -1,6 +1,5 @@
 import { FAQ_COPY, JOIN_CHAT } from "../../data/copy";
 import { faqEntries, type AnswerPart } from "../../data/faq";
-import { productPath } from "../../data/site";
 import { MAX_GRAPHEMES } from "../../text";
 import type { SiteProps } from "../../types";
 import { ButtonLink } from "../ButtonLink";
@@ -48,7 +47,7 @@ function Answer({ part, site }: { part: AnswerPart; site: SiteProps }) {
   if (typeof part === "string") return part;
   if (part.to === "product") {
     return (
-      <a href={productPath(site)} className={LINK}>
+      <a href={site.wordsPath} className={LINK}>
         {part.text}
       </a>
     );

@@ -1,5 +1,5 @@
 import { JOIN_CHAT } from "../../data/copy";
-import { productCallToAction, productPath } from "../../data/site";
+import { productCallToAction } from "../../data/site";
 import type { SiteProps } from "../../types";
 import { ButtonLink } from "../ButtonLink";
 
@@ -14,7 +14,7 @@ export function JoinButtons({ site }: Props) {
       <ButtonLink href={site.links.chat} newTab>
         {JOIN_CHAT}
       </ButtonLink>
-      <ButtonLink href={productPath(site)} variant="outline">
+      <ButtonLink href={site.wordsPath} variant="outline">
         {productCallToAction(site)}
       </ButtonLink>
     </div>
