@@ -19,9 +19,6 @@ use http_body_util::BodyExt as _;
 use lastwords::assets::Ui;
 use lastwords::config::{Config, Environment};
 use lastwords::routes;
-use lastwords::snapshot::Feed;
-use lastwords::state::AppState;
-use lastwords::store::embedded::{EmbeddedStore, Seed};
 use tower::ServiceExt as _;
 
 /// Requests per timed batch.
@@ -43,11 +40,7 @@ async fn bench() -> anyhow::Result<()> {
     let data = tempfile::tempdir()?;
     let config = Arc::new(Config::for_tests(data.path()));
     let ui = Ui::embedded().map_err(|message| anyhow::anyhow!(message))?;
-    let feed = Feed::new();
-    let (store, _) = EmbeddedStore::open_or_create(data.path(), Seed::Samples)?;
-    store.clone().start(feed.clone())?;
-    let state = tokio::task::spawn_blocking(move || AppState::start(config, ui, feed)).await??;
-    let router = routes::router(state);
+    let router = routes::router(lastwords::app::start(config, ui).await?);
 
     for (label, encoding) in [("identity", None), ("gzip", Some("gzip"))] {
         let request = || {

@@ -9,7 +9,8 @@
 //! - [`snapshot`]: the versioned phrase list every reader shares; [`check`]: a word
 //!   checked against it, with the minted phrase it reads like and
 //!   [`alternatives`] when it is taken.
-//! - [`store`]: where phrases come from (embedded SQLite store, Firestore).
+//! - [`store`]: where phrases come from (embedded SQLite store, Firestore), chosen once
+//!   as a [`store::Backend`].
 //! - [`config`]: the typed configuration, parsed once.
 //! - [`renderer`]: JS engines on their own threads, behind a bounded queue.
 //! - [`negotiate`]: content encodings and validators; [`page_cache`]: rendered pages per
@@ -27,12 +28,14 @@
 //! - [`metrics`]: counters and the request span.
 //! - [`headers`]: the headers every response carries and requests refused early.
 //! - [`error`]: every outcome a client can see, as a response.
-//! - [`state`]: what the handlers share.
+//! - [`state`]: what the handlers share; [`app`]: the running app, built one way for
+//!   the binary, the tests and the benches.
 //! - [`routes`]: the router and its handlers.
 //! - [`server`]: the accept loop and a graceful stop.
 //! - [`cli`]: each subcommand of the binary (serve, phrases, healthcheck, config check).
 
 pub mod alternatives;
+pub mod app;
 pub mod assets;
 pub mod card;
 pub mod check;

@@ -9,11 +9,75 @@ pub mod embedded;
 pub mod firestore;
 pub mod saved;
 
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::Context as _;
 use futures_util::future::BoxFuture;
 use rand::Rng as _;
 
-use crate::snapshot::Phrase;
+use crate::config::FirestoreSettings;
+use crate::snapshot::{Feed, Phrase};
 use crate::text::{ContentError, NormalizedWord, validated_name};
+use embedded::{EmbeddedStore, Seed};
+use firestore::FirestoreStore;
+
+/// The configured store: the one place that tells the two kinds apart.
+#[derive(Debug, Clone)]
+pub enum Backend {
+    /// The SQLite database in this folder.
+    Embedded { data_dir: PathBuf },
+    /// A Firestore collection; the folder keeps the last list seen, for a restart while
+    /// Firestore does not answer.
+    Firestore {
+        settings: FirestoreSettings,
+        data_dir: PathBuf,
+    },
+}
+
+impl Backend {
+    pub fn of(store: &crate::config::Store) -> Self {
+        let data_dir = store.data_dir.clone();
+        match &store.firestore {
+            Some(settings) => Backend::Firestore {
+                settings: settings.clone(),
+                data_dir,
+            },
+            None => Backend::Embedded { data_dir },
+        }
+    }
+
+    /// Keeps `feed` current from the store. Firestore is followed in the background
+    /// (the host serves the saved list, or an "unavailable" page, until it answers);
+    /// the embedded store is created when missing and must load now.
+    pub async fn follow(&self, feed: &Feed) -> anyhow::Result<()> {
+        match self {
+            Backend::Firestore { settings, data_dir } => {
+                std::fs::create_dir_all(data_dir).with_context(|| {
+                    format!("cannot create the data folder {}", data_dir.display())
+                })?;
+                saved::restore_and_keep(data_dir, feed);
+                firestore::follow(settings.clone(), feed.clone());
+                Ok(())
+            }
+            Backend::Embedded { data_dir } => {
+                let (store, _) = EmbeddedStore::open_or_create(data_dir, Seed::Samples)?;
+                Ok(store.start(feed.clone())?)
+            }
+        }
+    }
+
+    /// The store for the operator CLI. An embedded store must exist: the CLI never
+    /// makes one up, except `phrases init`.
+    pub async fn writer(&self) -> anyhow::Result<Arc<dyn PhraseStore>> {
+        Ok(match self {
+            Backend::Firestore { settings, .. } => {
+                Arc::new(FirestoreStore::connect(settings.clone()).await?)
+            }
+            Backend::Embedded { data_dir } => Arc::new(EmbeddedStore::open(data_dir)?),
+        })
+    }
+}
 
 /// Why a store operation failed, in words an operator can act on.
 #[derive(Debug, thiserror::Error)]

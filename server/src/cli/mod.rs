@@ -7,16 +7,8 @@ pub mod phrases;
 pub mod serve;
 
 use std::path::Path;
-use std::sync::Arc;
 
-use anyhow::Context as _;
-
-use crate::config::{Config, ConfigError, Environment, Settings, Store};
-use crate::snapshot::Feed;
-use crate::store::PhraseStore;
-use crate::store::embedded::{EmbeddedStore, Seed};
-use crate::store::firestore::{self, FirestoreStore};
-use crate::store::saved;
+use crate::config::{Config, ConfigError, Environment, Settings};
 
 /// `command` with each subcommand's help narrowed to the settings it uses. The others
 /// stay accepted there, as flags and as environment variables, only hidden: one
@@ -64,41 +56,6 @@ pub fn init_tracing(environment: Environment) {
     match environment {
         Environment::Production => builder.json().init(),
         Environment::Staging => builder.compact().init(),
-    }
-}
-
-/// Starts keeping `feed` current from the configured store. Firestore is followed in
-/// the background (the host serves the saved list, or an "unavailable" page, until it
-/// answers); the embedded store is created when missing and must load now.
-pub(crate) async fn feed_from_store(store: &Store, feed: &Feed) -> anyhow::Result<()> {
-    match &store.firestore {
-        Some(settings) => {
-            std::fs::create_dir_all(&store.data_dir).with_context(|| {
-                format!("cannot create the data folder {}", store.data_dir.display())
-            })?;
-            saved::restore_and_keep(&store.data_dir, feed);
-            firestore::follow(settings.clone(), feed.clone());
-            Ok(())
-        }
-        None => {
-            let (store, _) = EmbeddedStore::open_or_create(&store.data_dir, Seed::Samples)?;
-            Ok(store.start(feed.clone())?)
-        }
-    }
-}
-
-/// The configured store for the CLI: Firestore when a project is set, else the embedded
-/// store, which must exist (the CLI never makes one up, except `phrases init`).
-pub(crate) async fn open_store(store: &Store) -> anyhow::Result<Arc<dyn PhraseStore>> {
-    match &store.firestore {
-        Some(settings) => {
-            let store = FirestoreStore::connect(settings.clone()).await?;
-            Ok(Arc::new(store))
-        }
-        None => {
-            let store = EmbeddedStore::open(&store.data_dir)?;
-            Ok(Arc::new(store))
-        }
     }
 }
 

@@ -83,7 +83,7 @@ pub async fn run(config: &Store, command: PhrasesCommand) -> anyhow::Result<()> 
         PhrasesCommand::Restore { file, online } => return restore(config, &file, online).await,
         _ => {}
     }
-    let store = super::open_store(config).await?;
+    let store = crate::store::Backend::of(config).writer().await?;
     match command {
         PhrasesCommand::Init | PhrasesCommand::Backup { .. } | PhrasesCommand::Restore { .. } => {
             unreachable!("handled above")

@@ -6,8 +6,6 @@ use crate::assets::Ui;
 use crate::config::Config;
 use crate::listener;
 use crate::server;
-use crate::snapshot::Feed;
-use crate::state::AppState;
 
 pub async fn run(config: Arc<Config>) -> anyhow::Result<()> {
     let ui = Ui::embedded().map_err(anyhow::Error::msg)?;
@@ -18,13 +16,8 @@ pub async fn run(config: Arc<Config>) -> anyhow::Result<()> {
         config.listening_on(bound);
         Arc::new(config)
     };
-    let feed = Feed::new();
-    super::feed_from_store(&config.store, &feed).await?;
-    let state = {
-        let config = config.clone();
-        let feed = feed.clone();
-        tokio::task::spawn_blocking(move || AppState::start(config, ui, feed)).await??
-    };
+    let state = crate::app::start(config.clone(), ui).await?;
+    let feed = state.feed.clone();
     // The cards' fonts are unpacked and their backdrop drawn now, off any request, so
     // the first card shared after a deploy comes as fast as any other.
     let painter = state.cards.painter();

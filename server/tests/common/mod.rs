@@ -11,9 +11,9 @@ use http_body_util::BodyExt as _;
 use lastwords::assets::Ui;
 use lastwords::config::Config;
 use lastwords::routes;
-use lastwords::snapshot::{Feed, Phrase};
+use lastwords::snapshot::Phrase;
 use lastwords::state::AppState;
-use lastwords::store::embedded::{EmbeddedStore, LEGACY_FILE_NAME, Seed};
+use lastwords::store::embedded::{EmbeddedStore, LEGACY_FILE_NAME};
 use tower::ServiceExt as _;
 
 pub struct TestHost {
@@ -60,14 +60,10 @@ impl TestHost {
         if let Some(bundle) = bundle {
             ui.server_bundle = bundle;
         }
-        let feed = Feed::new();
-        let (store, _) =
-            EmbeddedStore::open_or_create(data.path(), Seed::Samples).expect("the store opens");
-        store.clone().start(feed.clone()).expect("the store loads");
-        let state = tokio::task::spawn_blocking(move || AppState::start(config, ui, feed))
+        let state = lastwords::app::start(config, ui)
             .await
-            .expect("start joins")
-            .expect("renderers start");
+            .expect("the app starts");
+        let store = EmbeddedStore::open(data.path()).expect("the store the app made opens");
         TestHost {
             router: routes::router(state.clone()),
             state,
