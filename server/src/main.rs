@@ -53,6 +53,9 @@ enum ConfigCommand {
     /// Print the effective configuration (flags, environment and file merged, defaults
     /// filled in, secrets masked) and exit non-zero if something is wrong
     Check,
+    /// Print the reference table of every setting (flag, environment variable, TOML key,
+    /// default, meaning), as docs/operations.md holds it
+    Reference,
 }
 
 fn main() -> ExitCode {
@@ -78,6 +81,10 @@ fn main() -> ExitCode {
             None | Some(Command::Serve) => serve::run(config).await,
             Some(Command::Phrases(command)) => phrases::run(&config.store, command).await,
             Some(Command::Config(ConfigCommand::Check)) => config_check::run(&config),
+            Some(Command::Config(ConfigCommand::Reference)) => {
+                print!("{}", lastwords::config::reference_table());
+                Ok(())
+            }
             Some(Command::Healthcheck { ready, timeout }) => {
                 healthcheck::run(&config.http, ready, Duration::from_secs(timeout)).await
             }

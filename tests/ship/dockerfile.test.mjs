@@ -107,10 +107,10 @@ test('the runtime stage is slim, runs as a non-root user, listens on $PORT and c
   const env = imageEnv(runtime);
   assert.equal(env.PORT, '8080');
   assert.equal(env.HOST, '0.0.0.0');
-  // The binary reads exactly these variables (clap's env = "..."), so $PORT is honoured.
+  // The binary reads exactly these variables (each setting's declared env), so $PORT is honoured.
   const config = read('server/src/config/settings.rs');
-  assert.match(config, /env = "PORT"/);
-  assert.match(config, /env = "HOST"/);
+  assert.match(config, /\bport: u16 = "\d+", env "PORT"/);
+  assert.match(config, /\bhost: IpAddr = "[\d.]+", env "HOST"/);
 
   const binary = '/usr/local/bin/lastwords';
   assert.ok(args('COPY').includes(`--from=host ${binary} ${binary}`));

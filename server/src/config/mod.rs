@@ -15,7 +15,7 @@ use url::Url;
 pub use crate::renderer::PoolOptions;
 pub use crate::socket_limits::SocketCaps;
 pub use crate::store::firestore::FirestoreSettings;
-pub use settings::{Settings, StoreKind};
+pub use settings::{DECLARED, Declared, Settings, StoreKind, reference_table};
 
 /// The deployment profile, which chooses defaults such as the log format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum, Serialize, Deserialize)]
@@ -339,10 +339,52 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_reference_in_the_docs_is_the_declared_one() {
+        let docs = include_str!("../../../docs/operations.md");
+        assert!(
+            docs.contains(&reference_table()),
+            "docs/operations.md's configuration reference is not what `lastwords config \
+             reference` prints: paste that in its place"
+        );
+    }
+
+    #[test]
+    fn every_declared_setting_is_described_with_its_declared_default() {
+        let config = Settings::default().resolve().unwrap();
+        let described: std::collections::HashMap<_, _> = config.describe().into_iter().collect();
+        for setting in DECLARED {
+            let (key, default) = match setting.key {
+                // `config check` shows these two as the address, and the store as one line.
+                "host" | "port" => ("listen", None),
+                "store" | "firestore_project" | "firestore_database" | "firestore_collection" => {
+                    ("store", None)
+                }
+                // The rest declare a description of a default, not a value.
+                key if [' ', '<'].iter().any(|c| setting.default.contains(*c))
+                    || setting.default == "none" =>
+                {
+                    (key, None)
+                }
+                key => (key, Some(setting.default)),
+            };
+            let value = described.get(key);
+            assert!(
+                value.is_some(),
+                "`config check` does not show {}",
+                setting.key
+            );
+            if let Some(default) = default {
+                assert_eq!(value.map(String::as_str), Some(default), "{}", setting.key);
+            }
+        }
+        assert_eq!(described["listen"], "127.0.0.1:8080");
+    }
+
+    #[test]
     fn production_needs_a_public_url_and_firestore_unless_embedded_is_chosen() {
         let production = |settings: Settings| {
             Settings {
-                environment: Some(Environment::Production),
+                env: Some(Environment::Production),
                 ..settings
             }
             .resolve()
@@ -442,7 +484,7 @@ mod tests {
     #[test]
     fn the_file_names_the_profile_env_like_the_flag() {
         let file: Settings = toml::from_str("env = \"production\"").unwrap();
-        assert_eq!(file.environment, Some(Environment::Production));
+        assert_eq!(file.env, Some(Environment::Production));
     }
 
     #[test]

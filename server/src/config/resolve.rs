@@ -15,7 +15,7 @@ use super::{Settings, invalid, origin_of, parse_http_url};
 impl Settings {
     /// Applies defaults and checks every value.
     pub fn resolve(self) -> Result<Config, ConfigError> {
-        let environment = self.environment.unwrap_or_default();
+        let environment = self.env.unwrap_or_default();
         let host = self.host.unwrap_or(IpAddr::from([127, 0, 0, 1]));
         let addr = SocketAddr::new(host, self.port.unwrap_or(8080));
         Ok(Config {
@@ -70,7 +70,7 @@ fn store(settings: &Settings, environment: Environment) -> Result<Store, ConfigE
         data_dir: settings
             .data_dir
             .clone()
-            .unwrap_or_else(|| PathBuf::from("data")),
+            .unwrap_or_else(|| PathBuf::from("./data")),
         firestore,
         ready_stale_after: seconds(
             "ready_stale_after_s",
@@ -141,7 +141,7 @@ fn http(settings: &Settings, addr: SocketAddr) -> Result<HttpLimits, ConfigError
 /// balancer: with the 5 s shutdown timeout and 2 s for the sockets' close frames, a
 /// stop fits Cloud Run's 10 s), none in staging (a developer's Ctrl-C).
 fn drain(settings: &Settings) -> Result<Duration, ConfigError> {
-    let default = match settings.environment.unwrap_or_default() {
+    let default = match settings.env.unwrap_or_default() {
         Environment::Production => 3,
         Environment::Staging => 0,
     };

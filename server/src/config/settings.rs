@@ -8,251 +8,174 @@ use serde::{Deserialize, Serialize};
 
 use super::{ConfigError, Environment};
 
-/// The settings an operator may give, each as a flag, an environment variable, or a key
-/// of the same name (with underscores) in the TOML file named by `--config`.
-#[derive(Debug, Clone, Default, clap::Args, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Settings {
-    /// Address to listen on [default: 127.0.0.1]
-    #[arg(long, global = true, env = "HOST", value_name = "ADDR")]
-    pub host: Option<IpAddr>,
+/// Declares every setting once: its type, default as the docs show it, environment
+/// variable, value name and doc. The flag (`--data-dir`) and the TOML key (`data_dir`) are its
+/// name; the struct, the layering ([`Settings::or`]) and the reference table
+/// ([`reference_table`]) are made from this list.
+macro_rules! settings {
+    ($(
+        $field:ident: $ty:ty = $default:literal, env $env:literal, value $value:literal
+            $(, split $separator:literal)?,
+        $doc:literal;
+    )+) => {
+        /// The settings an operator may give, each as a flag, an environment variable, or
+        /// a key of the same name (with underscores) in the TOML file named by `--config`.
+        #[derive(Debug, Clone, Default, clap::Args, Serialize, Deserialize)]
+        #[serde(deny_unknown_fields)]
+        pub struct Settings {
+            $(
+                #[doc = $doc]
+                #[arg(
+                    long,
+                    global = true,
+                    env = $env,
+                    value_name = $value,
+                    help = concat!($doc, " [default: ", $default, "]")
+                    $(, value_delimiter = $separator)?
+                )]
+                pub $field: Option<$ty>,
+            )+
+        }
 
-    /// Port to listen on [default: 8080]
-    #[arg(long, global = true, env = "PORT")]
-    pub port: Option<u16>,
+        impl Settings {
+            /// Fills every key unset here from `lower`.
+            pub fn or(self, lower: Settings) -> Settings {
+                Settings {
+                    $($field: self.$field.or(lower.$field),)+
+                }
+            }
+        }
 
-    /// Folder of the embedded store's database (phrases.sqlite3) and of the list saved
-    /// from Firestore [default: ./data]
-    #[arg(long, global = true, env = "LASTWORDS_DATA_DIR", value_name = "DIR")]
-    pub data_dir: Option<PathBuf>,
+        /// Every setting as the reference table shows it, in declaration order.
+        pub const DECLARED: &[Declared] = &[
+            $(Declared {
+                key: stringify!($field),
+                env: $env,
+                default: $default,
+                doc: $doc,
+            },)+
+        ];
+    };
+}
 
-    /// Product name: names the /words route, the heading "Already-minted Last Words"
-    /// and the hashtag #myLastWords [default: Words]
-    #[arg(
-        long,
-        global = true,
-        env = "LASTWORDS_PRODUCT_NAME",
-        value_name = "NAME"
-    )]
-    pub product_name: Option<String>,
+/// One declared setting, for the reference table.
+#[derive(Debug)]
+pub struct Declared {
+    /// The TOML key; the flag is the key with dashes.
+    pub key: &'static str,
+    pub env: &'static str,
+    pub default: &'static str,
+    pub doc: &'static str,
+}
 
-    /// Public base URL, for canonical links, Open Graph tags and the sitemap
-    /// [default: http://<host>:<port>]
-    #[arg(long, global = true, env = "LASTWORDS_PUBLIC_URL", value_name = "URL")]
-    pub public_url: Option<String>,
+settings! {
+    host: IpAddr = "127.0.0.1", env "HOST", value "ADDR",
+        "Address to listen on";
 
-    /// Invite link of the community chat [default: https://discord.com/invite/dinos]
-    #[arg(long, global = true, env = "LASTWORDS_CHAT_URL", value_name = "URL")]
-    pub chat_url: Option<String>,
+    port: u16 = "8080", env "PORT", value "PORT",
+        "Port to listen on";
 
-    /// Profile on the social network [default: https://twitter.com/dinos]
-    #[arg(long, global = true, env = "LASTWORDS_SOCIAL_URL", value_name = "URL")]
-    pub social_url: Option<String>,
+    data_dir: PathBuf = "./data", env "LASTWORDS_DATA_DIR", value "DIR",
+        "Folder of the embedded store's database (phrases.sqlite3) and of the list saved from \
+         Firestore";
 
-    /// The collection on the NFT marketplace [default: https://opensea.io/collection/dinos]
-    #[arg(
-        long,
-        global = true,
-        env = "LASTWORDS_MARKETPLACE_URL",
-        value_name = "URL"
-    )]
-    pub marketplace_url: Option<String>,
+    product_name: String = "Words", env "LASTWORDS_PRODUCT_NAME", value "NAME",
+        "Product name: names the /words route, the heading \"Already-minted Last Words\" and \
+         the hashtag #myLastWords";
 
-    /// The blog [default: https://medium.com/@dinos]
-    #[arg(long, global = true, env = "LASTWORDS_BLOG_URL", value_name = "URL")]
-    pub blog_url: Option<String>,
+    public_url: String = "http://<host>:<port>", env "LASTWORDS_PUBLIC_URL", value "URL",
+        "Public base URL, for canonical links, Open Graph tags and the sitemap";
 
-    /// Address for press inquiries [default: press@example.com]
-    #[arg(
-        long,
-        global = true,
-        env = "LASTWORDS_PRESS_EMAIL",
-        value_name = "EMAIL"
-    )]
-    pub press_email: Option<String>,
+    chat_url: String = "https://discord.com/invite/dinos", env "LASTWORDS_CHAT_URL", value "URL",
+        "Invite link of the community chat";
 
-    /// Deployment profile: staging or production [default: staging]
-    #[arg(long = "env", global = true, env = "LASTWORDS_ENV", value_name = "ENV")]
-    #[serde(rename = "env")]
-    pub environment: Option<Environment>,
+    social_url: String = "https://twitter.com/dinos", env "LASTWORDS_SOCIAL_URL", value "URL",
+        "Profile on the social network; a phrase page's post link opens its web intent (X's for \
+         a network without one)";
 
-    /// Threads that render React, each with its own JS engine [default: number of cores]
-    #[arg(
-        long,
-        global = true,
-        env = "LASTWORDS_RENDER_THREADS",
-        value_name = "N"
-    )]
-    pub render_threads: Option<usize>,
+    marketplace_url: String = "https://opensea.io/collection/dinos", env "LASTWORDS_MARKETPLACE_URL", value "URL",
+        "The collection on the NFT marketplace";
 
-    /// A render running longer than this many milliseconds is stopped [default: 2000]
-    #[arg(
-        long,
-        global = true,
-        env = "LASTWORDS_RENDER_TIMEOUT_MS",
-        value_name = "MS"
-    )]
-    pub render_timeout_ms: Option<u64>,
+    blog_url: String = "https://medium.com/@dinos", env "LASTWORDS_BLOG_URL", value "URL",
+        "The blog";
 
-    /// Renders that may wait for a free renderer before requests get 503 [default: 256]
-    #[arg(long, global = true, env = "LASTWORDS_RENDER_QUEUE", value_name = "N")]
-    pub render_queue: Option<usize>,
+    press_email: String = "press@example.com", env "LASTWORDS_PRESS_EMAIL", value "EMAIL",
+        "Address for press inquiries";
 
-    /// Google Cloud project whose Firestore holds the phrases; without it the embedded
-    /// store is used. FIRESTORE_EMULATOR_HOST is honoured
-    #[arg(
-        long,
-        global = true,
-        env = "LASTWORDS_FIRESTORE_PROJECT",
-        value_name = "ID"
-    )]
-    pub firestore_project: Option<String>,
+    env: Environment = "staging", env "LASTWORDS_ENV", value "ENV",
+        "Deployment profile: staging (readable logs) or production (JSON logs, HSTS; refuses to \
+         start without --public-url and a Firestore project unless --store embedded)";
 
-    /// Firestore database id [default: (default)]
-    #[arg(
-        long,
-        global = true,
-        env = "LASTWORDS_FIRESTORE_DATABASE",
-        value_name = "ID"
-    )]
-    pub firestore_database: Option<String>,
+    render_threads: usize = "number of cores", env "LASTWORDS_RENDER_THREADS", value "N",
+        "Threads that render React, each with its own JS engine";
 
-    /// Firestore collection of phrases (fields `word` and `name`) [default: words]
-    #[arg(
-        long,
-        global = true,
-        env = "LASTWORDS_FIRESTORE_COLLECTION",
-        value_name = "NAME"
-    )]
-    pub firestore_collection: Option<String>,
+    render_timeout_ms: u64 = "2000", env "LASTWORDS_RENDER_TIMEOUT_MS", value "MS",
+        "A render running longer than this many milliseconds is stopped and its engine rebuilt";
 
-    /// Where phrases live: auto (Firestore when a project is set, else embedded),
-    /// embedded or firestore [default: auto]
-    #[arg(long, global = true, env = "LASTWORDS_STORE", value_name = "KIND")]
-    pub store: Option<StoreKind>,
+    render_queue: usize = "256", env "LASTWORDS_RENDER_QUEUE", value "N",
+        "Renders that may wait for a free renderer before requests get 503 with Retry-After";
 
-    /// Origins allowed to open the live WebSocket, comma-separated
-    /// [default: the public URL's origin]
-    #[arg(
-        long,
-        global = true,
-        env = "LASTWORDS_ALLOWED_ORIGINS",
-        value_name = "ORIGINS",
-        value_delimiter = ','
-    )]
-    pub allowed_origins: Option<Vec<String>>,
+    firestore_project: String = "none", env "LASTWORDS_FIRESTORE_PROJECT", value "ID",
+        "Google Cloud project whose Firestore holds the phrases; without it the embedded \
+         store is used. FIRESTORE_EMULATOR_HOST is honoured";
 
-    /// Live WebSockets one host holds before answering 503 [default: 15000]
-    #[arg(long, global = true, env = "LASTWORDS_MAX_SOCKETS", value_name = "N")]
-    pub max_sockets: Option<usize>,
+    firestore_database: String = "(default)", env "LASTWORDS_FIRESTORE_DATABASE", value "ID",
+        "Firestore database id";
 
-    /// Live WebSockets one client address may hold; 0 for no limit, which suits a
-    /// host behind a proxy that hides client addresses [default: 32]
-    #[arg(
-        long,
-        global = true,
-        env = "LASTWORDS_MAX_SOCKETS_PER_IP",
-        value_name = "N"
-    )]
-    pub max_sockets_per_ip: Option<usize>,
+    firestore_collection: String = "words", env "LASTWORDS_FIRESTORE_COLLECTION", value "NAME",
+        "Firestore collection of phrases (fields `word` and `name`)";
 
-    /// TCP connections held at once, WebSockets included; past it only /healthz and
-    /// /readyz are answered and everything else gets 503 [default: nine tenths of the
-    /// open-file limit, less 64]
-    #[arg(
-        long,
-        global = true,
-        env = "LASTWORDS_MAX_CONNECTIONS",
-        value_name = "N"
-    )]
-    pub max_connections: Option<usize>,
+    store: StoreKind = "auto", env "LASTWORDS_STORE", value "KIND",
+        "Where phrases live: auto (Firestore when a project is set, else embedded), embedded \
+         or firestore";
 
-    /// Connections the kernel queues before the host accepts them, for reconnect
-    /// storms; capped by net.core.somaxconn [default: 4096]
-    #[arg(
-        long,
-        global = true,
-        env = "LASTWORDS_LISTEN_BACKLOG",
-        value_name = "N"
-    )]
-    pub listen_backlog: Option<u32>,
+    allowed_origins: Vec<String> = "the public URL's origin", env "LASTWORDS_ALLOWED_ORIGINS", value "ORIGINS", split ',',
+        "Origins allowed to open the live WebSocket, comma-separated (others get 403)";
 
-    /// HTTP requests served at once; more wait in the kernel's queue [default: 1024]
-    #[arg(
-        long,
-        global = true,
-        env = "LASTWORDS_MAX_CONCURRENT_REQUESTS",
-        value_name = "N"
-    )]
-    pub max_concurrent_requests: Option<usize>,
+    max_sockets: usize = "15000", env "LASTWORDS_MAX_SOCKETS", value "N",
+        "Live WebSockets one host holds before answering 503";
 
-    /// A request not answered within this many seconds gets 408 [default: 15]
-    #[arg(
-        long,
-        global = true,
-        env = "LASTWORDS_REQUEST_TIMEOUT_S",
-        value_name = "SECONDS"
-    )]
-    pub request_timeout_s: Option<u64>,
+    max_sockets_per_ip: usize = "32", env "LASTWORDS_MAX_SOCKETS_PER_IP", value "N",
+        "Live WebSockets one client address may hold (behind a proxy, set --trusted-proxies); \
+         0 for no limit";
 
-    /// Addresses and CIDR ranges of the proxies in front of the host (load balancer,
-    /// ingress), comma-separated: from these peers the client's address is read from
-    /// X-Forwarded-For (or Forwarded), for the per-address caps, the rate limit and the
-    /// logs; from any other peer those headers are ignored [default: none]
-    #[arg(
-        long,
-        global = true,
-        env = "LASTWORDS_TRUSTED_PROXIES",
-        value_name = "RANGES",
-        value_delimiter = ','
-    )]
-    pub trusted_proxies: Option<Vec<String>>,
+    max_connections: usize = "nine tenths of the open-file limit, less 64", env "LASTWORDS_MAX_CONNECTIONS", value "N",
+        "TCP connections held at once, WebSockets included; past it only /healthz, /readyz \
+         and /metrics are answered and everything else gets 503";
 
-    /// Requests a second one client address may make on average (probes and /metrics
-    /// are exempt); past it, 429 with Retry-After; 0 for no limit [default: 20]
-    #[arg(
-        long,
-        global = true,
-        env = "LASTWORDS_RATE_LIMIT_PER_S",
-        value_name = "N"
-    )]
-    pub rate_limit_per_s: Option<u32>,
+    listen_backlog: u32 = "4096", env "LASTWORDS_LISTEN_BACKLOG", value "N",
+        "Connections the kernel queues before the host accepts them, for reconnect storms; \
+         capped by net.core.somaxconn";
 
-    /// Requests one client address may make at once before the rate applies
-    /// [default: 100]
-    #[arg(
-        long,
-        global = true,
-        env = "LASTWORDS_RATE_LIMIT_BURST",
-        value_name = "N"
-    )]
-    pub rate_limit_burst: Option<u32>,
+    max_concurrent_requests: usize = "1024", env "LASTWORDS_MAX_CONCURRENT_REQUESTS", value "N",
+        "HTTP requests served at once; more wait in the kernel's queue";
 
-    /// On SIGTERM, how long /readyz answers 503 while the host still serves, so the
-    /// load balancer stops sending it visitors before it stops accepting (a second
-    /// signal ends it) [default: 3 in production, 0 in staging]
-    #[arg(long, global = true, env = "LASTWORDS_DRAIN_S", value_name = "SECONDS")]
-    pub drain_s: Option<u64>,
+    request_timeout_s: u64 = "15", env "LASTWORDS_REQUEST_TIMEOUT_S", value "SECONDS",
+        "A request not answered within this many seconds gets 408";
 
-    /// On SIGTERM, after the drain, how long in-flight requests may take to finish
-    /// [default: 5]
-    #[arg(
-        long,
-        global = true,
-        env = "LASTWORDS_SHUTDOWN_TIMEOUT_S",
-        value_name = "SECONDS"
-    )]
-    pub shutdown_timeout_s: Option<u64>,
+    trusted_proxies: Vec<String> = "none", env "LASTWORDS_TRUSTED_PROXIES", value "RANGES", split ',',
+        "Addresses and CIDR ranges of the proxies in front of the host (load balancer, \
+         ingress), comma-separated: from these peers the client's address is read from \
+         X-Forwarded-For (or Forwarded), for the per-address caps, the rate limit and the \
+         logs; from any other peer those headers are ignored";
 
-    /// /readyz answers 503 once the phrase feed has been disconnected this long
-    /// [default: 30]
-    #[arg(
-        long,
-        global = true,
-        env = "LASTWORDS_READY_STALE_AFTER_S",
-        value_name = "SECONDS"
-    )]
-    pub ready_stale_after_s: Option<u64>,
+    rate_limit_per_s: u32 = "20", env "LASTWORDS_RATE_LIMIT_PER_S", value "N",
+        "Requests a second one client address may make on average (probes and /metrics are \
+         exempt); past it, 429 with Retry-After; 0 for no limit";
+
+    rate_limit_burst: u32 = "100", env "LASTWORDS_RATE_LIMIT_BURST", value "N",
+        "Requests one client address may make at once before the rate applies";
+
+    drain_s: u64 = "3 in production, 0 in staging", env "LASTWORDS_DRAIN_S", value "SECONDS",
+        "On SIGTERM, how long /readyz answers 503 while the host still serves, so the load \
+         balancer stops sending it visitors before it stops accepting (a second signal ends \
+         it)";
+
+    shutdown_timeout_s: u64 = "5", env "LASTWORDS_SHUTDOWN_TIMEOUT_S", value "SECONDS",
+        "On SIGTERM, after the drain, how long in-flight requests may take to finish";
+
+    ready_stale_after_s: u64 = "30", env "LASTWORDS_READY_STALE_AFTER_S", value "SECONDS",
+        "/readyz answers 503 once the phrase feed has been disconnected this long";
 }
 
 /// Where phrases live.
@@ -280,43 +203,27 @@ impl Settings {
             source: Box::new(source),
         })
     }
+}
 
-    /// Fills every key unset here from `lower`.
-    pub fn or(self, lower: Settings) -> Settings {
-        Settings {
-            host: self.host.or(lower.host),
-            port: self.port.or(lower.port),
-            data_dir: self.data_dir.or(lower.data_dir),
-            product_name: self.product_name.or(lower.product_name),
-            public_url: self.public_url.or(lower.public_url),
-            chat_url: self.chat_url.or(lower.chat_url),
-            social_url: self.social_url.or(lower.social_url),
-            marketplace_url: self.marketplace_url.or(lower.marketplace_url),
-            blog_url: self.blog_url.or(lower.blog_url),
-            press_email: self.press_email.or(lower.press_email),
-            environment: self.environment.or(lower.environment),
-            render_threads: self.render_threads.or(lower.render_threads),
-            render_timeout_ms: self.render_timeout_ms.or(lower.render_timeout_ms),
-            render_queue: self.render_queue.or(lower.render_queue),
-            firestore_project: self.firestore_project.or(lower.firestore_project),
-            firestore_database: self.firestore_database.or(lower.firestore_database),
-            firestore_collection: self.firestore_collection.or(lower.firestore_collection),
-            store: self.store.or(lower.store),
-            allowed_origins: self.allowed_origins.or(lower.allowed_origins),
-            max_sockets: self.max_sockets.or(lower.max_sockets),
-            max_sockets_per_ip: self.max_sockets_per_ip.or(lower.max_sockets_per_ip),
-            max_connections: self.max_connections.or(lower.max_connections),
-            listen_backlog: self.listen_backlog.or(lower.listen_backlog),
-            max_concurrent_requests: self
-                .max_concurrent_requests
-                .or(lower.max_concurrent_requests),
-            request_timeout_s: self.request_timeout_s.or(lower.request_timeout_s),
-            trusted_proxies: self.trusted_proxies.or(lower.trusted_proxies),
-            rate_limit_per_s: self.rate_limit_per_s.or(lower.rate_limit_per_s),
-            rate_limit_burst: self.rate_limit_burst.or(lower.rate_limit_burst),
-            drain_s: self.drain_s.or(lower.drain_s),
-            shutdown_timeout_s: self.shutdown_timeout_s.or(lower.shutdown_timeout_s),
-            ready_stale_after_s: self.ready_stale_after_s.or(lower.ready_stale_after_s),
-        }
+/// The configuration reference of docs/operations.md: a row a setting.
+pub fn reference_table() -> String {
+    let mut table = String::from(
+        "| flag | environment | TOML key | default | meaning |\n|---|---|---|---|---|\n",
+    );
+    for setting in DECLARED {
+        // A value is set as code; a description of one ("number of cores") is not.
+        let default = match setting.default {
+            "none" => "—".to_owned(),
+            value if value.contains(' ') => value.to_owned(),
+            value => format!("`{value}`"),
+        };
+        table.push_str(&format!(
+            "| `--{}` | `{}` | `{}` | {default} | {} |\n",
+            setting.key.replace('_', "-"),
+            setting.env,
+            setting.key,
+            setting.doc,
+        ));
     }
+    table
 }
