@@ -15,7 +15,7 @@ use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use http_body_util::BodyExt as _;
 use lastwords::assets::Ui;
-use lastwords::config::Config;
+use lastwords::config::Settings;
 use lastwords::phrase_list::Phrase;
 use lastwords::routes;
 use lastwords::snapshot::Feed;
@@ -68,7 +68,14 @@ fn main() -> anyhow::Result<()> {
 
 async fn bench(out: Option<std::path::PathBuf>) -> anyhow::Result<()> {
     let data = tempfile::tempdir()?;
-    let config = Arc::new(Config::for_tests(data.path()));
+    let config = Arc::new(
+        Settings {
+            data_dir: Some(data.path().to_owned()),
+            render_threads: Some(1),
+            ..Settings::default()
+        }
+        .resolve()?,
+    );
     let ui = Ui::embedded().map_err(|message| anyhow::anyhow!(message))?;
     let feed = Feed::new();
     let mut phrases: Vec<Phrase> = (0..PHRASES)

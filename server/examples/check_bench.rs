@@ -14,7 +14,7 @@ use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
 use http_body_util::BodyExt as _;
 use lastwords::assets::Ui;
-use lastwords::config::Config;
+use lastwords::config::Settings;
 use lastwords::routes;
 use lastwords::snapshot::{Change, Feed, Phrase};
 use lastwords::state::AppState;
@@ -46,7 +46,14 @@ async fn bench() -> anyhow::Result<()> {
     println!(" | {:>22} | {:>22}", "add p50 / p99", "edit p50 / p99");
     for size in SIZES {
         let data = tempfile::tempdir()?;
-        let config = Arc::new(Config::for_tests(data.path()));
+        let config = Arc::new(
+            Settings {
+                data_dir: Some(data.path().to_owned()),
+                render_threads: Some(1),
+                ..Settings::default()
+            }
+            .resolve()?,
+        );
         let ui = Ui::embedded().map_err(|message| anyhow::anyhow!(message))?;
         let feed = Feed::new();
         feed.replace(phrases(size));

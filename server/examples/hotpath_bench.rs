@@ -17,7 +17,7 @@ use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
 use http_body_util::BodyExt as _;
 use lastwords::assets::Ui;
-use lastwords::config::{Config, Environment};
+use lastwords::config::{Environment, Settings};
 use lastwords::routes;
 use tower::ServiceExt as _;
 
@@ -38,7 +38,14 @@ fn main() -> anyhow::Result<()> {
 
 async fn bench() -> anyhow::Result<()> {
     let data = tempfile::tempdir()?;
-    let config = Arc::new(Config::for_tests(data.path()));
+    let config = Arc::new(
+        Settings {
+            data_dir: Some(data.path().to_owned()),
+            render_threads: Some(1),
+            ..Settings::default()
+        }
+        .resolve()?,
+    );
     let ui = Ui::embedded().map_err(|message| anyhow::anyhow!(message))?;
     let router = routes::router(lastwords::app::start(config, ui).await?);
 

@@ -6,7 +6,7 @@ mod resolve;
 mod settings;
 
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -244,17 +244,6 @@ impl Config {
     /// Whether responses carry Strict-Transport-Security.
     pub fn hsts(&self) -> bool {
         self.environment == Environment::Production
-    }
-
-    /// A configuration for tests: defaults, a given data folder, one renderer.
-    pub fn for_tests(data_dir: &Path) -> Config {
-        Settings {
-            data_dir: Some(data_dir.to_owned()),
-            render_threads: Some(1),
-            ..Settings::default()
-        }
-        .resolve()
-        .expect("the defaults are valid")
     }
 }
 

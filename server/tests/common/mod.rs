@@ -9,7 +9,7 @@ use axum::body::Body;
 use axum::http::{Request, Response};
 use http_body_util::BodyExt as _;
 use lastwords::assets::Ui;
-use lastwords::config::Config;
+use lastwords::config::{Config, Settings};
 use lastwords::routes;
 use lastwords::snapshot::Phrase;
 use lastwords::state::AppState;
@@ -53,7 +53,13 @@ impl TestHost {
             // The legacy file is imported, ids and all, when the store is created.
             std::fs::write(data.path().join(LEGACY_FILE_NAME), json).expect("write phrases");
         }
-        let mut config = Config::for_tests(data.path());
+        let mut config = Settings {
+            data_dir: Some(data.path().to_owned()),
+            render_threads: Some(1),
+            ..Settings::default()
+        }
+        .resolve()
+        .expect("the defaults are valid");
         adjust(&mut config);
         let config = Arc::new(config);
         let mut ui = Ui::embedded().expect("the UI is built (run scripts/build or scripts/test)");
