@@ -14,11 +14,11 @@ use std::time::{Duration, Instant};
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use http_body_util::BodyExt as _;
-use lastwords::assets::Ui;
 use lastwords::config::Settings;
-use lastwords::phrase_list::Phrase;
+use lastwords::feed::Feed;
+use lastwords::feed::list::Phrase;
+use lastwords::render::assets::Ui;
 use lastwords::routes;
-use lastwords::snapshot::Feed;
 use lastwords::state::AppState;
 use tower::ServiceExt as _;
 

@@ -13,10 +13,10 @@ use std::time::{Duration, Instant};
 use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
 use http_body_util::BodyExt as _;
-use lastwords::assets::Ui;
 use lastwords::config::Settings;
+use lastwords::feed::{Change, Feed, Phrase};
+use lastwords::render::assets::Ui;
 use lastwords::routes;
-use lastwords::snapshot::{Change, Feed, Phrase};
 use lastwords::state::AppState;
 use tower::ServiceExt as _;
 

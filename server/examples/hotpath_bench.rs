@@ -16,8 +16,8 @@ use std::time::{Duration, Instant};
 use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
 use http_body_util::BodyExt as _;
-use lastwords::assets::Ui;
 use lastwords::config::{Environment, Settings};
+use lastwords::render::assets::Ui;
 use lastwords::routes;
 use tower::ServiceExt as _;
 

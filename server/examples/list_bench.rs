@@ -5,8 +5,8 @@
 
 use std::time::{Duration, Instant};
 
-use lastwords::phrase_list::{Anchor, PAGE_SIZE};
-use lastwords::snapshot::{Change, Feed, Phrase};
+use lastwords::feed::list::{Anchor, PAGE_SIZE};
+use lastwords::feed::{Change, Feed, Phrase};
 
 const SIZES: [usize; 3] = [1_000, 10_000, 100_000];
 const ROUNDS: usize = 2_000;

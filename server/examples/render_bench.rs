@@ -21,15 +21,15 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context as _, anyhow, bail};
 use deno_core::{JsRuntime, RuntimeOptions, v8};
-use lastwords::assets::Ui;
-use lastwords::check::Check;
-use lastwords::negotiate::Encoding;
-use lastwords::page_cache::Page;
-use lastwords::paging::{PageRequest, PhrasePage};
-use lastwords::phrase_list::{PAGE_SIZE, PhraseList};
-use lastwords::renderer::{PoolOptions, RendererPool};
-use lastwords::shell::{self, Head};
-use lastwords::snapshot::{Phrase, Snapshot};
+use lastwords::feed::check::Check;
+use lastwords::feed::list::{PAGE_SIZE, PhraseList};
+use lastwords::feed::paging::{PageRequest, PhrasePage};
+use lastwords::feed::{Phrase, Snapshot};
+use lastwords::render::assets::Ui;
+use lastwords::render::negotiate::Encoding;
+use lastwords::render::page_cache::Page;
+use lastwords::render::pool::{PoolOptions, RendererPool};
+use lastwords::render::shell::{self, Head};
 
 /// How many phrases the `/words` page lists.
 const PHRASES: usize = 200;

@@ -4,9 +4,9 @@
 
 use std::sync::Arc;
 
-use crate::assets::Ui;
 use crate::config::Config;
-use crate::snapshot::Feed;
+use crate::feed::Feed;
+use crate::render::assets::Ui;
 use crate::state::AppState;
 use crate::store::Backend;
 

@@ -47,19 +47,6 @@ pub enum AppError {
     Internal(#[from] anyhow::Error),
 }
 
-impl crate::page_cache::RenderFailure for AppError {
-    /// Every waiter of a failed render gets the outcome; an internal cause is logged
-    /// once, so the copies carry its message only.
-    fn again(&self) -> Self {
-        match self {
-            AppError::BadRequest { reason } => AppError::bad_request(reason.clone()),
-            AppError::Busy => AppError::Busy,
-            AppError::Unavailable(what) => AppError::Unavailable(what),
-            AppError::Internal(cause) => AppError::Internal(anyhow::anyhow!("{cause:#}")),
-        }
-    }
-}
-
 impl AppError {
     pub fn bad_request(reason: impl Into<String>) -> Self {
         AppError::BadRequest {

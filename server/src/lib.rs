@@ -1,70 +1,46 @@
 //! The Dinos host: serves the site's HTML (React rendered inside an embedded JS engine),
 //! its static assets, a JSON API and the live phrase feed.
 //!
-//! Modules are listed from the bottom up; each imports only those above it in this list.
+//! The host in four rooms, with what stands around them. Each line imports only from
+//! the lines above it, except `config`, which names the option types the rooms define:
 //!
-//! - [`text`]: upper-casing and character counting shared by every check.
-//! - [`site`]: the site's own facts (its name, what it is).
-//! - [`escape`]: inert JSON, URL checks.
-//! - [`snapshot`]: the versioned phrase list every reader shares; [`check`]: a word
-//!   checked against it, with the minted phrase it reads like and
-//!   [`alternatives`] when it is taken.
-//! - [`store`]: where phrases come from (embedded SQLite store, Firestore), chosen once
-//!   as a [`store::Backend`].
-//! - [`config`]: the typed configuration, parsed once.
-//! - [`renderer`]: JS engines on their own threads, behind a bounded queue.
-//! - [`negotiate`]: content encodings and validators; [`page_cache`]: rendered pages per
-//!   route and data, evicted by what each change changed.
-//! - [`assets`]: the UI build embedded in the binary; [`shell`]: the HTML document around
-//!   React's markup; [`site_files`]: robots, icons; [`listings`]: the sitemap and the
-//!   Atom feed of phrase pages.
-//! - [`card`]: each phrase's card image, drawn with resvg and cached.
-//! - [`hub`]: the phrase feed fanned out; [`socket_limits`]: the caps on live sockets;
-//!   [`websocket`]: one socket's framing and session.
-//! - [`client`]: who a request comes from (behind trusted proxies too);
-//!   [`rate_limit`]: requests per client address.
-//! - [`listener`]: the listening socket and the open-file limit; [`connections`]: the
-//!   connection budget and each connection's deadlines.
-//! - [`metrics`]: counters and the request span.
-//! - [`headers`]: the headers every response carries and requests refused early.
-//! - [`error`]: every outcome a client can see, as a response.
-//! - [`state`]: what the handlers share; [`app`]: the running app, built one way for
-//!   the binary, the tests and the benches.
-//! - [`routes`]: the router and its handlers.
-//! - [`server`]: the accept loop and a graceful stop.
-//! - [`cli`]: each subcommand of the binary (serve, phrases, healthcheck, config check).
+//! - Leaves that import nothing of the crate: [`text`] (the content rules, counting, the
+//!   look-alike skeleton), [`site`] (the site's own facts), [`escape`] (inert JSON, URL
+//!   checks), [`error`] (every outcome a client can see, as a response), [`metrics`]
+//!   (every series `/metrics` serves).
+//! - [`feed`]: the versioned phrase list every reader shares ([`feed::Feed`]), the list
+//!   itself ([`feed::list`]), its pages ([`feed::paging`]), a word checked against it
+//!   ([`feed::check`], [`feed::alternatives`]).
+//! - [`live`]: the feed fanned out to browsers: the hub, the caps on live sockets, one
+//!   WebSocket's framing and session.
+//! - [`store`]: where the feed comes from (the embedded SQLite store, Firestore) and where
+//!   the operator's CLI writes, chosen once as a [`store::Backend`].
+//! - [`render`]: React on JS engines behind a bounded queue, the page cache, the HTML
+//!   shell and props, content encodings, the UI build embedded in the binary, the cards,
+//!   the sitemap and feed, robots and icons.
+//! - [`net`]: under the accept loop: the listener, the connection budget and deadlines,
+//!   who a request comes from and how fast it may ask, the headers of every response.
+//! - [`config`]: one typed configuration, each setting declared once; it gathers each
+//!   room's option type (`PoolOptions`, `SocketCaps`, `FirestoreSettings`, the proxies
+//!   and the rate), and each room reads its own group.
+//! - [`state`]: what the handlers share; [`routes`]: the router, its request layer and
+//!   its handlers; [`server`]: the accept loop and a graceful stop; [`app`]: the running
+//!   app, built one way for the binary, the tests and the benches.
+//! - [`cli`]: each subcommand of the binary (serve, phrases, healthcheck, config).
 
-pub mod alternatives;
 pub mod app;
-pub mod assets;
-pub mod card;
-pub mod check;
 pub mod cli;
-pub mod client;
 pub mod config;
-pub mod connections;
 pub mod error;
 pub mod escape;
-pub mod headers;
-pub mod hub;
-pub mod listener;
-pub mod listings;
+pub mod feed;
+pub mod live;
 pub mod metrics;
-pub mod negotiate;
-pub mod page_cache;
-pub mod paging;
-pub mod phrase_list;
-pub mod props;
-pub mod rate_limit;
-pub mod renderer;
+pub mod net;
+pub mod render;
 pub mod routes;
 pub mod server;
-pub mod shell;
 pub mod site;
-pub mod site_files;
-pub mod snapshot;
-pub mod socket_limits;
 pub mod state;
 pub mod store;
 pub mod text;
-pub mod websocket;

@@ -1,21 +1,18 @@
 //! What the host counts, in Prometheus' text format through the `prometheus` crate.
 //!
 //! The request and render series are the library's own counters and histograms,
-//! updated on the request path; the process series come from its process collector.
+//! updated on the request path (`routes`' request layer counts each response); the process series come from its process collector.
 //! What other parts already keep (connections, the cache, the feed) is read when
 //! `/metrics` is scraped and handed to the same encoder (see `routes::ops`), so every
 //! line is written, typed and escaped by one library.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use axum::extract::{MatchedPath, Request};
-use axum::response::Response;
 use prometheus::proto::{Counter, Gauge, Metric, MetricFamily, MetricType};
 use prometheus::{
     Encoder as _, Histogram, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGauge,
     Opts, Registry, TextEncoder,
 };
-use tracing::Instrument as _;
 
 /// Upper bounds of the time buckets of both histograms, in seconds.
 const BUCKETS: [f64; 14] = [
@@ -137,7 +134,7 @@ impl Metrics {
         self.render_failures.inc();
     }
 
-    fn count_request(&self, route: &str, status: axum::http::StatusCode, took: Duration) {
+    pub fn count_request(&self, route: &str, status: axum::http::StatusCode, took: Duration) {
         self.requests
             .with_label_values(&[route, status.as_str()])
             .inc();
@@ -183,48 +180,4 @@ fn family(name: &str, help: &str, kind: MetricType, metric: Metric) -> MetricFam
     family.set_field_type(kind);
     family.set_metric(vec![metric]);
     family
-}
-
-/// Runs `inner` on `request` and counts its response; a response of 500 or more is
-/// logged with the request's method, route, status, latency and client address. Routes are the
-/// router's templates, so `/assets/{*path}` is one series, not one per file.
-pub async fn track<F>(
-    metrics: &Metrics,
-    request: Request,
-    inner: impl FnOnce(Request) -> F,
-) -> Response
-where
-    F: Future<Output = Response>,
-{
-    // A clone of the matched path is a reference count, not a copy of the text.
-    let matched = request.extensions().get::<MatchedPath>().cloned();
-    let route = matched.as_ref().map_or("unmatched", |path| path.as_str());
-    let method = request.method().clone();
-    let client = request
-        .extensions()
-        .get::<crate::client::ClientAddr>()
-        .map(|client| client.0);
-    // The span is at debug level: at the host's default (info) a span a request cost
-    // 2.5 µs of a cached page's 4.7 (examples/hotpath_bench) and printed nothing.
-    let span = tracing::debug_span!(
-        "request",
-        method = %method,
-        route = %route,
-        status = tracing::field::Empty,
-        latency_ms = tracing::field::Empty,
-    );
-    let started = Instant::now();
-    let response = inner(request).instrument(span.clone()).await;
-    let status = response.status();
-    let took = started.elapsed();
-    let latency_ms = took.as_secs_f64() * 1000.0;
-    if status.is_server_error() {
-        tracing::warn!(method = %method, route, status = status.as_u16(), latency_ms, client = ?client, "request failed");
-    } else if !span.is_disabled() {
-        span.record("status", status.as_u16());
-        span.record("latency_ms", latency_ms);
-        span.in_scope(|| tracing::debug!("request"));
-    }
-    metrics.count_request(route, status, took);
-    response
 }

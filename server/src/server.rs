@@ -18,12 +18,12 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tower::ServiceExt as _;
 
-use crate::client::{ClientAddr, TrustedProxies};
-use crate::headers;
+use crate::net::client::{ClientAddr, TrustedProxies};
+use crate::net::headers;
 use crate::routes;
 use crate::state::AppState;
 
-use crate::connections::{
+use crate::net::connections::{
     self, Activity, Admission, Connections, Guarded, Place, RESERVE_DEADLINE,
 };
 

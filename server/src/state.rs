@@ -5,25 +5,25 @@ use std::ops::Deref;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
-use crate::props::SiteProps;
+use crate::render::props::SiteProps;
 use axum::extract::FromRef;
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use crate::assets::Ui;
-use crate::card::{self, Cards};
 use crate::config::Config;
-use crate::connections::{self, Connections};
-use crate::hub::Hub;
-use crate::listings::Listings;
+use crate::feed::Feed;
+use crate::live::hub::Hub;
+use crate::live::socket_limits::SocketLimits;
 use crate::metrics::Metrics;
-use crate::page_cache::PageCache;
-use crate::rate_limit::RateLimit;
-use crate::renderer::{RenderError, RendererPool};
-use crate::site_files::SiteFiles;
-use crate::snapshot::Feed;
-use crate::socket_limits::SocketLimits;
+use crate::net::connections::{self, Connections};
+use crate::net::rate_limit::RateLimit;
+use crate::render::assets::Ui;
+use crate::render::card::{self, Cards};
+use crate::render::listings::Listings;
+use crate::render::page_cache::PageCache;
+use crate::render::pool::{RenderError, RendererPool};
+use crate::render::site_files::SiteFiles;
 
 /// Everything the handlers share, behind one pointer: axum clones the state for every
 /// request (the route's copy, then the `State` extractor's), and a clone of the fields

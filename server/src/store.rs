@@ -17,7 +17,7 @@ use futures_util::future::BoxFuture;
 use rand::Rng as _;
 
 use crate::config::FirestoreSettings;
-use crate::snapshot::{Feed, Phrase};
+use crate::feed::{Feed, Phrase};
 use crate::text::{ContentError, NormalizedWord, validated_name};
 use embedded::{EmbeddedStore, Seed};
 use firestore::FirestoreStore;

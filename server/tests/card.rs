@@ -9,10 +9,10 @@ use std::sync::atomic::Ordering;
 use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
 use common::{TestHost, bytes, phrase};
-use lastwords::assets::Ui;
-use lastwords::card::layout::{self, HEIGHT, WIDTH};
-use lastwords::card::paint::{self, Lettering, Painter};
-use lastwords::card::{self, Cards};
+use lastwords::render::assets::Ui;
+use lastwords::render::card::layout::{self, HEIGHT, WIDTH};
+use lastwords::render::card::paint::{self, Lettering, Painter};
+use lastwords::render::card::{self, Cards};
 use lastwords::site;
 use resvg::usvg;
 

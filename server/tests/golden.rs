@@ -5,8 +5,8 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use lastwords::assets::Ui;
-use lastwords::renderer::{PoolOptions, RendererPool};
+use lastwords::render::assets::Ui;
+use lastwords::render::pool::{PoolOptions, RendererPool};
 
 #[tokio::test]
 async fn every_case_renders_exactly_its_golden_html() {

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use axum::http::StatusCode;
 use common::{TestHost, phrase};
-use lastwords::snapshot::{Change, Phrase};
+use lastwords::feed::{Change, Phrase};
 
 fn numbered(n: u64) -> Phrase {
     Phrase {

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use axum::http::StatusCode;
 use common::{TestHost, phrase};
-use lastwords::snapshot::Change;
+use lastwords::feed::Change;
 
 /// Ids Firestore allows (anything but `/`, `.` and `..`), with the characters that
 /// mean something in a URL, in HTML or in JSON.

@@ -2,8 +2,8 @@
 
 use anyhow::bail;
 
-use crate::assets::Ui;
 use crate::config::Config;
+use crate::render::assets::Ui;
 
 /// Prints every setting; fails on what would stop `serve` or break it later.
 pub fn run(config: &Config) -> anyhow::Result<()> {

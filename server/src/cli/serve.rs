@@ -2,9 +2,9 @@
 
 use std::sync::Arc;
 
-use crate::assets::Ui;
 use crate::config::Config;
-use crate::listener;
+use crate::net::listener;
+use crate::render::assets::Ui;
 use crate::server;
 
 pub async fn run(config: Arc<Config>) -> anyhow::Result<()> {

@@ -12,8 +12,8 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use url::Url;
 
-pub use crate::renderer::PoolOptions;
-pub use crate::socket_limits::SocketCaps;
+pub use crate::live::socket_limits::SocketCaps;
+pub use crate::render::pool::PoolOptions;
 pub use crate::store::firestore::FirestoreSettings;
 pub use settings::{DECLARED, Declared, Settings, StoreKind, reference_table};
 
@@ -90,9 +90,9 @@ pub struct HttpLimits {
     /// On SIGTERM, how long `/readyz` says 503 while the host still serves.
     pub drain: Duration,
     /// The proxies whose forwarded headers name the client.
-    pub trusted_proxies: crate::client::TrustedProxies,
+    pub trusted_proxies: crate::net::client::TrustedProxies,
     /// Requests per client address; `None`: no limit.
-    pub rate: Option<crate::rate_limit::Rate>,
+    pub rate: Option<crate::net::rate_limit::Rate>,
 }
 
 /// Where phrases live.

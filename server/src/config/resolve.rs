@@ -119,7 +119,7 @@ fn http(settings: &Settings, addr: SocketAddr) -> Result<HttpLimits, ConfigError
         request_timeout: seconds("request_timeout_s", settings.request_timeout_s, 15, 3600)?,
         shutdown_timeout: seconds("shutdown_timeout_s", settings.shutdown_timeout_s, 5, 3600)?,
         drain: drain(settings)?,
-        trusted_proxies: crate::client::TrustedProxies::parse(
+        trusted_proxies: crate::net::client::TrustedProxies::parse(
             settings.trusted_proxies.as_deref().unwrap_or_default(),
         )
         .map_err(|reason| {
@@ -156,7 +156,7 @@ fn drain(settings: &Settings) -> Result<Duration, ConfigError> {
     Ok(Duration::from_secs(seconds))
 }
 
-fn rate(settings: &Settings) -> Result<Option<crate::rate_limit::Rate>, ConfigError> {
+fn rate(settings: &Settings) -> Result<Option<crate::net::rate_limit::Rate>, ConfigError> {
     let per_second = settings.rate_limit_per_s.unwrap_or(20);
     let burst = settings.rate_limit_burst.unwrap_or(100);
     let Some(per_second) = std::num::NonZeroU32::new(per_second) else {
@@ -169,7 +169,7 @@ fn rate(settings: &Settings) -> Result<Option<crate::rate_limit::Rate>, ConfigEr
             "use at least 1 (turn the limit off with rate_limit_per_s = 0)",
         ));
     };
-    Ok(Some(crate::rate_limit::Rate { per_second, burst }))
+    Ok(Some(crate::net::rate_limit::Rate { per_second, burst }))
 }
 
 fn product_name(given: Option<String>) -> Result<String, ConfigError> {

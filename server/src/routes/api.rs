@@ -9,12 +9,12 @@ use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use serde_json::json;
 
-use crate::check::{Check, CheckStatus};
 use crate::error::AppError;
-use crate::negotiate::not_modified;
-use crate::paging::{PageRequest, PhrasePage};
-use crate::phrase_list::PAGE_SIZE;
-use crate::snapshot::Feed;
+use crate::feed::Feed;
+use crate::feed::check::{Check, CheckStatus};
+use crate::feed::list::PAGE_SIZE;
+use crate::feed::paging::{PageRequest, PhrasePage};
+use crate::render::negotiate::not_modified;
 
 /// The most phrases one request may ask for.
 pub const MAX_LIMIT: usize = 200;

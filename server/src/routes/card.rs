@@ -6,7 +6,7 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
 use crate::error::{AppError, refusal};
-use crate::negotiate::not_modified;
+use crate::render::negotiate::not_modified;
 use crate::state::AppState;
 
 /// An hour: a crawler that shares a link soon after a change may keep the old card

@@ -9,10 +9,10 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 
-use crate::assets;
 use crate::error::refusal;
-use crate::negotiate::encoded;
-use crate::site_files::SiteFiles;
+use crate::render::assets;
+use crate::render::negotiate::encoded;
+use crate::render::site_files::SiteFiles;
 use crate::state::AppState;
 
 pub async fn asset(Path(path): Path<String>, headers: HeaderMap) -> Response {

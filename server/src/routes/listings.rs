@@ -1,5 +1,5 @@
 //! `/sitemap.xml`, its children under `/sitemaps/` and `/feed.atom`, as
-//! [`crate::listings`] makes them for the current list.
+//! [`crate::render::listings`] makes them for the current list.
 
 use std::sync::Arc;
 
@@ -9,8 +9,8 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
 use crate::error::AppError;
-use crate::listings::{Document, Made};
-use crate::negotiate::{Encoding, add_coding_headers, not_modified, preferred_encoding};
+use crate::render::listings::{Document, Made};
+use crate::render::negotiate::{Encoding, add_coding_headers, not_modified, preferred_encoding};
 use crate::state::AppState;
 
 const XML: HeaderValue = HeaderValue::from_static("application/xml; charset=utf-8");
@@ -71,7 +71,7 @@ async fn listing(
 }
 
 fn respond(
-    page: &Arc<crate::page_cache::Page>,
+    page: &Arc<crate::render::page_cache::Page>,
     body: bytes::Bytes,
     encoding: Encoding,
     content_type: HeaderValue,

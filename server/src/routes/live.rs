@@ -7,10 +7,10 @@ use axum::response::{IntoResponse, Response};
 use hyper_util::rt::TokioIo;
 use serde::Deserialize;
 
-use crate::client::ClientAddr;
 use crate::error::refusal;
+use crate::live::websocket;
+use crate::net::client::ClientAddr;
 use crate::state::AppState;
-use crate::websocket;
 
 #[derive(Deserialize)]
 pub struct LiveQuery {

@@ -12,19 +12,19 @@ use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use serde_json::json;
 
-use crate::check::{Check, find_text};
 use crate::config::Site;
 use crate::error::AppError;
-use crate::negotiate::{Encoding, add_coding_headers, not_modified, preferred_encoding};
-use crate::page_cache::{Page, PageKey, Span};
-use crate::paging::{PageRequest, PhrasePage};
-use crate::phrase_list::{Anchor, Cursor, PAGE_SIZE};
-use crate::props::{RenderRequest, SiteOnly, WordsProps};
-use crate::renderer::RenderError;
-use crate::shell::{self, Head};
+use crate::feed::Snapshot;
+use crate::feed::check::{Check, find_text};
+use crate::feed::list::{Anchor, Cursor, PAGE_SIZE};
+use crate::feed::paging::{PageRequest, PhrasePage};
+use crate::render::negotiate::{Encoding, add_coding_headers, not_modified, preferred_encoding};
+use crate::render::page_cache::{Page, PageKey, Span};
+use crate::render::pool::RenderError;
+use crate::render::props::{RenderRequest, SiteOnly, WordsProps};
+use crate::render::shell::{self, Head};
+use crate::render::site_files;
 use crate::site;
-use crate::site_files;
-use crate::snapshot::Snapshot;
 use crate::state::AppState;
 
 pub async fn home(State(state): State<AppState>, headers: HeaderMap) -> Response {

@@ -11,10 +11,10 @@ use serde_json::json;
 
 use super::pages::{cached, html_error, not_found_page, page_response};
 use crate::error::AppError;
-use crate::page_cache::{Page, PageKey};
-use crate::phrase_list::Phrase;
-use crate::props::{PhraseProps, RenderRequest};
-use crate::shell::{self, Head};
+use crate::feed::list::Phrase;
+use crate::render::page_cache::{Page, PageKey};
+use crate::render::props::{PhraseProps, RenderRequest};
+use crate::render::shell::{self, Head};
 use crate::site;
 use crate::state::AppState;
 use crate::text::grapheme_count;

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::snapshot::{Feed, Phrase};
+use crate::feed::{Feed, Phrase};
 use crate::store::StoreError;
 
 /// The file next to the embedded store's database.

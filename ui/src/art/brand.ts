@@ -89,7 +89,7 @@ export function openGraphCard(): string {
  * towards the Dino's frame on the right, a hill under it and the stripes. It
  * has no lettering and leaves the left two thirds calm for the phrase; the
  * host draws the brand tile's name, the phrase, "By …" and the framed Dino
- * (`server/src/card`), so this picture is the same for every phrase.
+ * (`server/src/render/card`), so this picture is the same for every phrase.
  */
 export function phraseCardBackdrop(): string {
   const random = seededRandom(1066);

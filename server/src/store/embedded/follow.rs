@@ -8,7 +8,7 @@ use notify::Watcher as _;
 
 use super::inspect::{self, Found};
 use super::{EmbeddedStore, FILE_NAME, FullRead, file_identity};
-use crate::snapshot::{Change, Feed};
+use crate::feed::{Change, Feed};
 use crate::text::ContentError;
 
 /// Without file events (no inotify, say), how often the host asks for new changes.

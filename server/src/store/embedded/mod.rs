@@ -25,7 +25,7 @@ use futures_util::future::BoxFuture;
 use rusqlite::{Connection, ErrorCode, OpenFlags, OptionalExtension as _, params};
 
 use super::{AddOutcome, NewPhrase, PhraseStore, StoreError, new_document_id};
-use crate::snapshot::{Feed, Phrase};
+use crate::feed::{Feed, Phrase};
 use crate::text::ContentError;
 pub use backup::{BackupReport, RestoreReport};
 use inspect::{APPLICATION_ID, Found};

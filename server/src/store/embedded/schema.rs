@@ -9,7 +9,7 @@ use serde::Deserialize;
 
 use super::inspect::APPLICATION_ID;
 use super::{LEGACY_FILE_NAME, LEGACY_IMPORTED_NAME, SCHEMA_VERSION, Seed};
-use crate::snapshot::Phrase;
+use crate::feed::Phrase;
 use crate::store::{NewPhrase, new_document_id};
 use crate::text::ContentError;
 

@@ -4,7 +4,7 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use super::{FirestoreSettings, FirestoreStore};
-use crate::snapshot::{Feed, now_ms};
+use crate::feed::{Feed, now_ms};
 
 /// A listener silent this long gets its connection checked with a probe query.
 const PROBE_AFTER: Duration = Duration::from_secs(10);

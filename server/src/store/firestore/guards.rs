@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::listen::{document_id, text_field};
 use super::{FirestoreStore, StoredPhrase};
-use crate::snapshot::Phrase;
+use crate::feed::Phrase;
 use crate::store::{NewPhrase, StoreError, new_document_id};
 
 /// How many phrases an import writes per commit: a phrase and its guard are two writes,
@@ -126,7 +126,7 @@ impl FirestoreStore {
             word: new.word,
             name: new.name,
             // Firestore's create time reaches the list through the listener.
-            created: crate::snapshot::now_ms() * 1_000,
+            created: crate::feed::now_ms() * 1_000,
         };
         // Two rounds at most: the second after clearing a guard whose phrase is gone
         // (deleted by another tool), so a word can be minted again.

@@ -13,7 +13,7 @@ use firestore::gcloud_sdk::google::firestore::v1::value::ValueType;
 use firestore::gcloud_sdk::google::firestore::v1::{Document, TargetChange};
 use firestore::gcloud_sdk::prost_types::Timestamp;
 
-use crate::snapshot::{Change, Phrase};
+use crate::feed::{Change, Phrase};
 use crate::store::NewPhrase;
 
 /// A consistent point to publish.

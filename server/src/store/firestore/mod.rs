@@ -23,7 +23,7 @@ use futures_util::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 
 use super::{AddOutcome, NewPhrase, PhraseStore, StoreError, new_document_id};
-use crate::snapshot::{Feed, Phrase, now_ms};
+use crate::feed::{Feed, Phrase, now_ms};
 use follow::PROBE_TIMEOUT;
 use guards::IMPORT_CHUNK;
 use listen::{Publish, micros, phrase_of, text_field};

@@ -1,5 +1,5 @@
 //! The files crawlers, browsers and link previews fetch by well-known names:
-//! `robots.txt` (the sitemap itself lists phrases: [`crate::listings`]), the web app manifest, the favicon and icons, and the
+//! `robots.txt` (the sitemap itself lists phrases: [`crate::render::listings`]), the web app manifest, the favicon and icons, and the
 //! Open Graph image, built once from the configuration; and the site's own static
 //! files from the top-level `assets/` (such as `humans.txt`), served as they are.
 //! None of them depends on data.
@@ -9,9 +9,9 @@ use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
 use serde_json::json;
 
-use crate::assets::RasterImages;
 use crate::config::{Config, Environment, Site};
-use crate::negotiate;
+use crate::render::assets::RasterImages;
+use crate::render::negotiate;
 use crate::site;
 
 /// Paths the pages link to; the shell and the manifest name them.
@@ -26,8 +26,8 @@ pub const WEB_MANIFEST: &str = "/manifest.webmanifest";
 pub const ATOM_FEED: &str = "/feed.atom";
 
 /// The link to the Atom feed a page's head carries.
-pub fn feed_link(site: &Site) -> crate::shell::FeedLink {
-    crate::shell::FeedLink {
+pub fn feed_link(site: &Site) -> crate::render::shell::FeedLink {
+    crate::render::shell::FeedLink {
         title: format!("New Last {} — {}", site.product_name, site::NAME),
         href: site.absolute_url(ATOM_FEED),
     }
@@ -81,7 +81,7 @@ impl SiteFiles {
         ]
         .into_iter()
         .chain(
-            crate::assets::STATIC_FILES
+            crate::render::assets::STATIC_FILES
                 .iter()
                 .map(|&(path, body)| (path, media_type(path), image(body))),
         )

@@ -17,9 +17,9 @@ use axum::http::HeaderValue;
 use bytes::Bytes;
 use sha2::{Digest as _, Sha256};
 
-use crate::assets::CardSources;
 use crate::error::AppError;
-use crate::phrase_list::Phrase;
+use crate::feed::list::Phrase;
+use crate::render::assets::CardSources;
 use crate::site;
 use paint::{Dino, Painter};
 

@@ -3,8 +3,8 @@
 
 use askama::Template;
 
-use crate::assets::Manifest;
 pub use crate::escape::inert_json;
+use crate::render::assets::Manifest;
 
 /// What the `<head>` says about one page.
 #[derive(Debug, Clone)]

@@ -5,10 +5,10 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use crate::check::find_text;
 use crate::error::AppError;
-use crate::phrase_list::{Anchor, Cursor};
-use crate::snapshot::{Phrase, Snapshot};
+use crate::feed::check::find_text;
+use crate::feed::list::{Anchor, Cursor};
+use crate::feed::{Phrase, Snapshot};
 
 /// Where a page of the list starts and what it holds, as a request asked for it.
 #[derive(Debug, Clone, PartialEq, Eq)]

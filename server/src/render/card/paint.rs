@@ -8,7 +8,7 @@ use resvg::tiny_skia::{Pixmap, PixmapPaint, Transform};
 use resvg::usvg::{self, fontdb};
 
 use super::layout::{self, HEIGHT, WIDTH};
-use crate::assets::CardArt;
+use crate::render::assets::CardArt;
 
 /// Where the lettering goes: the left margin, and the right edge it must not pass
 /// (the Dino's frame is beyond it).

@@ -5,6 +5,11 @@
 //! render cache, the JSON API, every WebSocket) compare one number to know what
 //! changed, and a [`Delta`] saying what did, for the hub to pass on as it is.
 
+pub mod alternatives;
+pub mod check;
+pub mod list;
+pub mod paging;
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
@@ -13,8 +18,8 @@ use tokio::sync::{broadcast, watch};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-pub use crate::phrase_list::Phrase;
-use crate::phrase_list::PhraseList;
+pub use crate::feed::list::Phrase;
+use crate::feed::list::PhraseList;
 
 /// One change to the list.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -24,8 +24,8 @@ use tokio::sync::broadcast::error::RecvError;
 use tokio::time::{Instant, MissedTickBehavior, interval, timeout};
 use tokio_util::sync::CancellationToken;
 
-use crate::hub::{Catchup, Hub};
-use crate::socket_limits::SocketLimits;
+use crate::live::hub::{Catchup, Hub};
+use crate::live::socket_limits::SocketLimits;
 
 /// How often the server pings.
 const PING_EVERY: Duration = Duration::from_secs(20);
@@ -385,8 +385,8 @@ async fn send<W: AsyncWrite + Unpin>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::snapshot::{Change, Feed, Phrase};
-    use crate::socket_limits::{SocketCaps, SocketLimits};
+    use crate::feed::{Change, Feed, Phrase};
+    use crate::live::socket_limits::{SocketCaps, SocketLimits};
 
     /// Reads one unmasked server frame: its opcode and payload.
     async fn frame(reader: &mut (impl AsyncRead + Unpin)) -> Option<(u8, Vec<u8>)> {
@@ -415,7 +415,7 @@ mod tests {
     async fn a_reader_that_falls_behind_a_burst_of_a_thousand_changes_converges_by_a_snapshot() {
         let feed = Feed::new();
         feed.replace(vec![phrase(0)]);
-        let hub = crate::hub::Hub::start(feed.clone());
+        let hub = crate::live::hub::Hub::start(feed.clone());
         let limits = SocketLimits::new(SocketCaps {
             max: 10,
             max_per_ip: 0,

@@ -23,9 +23,9 @@ use axum::http::HeaderValue;
 use bytes::Bytes;
 use moka::future::Cache;
 
-use crate::negotiate::Encoding;
-use crate::phrase_list::{Cursor, Phrase};
-use crate::snapshot::{Change, Delta, Feed, Snapshot};
+use crate::feed::list::{Cursor, Phrase};
+use crate::feed::{Change, Delta, Feed, Snapshot};
+use crate::render::negotiate::Encoding;
 
 /// Which page, at which data.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -110,7 +110,7 @@ pub struct Page {
 
 impl Page {
     pub fn new(html: String) -> Self {
-        let etag = crate::negotiate::strong_etag(html.as_bytes());
+        let etag = crate::render::negotiate::strong_etag(html.as_bytes());
         Self {
             // Hex digits in quotes: always a valid header value.
             etag_header: HeaderValue::from_str(&etag).unwrap_or(HeaderValue::from_static("\"\"")),
@@ -205,6 +205,23 @@ pub trait RenderFailure: Send + Sync + 'static {
 impl RenderFailure for std::convert::Infallible {
     fn again(&self) -> Self {
         *self
+    }
+}
+
+impl RenderFailure for crate::error::AppError {
+    /// Every waiter of a failed render gets the outcome; an internal cause is logged
+    /// once, so the copies carry its message only.
+    fn again(&self) -> Self {
+        match self {
+            crate::error::AppError::BadRequest { reason } => {
+                crate::error::AppError::bad_request(reason.clone())
+            }
+            crate::error::AppError::Busy => crate::error::AppError::Busy,
+            crate::error::AppError::Unavailable(what) => crate::error::AppError::Unavailable(what),
+            crate::error::AppError::Internal(cause) => {
+                crate::error::AppError::Internal(anyhow::anyhow!("{cause:#}"))
+            }
+        }
     }
 }
 

@@ -14,9 +14,9 @@ use std::fmt::Write as _;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::config::Site;
-use crate::page_cache::Page;
-use crate::phrase_list::Phrase;
-use crate::snapshot::{Change, Delta, Feed, Snapshot, now_ms};
+use crate::feed::list::Phrase;
+use crate::feed::{Change, Delta, Feed, Snapshot, now_ms};
+use crate::render::page_cache::Page;
 
 /// The most URLs one sitemap may hold (sitemaps.org).
 pub const SITEMAP_URLS: usize = 50_000;
@@ -343,7 +343,7 @@ impl Listings {
         let _ = writeln!(
             xml,
             "  <link rel=\"self\" type=\"application/atom+xml\" href=\"{}\"/>",
-            escape_xml(&site.absolute_url(crate::site_files::ATOM_FEED))
+            escape_xml(&site.absolute_url(crate::render::site_files::ATOM_FEED))
         );
         let _ = writeln!(xml, "  <author><name>{}</name></author>", crate::site::NAME);
         for phrase in entries {
@@ -370,7 +370,7 @@ impl Listings {
 /// `delta.after`: a phrase added, removed or moved at an oldest-first place shifts every
 /// place after it. `usize::MAX` when they alter none.
 fn first_changed_child(before: &Snapshot, delta: &Delta, changes: &[Change]) -> usize {
-    let oldest_first = |list: &crate::phrase_list::PhraseList, id: &str| {
+    let oldest_first = |list: &crate::feed::list::PhraseList, id: &str| {
         list.rank(id).map(|rank| list.len() - 1 - rank)
     };
     let mut first = usize::MAX;

@@ -5,9 +5,9 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use crate::check::Check;
 use crate::config::{Site, SiteLinks};
-use crate::phrase_list::{Cursor, Phrase};
+use crate::feed::check::Check;
+use crate::feed::list::{Cursor, Phrase};
 
 /// The site facts every page receives (`SiteProps`).
 #[derive(Debug, Clone, Serialize)]

@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use crate::alternatives::alternatives;
-use crate::snapshot::{Phrase, Snapshot};
+use crate::feed::alternatives::alternatives;
+use crate::feed::{Phrase, Snapshot};
 use crate::text::{ContentError, NormalizedWord, skeleton};
 
 /// The outcome of checking a word, shown by the checker.
@@ -105,7 +105,7 @@ pub fn find_text(input: &str) -> Result<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::phrase_list::PhraseList;
+    use crate::feed::list::PhraseList;
     use crate::text::MAX_GRAPHEMES;
 
     fn snapshot(phrases: &[(&str, &str, &str)]) -> Snapshot {

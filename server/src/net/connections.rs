@@ -1,7 +1,7 @@
 //! Every TCP connection, from its accept to its close.
 //!
 //! Connections are held to a budget well under the open-file limit (which
-//! [`crate::listener`] raises at start); past it, a connection gets a short-lived place
+//! [`crate::net::listener`] raises at start); past it, a connection gets a short-lived place
 //! in a small reserve where only the probes are served (everything else gets 503), so `/healthz` answers however many
 //! sockets are open. Each connection has deadlines: it must send a request within the
 //! request timeout of being accepted or of its last response, and a write the peer

@@ -13,8 +13,8 @@ use axum::extract::ws::Utf8Bytes;
 use serde::Serialize;
 use tokio::sync::broadcast;
 
-use crate::phrase_list::{Anchor, Cursor, PAGE_SIZE};
-use crate::snapshot::{Change, Delta, Feed, Phrase, Snapshot};
+use crate::feed::list::{Anchor, Cursor, PAGE_SIZE};
+use crate::feed::{Change, Delta, Feed, Phrase, Snapshot};
 
 /// How many change messages a socket may be behind before it is resynced.
 const BROADCAST_BUFFER: usize = 64;
@@ -194,7 +194,7 @@ fn encode(wire: &Wire<'_>) -> Utf8Bytes {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::snapshot::test_phrase as phrase;
+    use crate::feed::test_phrase as phrase;
 
     #[tokio::test]
     async fn a_reconnecting_browser_gets_only_what_it_missed() {

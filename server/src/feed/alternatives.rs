@@ -7,7 +7,7 @@
 //! content rules, normalised as stored, and read like no minted phrase (which also
 //! rules out every taken one).
 
-use crate::phrase_list::PhraseList;
+use crate::feed::list::PhraseList;
 use crate::text::{NormalizedWord, skeleton};
 
 /// The most alternatives the checker offers.
@@ -58,7 +58,7 @@ fn variants(word: &str) -> impl Iterator<Item = String> + '_ {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::snapshot::test_phrase as phrase;
+    use crate::feed::test_phrase as phrase;
     use crate::text::{MAX_GRAPHEMES, grapheme_count};
 
     fn list(words: &[&str]) -> PhraseList {
