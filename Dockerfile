@@ -14,7 +14,7 @@
 # The same Node major as CI, and the same two steps: scripts/npm-install (which
 # scripts/setup runs) and `npm run --silent build` in ui/ (as scripts/build and
 # scripts/test run it). tests/ship/dockerfile.test.mjs holds them together.
-FROM node:20-bookworm-slim AS ui
+FROM node:22-bookworm-slim AS ui
 WORKDIR /src
 # The lock file alone first, so dependencies stay cached while sources change.
 COPY scripts/npm-install scripts/
