@@ -14,7 +14,7 @@
 # The same Node major as CI, and the same two steps: scripts/npm-install (which
 # scripts/setup runs) and `npm run --silent build` in ui/ (as scripts/build and
 # scripts/test run it). tests/ship/dockerfile.test.mjs holds them together.
-FROM node:20-bookworm-slim AS ui
+FROM node:22-bookworm-slim AS ui
 WORKDIR /src
 # The lock file alone first, so dependencies stay cached while sources change.
 COPY scripts/npm-install scripts/
@@ -28,10 +28,10 @@ RUN cd ui && npm run --silent build
 # --- the host: target/release/lastwords with ui/dist embedded ---------------------------
 FROM rust:1.95-bookworm AS host
 # cmake builds WAMR inside the QuickJS engine; scripts/offline.cmake (read through
-# .cargo/config.toml) points it at Debian's simde instead of fetching it. pkg-config
-# and libssl-dev are for the Firestore client's TLS.
+# .cargo/config.toml) points it at Debian's simde instead of fetching it. The Firestore
+# client's TLS is rustls, so no OpenSSL headers.
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends cmake libsimde-dev pkg-config libssl-dev \
+    && apt-get install -y --no-install-recommends cmake libsimde-dev \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY Cargo.toml Cargo.lock ./
@@ -52,9 +52,10 @@ RUN --mount=type=cache,target=/usr/local/cargo/registry \
 
 # --- the runtime -------------------------------------------------------------------------
 FROM debian:bookworm-slim AS runtime
-# libssl3 and the CA roots for Firestore over TLS.
+# The CA roots for the Firestore client's token requests (rustls verifies them against
+# the system's store; its gRPC channel carries Mozilla's roots built in).
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends ca-certificates libssl3 \
+    && apt-get install -y --no-install-recommends ca-certificates \
     && rm -rf /var/lib/apt/lists/*
 RUN groupadd --system --gid 10001 lastwords \
     && useradd --system --uid 10001 --gid lastwords --home-dir /data --no-create-home \

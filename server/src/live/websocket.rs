@@ -12,20 +12,23 @@
 //! ping waits for its pong in a single slot. A socket costs its task and its kernel
 //! buffers, however large the list.
 
+mod frames;
+
 use std::io;
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use axum::http::{HeaderMap, HeaderValue, header};
 use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWrite, AsyncWriteExt as _};
-use tokio::sync::Notify;
 use tokio::sync::broadcast::error::RecvError;
-use tokio::time::{Instant, MissedTickBehavior, interval, timeout};
+use tokio::time::{MissedTickBehavior, interval, timeout};
 use tokio_util::sync::CancellationToken;
 
 use crate::live::hub::{Catchup, Hub};
 use crate::live::socket_limits::SocketLimits;
+use frames::{Heard, Inbox, opcode, read_frames, write_frame};
+
+pub use frames::MAX_FRAME;
 
 /// How often the server pings.
 const PING_EVERY: Duration = Duration::from_secs(20);
@@ -33,12 +36,6 @@ const PING_EVERY: Duration = Duration::from_secs(20);
 const SILENCE_LIMIT: Duration = Duration::from_secs(45);
 /// A peer that does not take a message within this time is cut off.
 const SEND_TIMEOUT: Duration = Duration::from_secs(10);
-/// Browsers send nothing but control frames; anything larger is abuse.
-pub const MAX_FRAME: usize = 4 * 1024;
-/// Frames a client may send per [`FRAME_WINDOW`]: a browser sends one pong per ping.
-/// More is a flood, closed whether or not the peer reads what it is sent.
-const FRAMES_PER_WINDOW: u32 = 100;
-const FRAME_WINDOW: Duration = Duration::from_secs(10);
 
 /// The `Sec-WebSocket-Accept` answering a valid opening handshake (RFC 6455, 4.2.1).
 pub fn accept_key(headers: &HeaderMap) -> Result<HeaderValue, &'static str> {
@@ -67,16 +64,6 @@ pub fn accept_key(headers: &HeaderMap) -> Result<HeaderValue, &'static str> {
         .map_err(|_| "the Sec-WebSocket-Key header is malformed")
 }
 
-/// Frame opcodes (RFC 6455, 5.2).
-mod opcode {
-    pub const CONTINUATION: u8 = 0x0;
-    pub const TEXT: u8 = 0x1;
-    pub const BINARY: u8 = 0x2;
-    pub const CLOSE: u8 = 0x8;
-    pub const PING: u8 = 0x9;
-    pub const PONG: u8 = 0xA;
-}
-
 /// Close codes (RFC 6455, 7.4.1).
 mod close_code {
     pub const NORMAL: u16 = 1000;
@@ -84,173 +71,6 @@ mod close_code {
     pub const PROTOCOL: u16 = 1002;
     pub const POLICY: u16 = 1008;
     pub const SIZE: u16 = 1009;
-}
-
-/// Why the read side stopped.
-enum Heard {
-    /// The peer sent a close frame.
-    Close,
-    /// A message over [`MAX_FRAME`].
-    TooBig,
-    /// Something a client may not send (unmasked or reserved bits, a bad opcode).
-    Broken,
-    /// More than [`FRAMES_PER_WINDOW`] frames in a window.
-    Flood,
-    /// The connection ended or failed.
-    Gone,
-}
-
-/// What the read side tells the write side.
-struct Inbox {
-    started: Instant,
-    /// Milliseconds after `started` that the peer last sent a frame.
-    last_heard_ms: AtomicU64,
-    /// The payload of the latest ping, not yet answered: one slot, so a flood of pings
-    /// costs nothing more than one.
-    pong: Mutex<Option<Vec<u8>>>,
-    pong_due: Notify,
-}
-
-impl Inbox {
-    fn heard(&self) {
-        let now = u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX);
-        self.last_heard_ms.store(now, Ordering::Relaxed);
-    }
-
-    fn silent_for(&self) -> Duration {
-        let heard = Duration::from_millis(self.last_heard_ms.load(Ordering::Relaxed));
-        self.started.elapsed().saturating_sub(heard)
-    }
-}
-
-/// Reads the client's frames until one ends the session. Data is counted and dropped
-/// (browsers send none); pings are queued for the write side in one slot.
-async fn read_frames<R: AsyncRead + Unpin>(reader: &mut R, inbox: &Inbox) -> Heard {
-    match read_loop(reader, inbox).await {
-        Ok(heard) => heard,
-        Err(_) => Heard::Gone,
-    }
-}
-
-async fn read_loop<R: AsyncRead + Unpin>(reader: &mut R, inbox: &Inbox) -> io::Result<Heard> {
-    // The length so far of a data message still arriving in fragments.
-    let mut open_message: Option<u64> = None;
-    let (mut window_start, mut frames) = (Instant::now(), 0u32);
-    loop {
-        let mut head = [0u8; 2];
-        reader.read_exact(&mut head).await?;
-        let fin = head[0] & 0x80 != 0;
-        let reserved = head[0] & 0x70;
-        let code = head[0] & 0x0F;
-        let masked = head[1] & 0x80 != 0;
-        if reserved != 0 || !masked {
-            return Ok(Heard::Broken);
-        }
-        let len = match head[1] & 0x7F {
-            126 => u64::from(reader.read_u16().await?),
-            127 => reader.read_u64().await?,
-            len => u64::from(len),
-        };
-        let mut mask = [0u8; 4];
-        reader.read_exact(&mut mask).await?;
-        inbox.heard();
-        if window_start.elapsed() > FRAME_WINDOW {
-            (window_start, frames) = (Instant::now(), 0);
-        }
-        frames += 1;
-        if frames > FRAMES_PER_WINDOW {
-            return Ok(Heard::Flood);
-        }
-        match code {
-            opcode::CLOSE | opcode::PING | opcode::PONG => {
-                if !fin || len > 125 {
-                    return Ok(Heard::Broken);
-                }
-                let mut payload = [0u8; 125];
-                let payload = &mut payload[..len as usize];
-                reader.read_exact(payload).await?;
-                match code {
-                    opcode::CLOSE => return Ok(Heard::Close),
-                    opcode::PING => {
-                        for (i, byte) in payload.iter_mut().enumerate() {
-                            *byte ^= mask[i % 4];
-                        }
-                        *inbox.pong.lock().unwrap_or_else(|e| e.into_inner()) =
-                            Some(payload.to_vec());
-                        inbox.pong_due.notify_one();
-                    }
-                    _ => {}
-                }
-            }
-            opcode::CONTINUATION | opcode::TEXT | opcode::BINARY => {
-                let so_far = match (code, open_message) {
-                    (opcode::CONTINUATION, Some(so_far)) => so_far,
-                    (opcode::CONTINUATION, None) | (_, Some(_)) => return Ok(Heard::Broken),
-                    (_, None) => 0,
-                };
-                let total = so_far.saturating_add(len);
-                if total > MAX_FRAME as u64 {
-                    return Ok(Heard::TooBig);
-                }
-                discard(reader, len).await?;
-                open_message = (!fin).then_some(total);
-            }
-            _ => return Ok(Heard::Broken),
-        }
-    }
-}
-
-/// Reads and drops `len` bytes.
-async fn discard<R: AsyncRead + Unpin>(reader: &mut R, mut len: u64) -> io::Result<()> {
-    let mut scratch = [0u8; 512];
-    while len > 0 {
-        let want = usize::try_from(len).map_or(scratch.len(), |len| len.min(scratch.len()));
-        let read = reader.read(&mut scratch[..want]).await?;
-        if read == 0 {
-            return Err(io::ErrorKind::UnexpectedEof.into());
-        }
-        len -= read as u64;
-    }
-    Ok(())
-}
-
-/// Writes one unmasked frame: its header, then the payload from where it lies (for a
-/// message, the bytes every socket shares), in one vectored write when the socket takes it.
-async fn write_frame<W: AsyncWrite + Unpin>(
-    writer: &mut W,
-    code: u8,
-    payload: &[u8],
-) -> io::Result<()> {
-    let mut head = [0u8; 10];
-    head[0] = 0x80 | code;
-    let head_len = match payload.len() {
-        len if len < 126 => {
-            head[1] = len as u8;
-            2
-        }
-        len if len <= usize::from(u16::MAX) => {
-            head[1] = 126;
-            head[2..4].copy_from_slice(&(len as u16).to_be_bytes());
-            4
-        }
-        len => {
-            head[1] = 127;
-            head[2..10].copy_from_slice(&(len as u64).to_be_bytes());
-            10
-        }
-    };
-    let (mut head, mut payload) = (&head[..head_len], payload);
-    while !head.is_empty() || !payload.is_empty() {
-        let slices = [io::IoSlice::new(head), io::IoSlice::new(payload)];
-        let written = writer.write_vectored(&slices).await?;
-        if written == 0 {
-            return Err(io::ErrorKind::WriteZero.into());
-        }
-        let from_head = written.min(head.len());
-        head = &head[from_head..];
-        payload = &payload[written - from_head..];
-    }
-    writer.flush().await
 }
 
 pub async fn session<IO: AsyncRead + AsyncWrite + Unpin>(
@@ -263,12 +83,7 @@ pub async fn session<IO: AsyncRead + AsyncWrite + Unpin>(
     // Subscribe before catching up, so nothing published in between is lost.
     let mut updates = hub.subscribe();
     let (mut reader, mut writer) = tokio::io::split(socket);
-    let inbox = Inbox {
-        started: Instant::now(),
-        last_heard_ms: AtomicU64::new(0),
-        pong: Mutex::new(None),
-        pong_due: Notify::new(),
-    };
+    let inbox = Inbox::new();
 
     let mut have = since.unwrap_or(0);
     let caught_up = match hub.catch_up(since) {
@@ -387,6 +202,7 @@ mod tests {
     use super::*;
     use crate::feed::{Change, Feed, Phrase};
     use crate::live::socket_limits::{SocketCaps, SocketLimits};
+    use tokio::time::Instant;
 
     /// Reads one unmasked server frame: its opcode and payload.
     async fn frame(reader: &mut (impl AsyncRead + Unpin)) -> Option<(u8, Vec<u8>)> {

@@ -3,7 +3,7 @@
  * it goes on, so one crown fits a T-rex and a triceratops alike.
  */
 import type { Anchors } from "./bodies";
-import { BONE, FIRE, FIRE_HOT, GREEN, GREEN_LIGHT, INK, WHITE, shade } from "./palette";
+import { BONE, FIRE, FIRE_HOT, GREEN, INK, WHITE, shade } from "./palette";
 import { el, group, transform } from "./svg";
 
 export type Accessory =

@@ -62,6 +62,7 @@ export function VirtualPhraseGrid({ list, site, total, busy, onNearEnd, focusInd
   });
 
   // Where the list starts on the page moves with what is above it (the checker's message).
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- after every render on purpose: what moves the list is outside this component; the comparison ends the chain
   useLayoutEffect(() => {
     const element = listElement.current;
     if (element === null) return;

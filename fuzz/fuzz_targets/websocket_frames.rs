@@ -1,0 +1,119 @@
+//! The host's WebSocket frame reader on whatever bytes a client sends: it never panics,
+//! reads a length it is told without allocating for it, and agrees with a plain model of
+//! RFC 6455 (as the host restricts it) on why it stopped and which ping it answers.
+#![no_main]
+
+#[path = "../../server/src/live/websocket/frames.rs"]
+#[allow(dead_code)]
+mod frames;
+
+use std::sync::OnceLock;
+
+use libfuzzer_sys::fuzz_target;
+
+/// Why reading stopped, comparable.
+#[derive(Debug, PartialEq, Eq)]
+enum Verdict {
+    Close,
+    TooBig,
+    Broken,
+    Flood,
+    Gone,
+}
+
+fuzz_target!(|input: &[u8]| {
+    static RUNTIME: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
+    let runtime = RUNTIME.get_or_init(|| {
+        tokio::runtime::Builder::new_current_thread()
+            .build()
+            .expect("a runtime with no drivers needs no resources")
+    });
+    let inbox = frames::Inbox::new();
+    let mut reader = input;
+    let heard = runtime.block_on(frames::read_frames(&mut reader, &inbox));
+    let verdict = match heard {
+        frames::Heard::Close => Verdict::Close,
+        frames::Heard::TooBig => Verdict::TooBig,
+        frames::Heard::Broken => Verdict::Broken,
+        frames::Heard::Flood => Verdict::Flood,
+        frames::Heard::Gone => Verdict::Gone,
+    };
+    let pong = inbox.pong.lock().unwrap_or_else(|e| e.into_inner()).take();
+    assert_eq!((verdict, pong), model(input));
+});
+
+/// The same rules written for a byte slice: frames must be masked with no reserved bits;
+/// control frames are final and at most 125 bytes; a data message (its fragments added
+/// up) is at most `MAX_FRAME`; only the latest ping waits for its pong; more than
+/// `FRAMES_PER_WINDOW` frames is a flood (one input arrives well within the window).
+fn model(mut bytes: &[u8]) -> (Verdict, Option<Vec<u8>>) {
+    fn take<'a>(bytes: &mut &'a [u8], n: usize) -> Option<&'a [u8]> {
+        let (taken, rest) = bytes.split_at_checked(n)?;
+        *bytes = rest;
+        Some(taken)
+    }
+    let mut pong = None;
+    let mut open_message: Option<u64> = None;
+    let mut frames = 0;
+    loop {
+        let Some(&[first, second]) = take(&mut bytes, 2) else {
+            return (Verdict::Gone, pong);
+        };
+        if first & 0x70 != 0 || second & 0x80 == 0 {
+            return (Verdict::Broken, pong);
+        }
+        let (fin, code) = (first & 0x80 != 0, first & 0x0F);
+        let len = match second & 0x7F {
+            126 => match take(&mut bytes, 2) {
+                Some(b) => u64::from(u16::from_be_bytes([b[0], b[1]])),
+                None => return (Verdict::Gone, pong),
+            },
+            127 => match take(&mut bytes, 8) {
+                Some(b) => u64::from_be_bytes(b.try_into().expect("eight bytes")),
+                None => return (Verdict::Gone, pong),
+            },
+            n => u64::from(n),
+        };
+        let Some(mask) = take(&mut bytes, 4) else {
+            return (Verdict::Gone, pong);
+        };
+        frames += 1;
+        if frames > frames::FRAMES_PER_WINDOW {
+            return (Verdict::Flood, pong);
+        }
+        match code {
+            0x8..=0xA => {
+                if !fin || len > 125 {
+                    return (Verdict::Broken, pong);
+                }
+                let Some(payload) = take(&mut bytes, len as usize) else {
+                    return (Verdict::Gone, pong);
+                };
+                match code {
+                    0x8 => return (Verdict::Close, pong),
+                    0x9 => {
+                        let unmasked = payload.iter().enumerate().map(|(i, b)| b ^ mask[i % 4]);
+                        pong = Some(unmasked.collect());
+                    }
+                    _ => {}
+                }
+            }
+            0x0..=0x2 => {
+                let so_far = match (code, open_message) {
+                    (0x0, Some(so_far)) => so_far,
+                    (0x0, None) | (_, Some(_)) => return (Verdict::Broken, pong),
+                    (_, None) => 0,
+                };
+                let total = so_far.saturating_add(len);
+                if total > frames::MAX_FRAME as u64 {
+                    return (Verdict::TooBig, pong);
+                }
+                if take(&mut bytes, len as usize).is_none() {
+                    return (Verdict::Gone, pong);
+                }
+                open_message = (!fin).then_some(total);
+            }
+            _ => return (Verdict::Broken, pong),
+        }
+    }
+}

@@ -1,0 +1,208 @@
+//! The WebSocket framing (RFC 6455, 5), both ways: the client's frames read with a bound
+//! on memory whatever the peer sends, and the server's written from where the payload lies.
+//! It needs only std and tokio's I/O, so the fuzz target `websocket_frames` compiles this
+//! file alone.
+
+use std::io;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWrite, AsyncWriteExt as _};
+use tokio::sync::Notify;
+use tokio::time::Instant;
+
+/// Browsers send nothing but control frames; anything larger is abuse.
+pub const MAX_FRAME: usize = 4 * 1024;
+/// Frames a client may send per [`FRAME_WINDOW`]: a browser sends one pong per ping.
+/// More is a flood, closed whether or not the peer reads what it is sent.
+pub(super) const FRAMES_PER_WINDOW: u32 = 100;
+pub(super) const FRAME_WINDOW: Duration = Duration::from_secs(10);
+
+/// Frame opcodes (RFC 6455, 5.2).
+pub(super) mod opcode {
+    pub const CONTINUATION: u8 = 0x0;
+    pub const TEXT: u8 = 0x1;
+    pub const BINARY: u8 = 0x2;
+    pub const CLOSE: u8 = 0x8;
+    pub const PING: u8 = 0x9;
+    pub const PONG: u8 = 0xA;
+}
+
+/// Why the read side stopped.
+pub(super) enum Heard {
+    /// The peer sent a close frame.
+    Close,
+    /// A message over [`MAX_FRAME`].
+    TooBig,
+    /// Something a client may not send (unmasked or reserved bits, a bad opcode).
+    Broken,
+    /// More than [`FRAMES_PER_WINDOW`] frames in a window.
+    Flood,
+    /// The connection ended or failed.
+    Gone,
+}
+
+/// What the read side tells the write side.
+pub(super) struct Inbox {
+    /// When the session began: `last_heard_ms` counts from it.
+    started: Instant,
+    /// Milliseconds after `started` that the peer last sent a frame.
+    last_heard_ms: AtomicU64,
+    /// The payload of the latest ping, not yet answered: one slot, so a flood of pings
+    /// costs nothing more than one.
+    pub(super) pong: Mutex<Option<Vec<u8>>>,
+    /// Wakes the write side when a ping is waiting in `pong`.
+    pub(super) pong_due: Notify,
+}
+
+impl Inbox {
+    pub(super) fn new() -> Self {
+        Self {
+            started: Instant::now(),
+            last_heard_ms: AtomicU64::new(0),
+            pong: Mutex::new(None),
+            pong_due: Notify::new(),
+        }
+    }
+
+    fn heard(&self) {
+        let now = u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        self.last_heard_ms.store(now, Ordering::Relaxed);
+    }
+
+    pub(super) fn silent_for(&self) -> Duration {
+        let heard = Duration::from_millis(self.last_heard_ms.load(Ordering::Relaxed));
+        self.started.elapsed().saturating_sub(heard)
+    }
+}
+
+/// Reads the client's frames until one ends the session. Data is counted and dropped
+/// (browsers send none); pings are queued for the write side in one slot.
+pub(super) async fn read_frames<R: AsyncRead + Unpin>(reader: &mut R, inbox: &Inbox) -> Heard {
+    match read_loop(reader, inbox).await {
+        Ok(heard) => heard,
+        Err(_) => Heard::Gone,
+    }
+}
+
+async fn read_loop<R: AsyncRead + Unpin>(reader: &mut R, inbox: &Inbox) -> io::Result<Heard> {
+    // The length so far of a data message still arriving in fragments.
+    let mut open_message: Option<u64> = None;
+    let (mut window_start, mut frames) = (Instant::now(), 0u32);
+    loop {
+        let mut head = [0u8; 2];
+        reader.read_exact(&mut head).await?;
+        let fin = head[0] & 0x80 != 0;
+        let reserved = head[0] & 0x70;
+        let code = head[0] & 0x0F;
+        let masked = head[1] & 0x80 != 0;
+        if reserved != 0 || !masked {
+            return Ok(Heard::Broken);
+        }
+        let len = match head[1] & 0x7F {
+            126 => u64::from(reader.read_u16().await?),
+            127 => reader.read_u64().await?,
+            len => u64::from(len),
+        };
+        let mut mask = [0u8; 4];
+        reader.read_exact(&mut mask).await?;
+        inbox.heard();
+        if window_start.elapsed() > FRAME_WINDOW {
+            (window_start, frames) = (Instant::now(), 0);
+        }
+        frames += 1;
+        if frames > FRAMES_PER_WINDOW {
+            return Ok(Heard::Flood);
+        }
+        match code {
+            opcode::CLOSE | opcode::PING | opcode::PONG => {
+                if !fin || len > 125 {
+                    return Ok(Heard::Broken);
+                }
+                let mut payload = [0u8; 125];
+                let payload = &mut payload[..len as usize];
+                reader.read_exact(payload).await?;
+                match code {
+                    opcode::CLOSE => return Ok(Heard::Close),
+                    opcode::PING => {
+                        for (i, byte) in payload.iter_mut().enumerate() {
+                            *byte ^= mask[i % 4];
+                        }
+                        *inbox.pong.lock().unwrap_or_else(|e| e.into_inner()) =
+                            Some(payload.to_vec());
+                        inbox.pong_due.notify_one();
+                    }
+                    _ => {}
+                }
+            }
+            opcode::CONTINUATION | opcode::TEXT | opcode::BINARY => {
+                let so_far = match (code, open_message) {
+                    (opcode::CONTINUATION, Some(so_far)) => so_far,
+                    (opcode::CONTINUATION, None) | (_, Some(_)) => return Ok(Heard::Broken),
+                    (_, None) => 0,
+                };
+                let total = so_far.saturating_add(len);
+                if total > MAX_FRAME as u64 {
+                    return Ok(Heard::TooBig);
+                }
+                discard(reader, len).await?;
+                open_message = (!fin).then_some(total);
+            }
+            _ => return Ok(Heard::Broken),
+        }
+    }
+}
+
+/// Reads and drops `len` bytes.
+async fn discard<R: AsyncRead + Unpin>(reader: &mut R, mut len: u64) -> io::Result<()> {
+    let mut scratch = [0u8; 512];
+    while len > 0 {
+        let want = usize::try_from(len).map_or(scratch.len(), |len| len.min(scratch.len()));
+        let read = reader.read(&mut scratch[..want]).await?;
+        if read == 0 {
+            return Err(io::ErrorKind::UnexpectedEof.into());
+        }
+        len -= read as u64;
+    }
+    Ok(())
+}
+
+/// Writes one unmasked frame: its header, then the payload from where it lies (for a
+/// message, the bytes every socket shares), in one vectored write when the socket takes it.
+pub(super) async fn write_frame<W: AsyncWrite + Unpin>(
+    writer: &mut W,
+    code: u8,
+    payload: &[u8],
+) -> io::Result<()> {
+    let mut head = [0u8; 10];
+    head[0] = 0x80 | code;
+    let head_len = match payload.len() {
+        len if len < 126 => {
+            head[1] = len as u8;
+            2
+        }
+        len if len <= usize::from(u16::MAX) => {
+            head[1] = 126;
+            head[2..4].copy_from_slice(&(len as u16).to_be_bytes());
+            4
+        }
+        len => {
+            head[1] = 127;
+            head[2..10].copy_from_slice(&(len as u64).to_be_bytes());
+            10
+        }
+    };
+    let (mut head, mut payload) = (&head[..head_len], payload);
+    while !head.is_empty() || !payload.is_empty() {
+        let slices = [io::IoSlice::new(head), io::IoSlice::new(payload)];
+        let written = writer.write_vectored(&slices).await?;
+        if written == 0 {
+            return Err(io::ErrorKind::WriteZero.into());
+        }
+        let from_head = written.min(head.len());
+        head = &head[from_head..];
+        payload = &payload[written - from_head..];
+    }
+    writer.flush().await
+}
