@@ -2,7 +2,7 @@
 // never read, pings sent to a socket that reads nothing, a big list sent to every
 // socket, requests without a Host. The host closes what does nothing, keeps answering
 // its probes, and its memory stays within the bound docs/operations.md states.
-import { test, before, after } from 'node:test';
+import { test, before, after } from '../support/test.mjs';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import net from 'node:net';

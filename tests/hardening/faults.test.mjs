@@ -1,7 +1,7 @@
 // Firestore going away and coming back, against the emulator: readiness follows it, the
 // last list keeps serving (and is saved for the next start), and after recovery every
 // connected client holds exactly what Firestore holds.
-import { test, before, after } from 'node:test';
+import { test, before, after } from '../support/test.mjs';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import net from 'node:net';

@@ -1,7 +1,7 @@
 // Hostile input from the public: every request in corpus.json gets a clean 4xx (or the
 // page it asked for), every phrase, name and typed check comes back as text, the props
 // JSON stays inert, and the host never panics.
-import { test, before, after } from 'node:test';
+import { test, before, after } from '../support/test.mjs';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import net from 'node:net';

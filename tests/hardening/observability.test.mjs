@@ -1,6 +1,6 @@
 // What an operator sees: /healthz, /readyz and /metrics in the Prometheus text format,
 // with series an attacker cannot multiply by inventing paths.
-import { test, before, after } from 'node:test';
+import { test, before, after } from '../support/test.mjs';
 import assert from 'node:assert/strict';
 import { startHost } from '../support/host.mjs';
 import { connectLive } from '../support/live-client.mjs';

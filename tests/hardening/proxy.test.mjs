@@ -1,7 +1,7 @@
 // Behind a load balancer: the client's address comes from the forwarded headers of a
 // trusted proxy only, per-client caps and rate limits hold per client there, and a
 // deploy's SIGTERM turns /readyz to 503 while the host still serves (the drain).
-import { test } from 'node:test';
+import { test } from '../support/test.mjs';
 import assert from 'node:assert/strict';
 import { startHost } from '../support/host.mjs';
 import { connects } from '../support/raw-http.mjs';

@@ -1,7 +1,7 @@
 // Stopping the host the way a deploy does: it stops accepting, tells every browser to
 // reconnect elsewhere (close 1001), lets the requests it holds finish, and exits 0, all
 // within the deadline.
-import { test } from 'node:test';
+import { test } from '../support/test.mjs';
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { startHost } from '../support/host.mjs';

@@ -1,6 +1,6 @@
 // Abuse of the live feed: foreign pages, huge frames, floods, peers that stop reading,
 // too many sockets. Whatever one client does, every other one keeps getting updates.
-import { test, before, after } from 'node:test';
+import { test, before, after } from '../support/test.mjs';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';

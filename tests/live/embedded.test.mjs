@@ -1,6 +1,6 @@
 // The embedded store as operators and adversaries meet it: real CLI processes writing at
 // once, a live host following them, a store removed or replaced under it.
-import { test, before, after } from 'node:test';
+import { test, before, after } from '../support/test.mjs';
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,6 +1,6 @@
 // One Firestore listener in the host, fanned out over WebSockets, against a server that
 // speaks the real Firestore gRPC protocol.
-import { test, before, after } from 'node:test';
+import { test, before, after } from '../support/test.mjs';
 import assert from 'node:assert/strict';
 import { startEmulator, startFirestoreHost } from '../support/emulator.mjs';
 import { connectLive } from '../support/live-client.mjs';

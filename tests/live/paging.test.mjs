@@ -1,6 +1,6 @@
 // Paging a long list while it changes: the API's cursors and the no-script pages of
 // /words, with phrases added and removed by real CLI processes between page loads.
-import { test, before, after } from 'node:test';
+import { test, before, after } from '../support/test.mjs';
 import assert from 'node:assert/strict';
 import { allPhrases, startHost } from '../support/host.mjs';
 
