@@ -72,6 +72,10 @@ export async function startHost(options = {}) {
     };
     child.stderr.on('data', onData);
     child.stdout.on('data', onData);
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      reject(new Error(`${binary} could not be started (set LASTWORDS_BIN?): ${error.message}`));
+    });
     child.on('exit', (code) => {
       clearTimeout(timer);
       reject(new Error(`lastwords exited with ${code} before serving:\n${log}`));
