@@ -110,11 +110,14 @@ test('thousands of silent connections: /healthz answers within a second througho
     const busy = await rawRequest(flooded.url, '/words');
     assert.equal(busy.status, 503, 'past the budget a page is refused at once');
     assert.ok(Number(busy.headers['retry-after']) > 0, JSON.stringify(busy.headers) + busy.text);
-    assert.equal((await rawRequest(flooded.url, '/readyz')).status, 200, 'and /readyz answered');
+    const ready = await rawRequest(flooded.url, '/readyz');
+    assert.deepEqual([ready.status, ready.text], [200, 'ready'], 'and /readyz answered');
     assert.ok((await metric(flooded.url, 'lastwords_connections_refused_total')) > 0);
     // The attacker still holds its end of every connection; the host has closed its own.
     await poll(() => openFiles(pid), (n) => n < baseline + 20, 6000, 'open descriptors of the host');
-    assert.equal((await fetch(`${flooded.url}/words`)).status, 200, 'a page is served again');
+    const again = await fetch(`${flooded.url}/words`);
+    assert.equal(again.status, 200, 'a page is served again');
+    assert.match(await again.text(), /Last Words minted/, 'the words page, not an error page');
   } finally {
     for (const socket of held) socket.destroy();
     await flooded.stop();

@@ -53,7 +53,11 @@ test('every hostile request gets the status it should, and a refusal says why', 
         assert.match(response.headers['content-type'] ?? '', /^text\/plain/, 'a refusal is plain text');
       }
       if (request.never) assert.doesNotMatch(response.text, new RegExp(request.never));
-      if (request.method === 'HEAD') assert.equal(response.body.length, 0, 'HEAD has no body');
+      if (request.method === 'HEAD') {
+        assert.equal(response.body.length, 0, 'HEAD has no body');
+        assert.match(response.headers['content-type'] ?? '', /^text\/html/, 'HEAD says what a GET would send');
+        assert.ok(Number(response.headers['content-length']) > 0, `the length of the page: ${JSON.stringify(response.headers)}`);
+      }
     });
   }
 });

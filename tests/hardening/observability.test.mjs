@@ -29,7 +29,7 @@ test('/healthz and /readyz answer 200 on a host with its list loaded', async () 
   assert.equal(health.status, 200);
   assert.equal(await health.text(), 'ok');
   const ready = await fetch(`${host.url}/readyz`);
-  assert.equal(ready.status, 200);
+  assert.deepEqual([ready.status, await ready.text()], [200, 'ready']);
 });
 
 test('/metrics is well-formed Prometheus text: every family typed and described, histograms cumulative', async () => {

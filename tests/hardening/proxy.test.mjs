@@ -106,7 +106,9 @@ test('SIGTERM drains: /readyz 503 at once while pages and sockets are still serv
     await poll(() => fetch(`${host.url}/readyz`).then((r) => r.status), (s) => s === 503, 1000, '/readyz 503 on SIGTERM');
     const ready = await fetch(`${host.url}/readyz`);
     assert.match(await ready.text(), /draining/);
-    assert.equal((await fetch(`${host.url}/words`)).status, 200, 'pages are still served');
+    const page = await fetch(`${host.url}/words`);
+    assert.equal(page.status, 200, 'pages are still served');
+    assert.match(await page.text(), /Last Words minted/, 'the words page, not an error page');
     const late = connectLive(host.url);
     await late.until((c) => c.messages.length > 0, 2000, 'a socket opened while draining');
     assert.equal(await metric(host.url, 'lastwords_draining'), 1);
