@@ -297,21 +297,6 @@ mod tests {
         assert_eq!(html.unwrap(), "<p>home</p>");
     }
 
-    /// Longest a test waits for something it expects; far past what any of them needs.
-    const DEADLINE: Duration = Duration::from_secs(30);
-
-    /// Looks at `condition` every 5 ms until it holds; fails naming `what` after [`DEADLINE`].
-    async fn poll_until(condition: impl Fn() -> bool, what: &str) {
-        let started = Instant::now();
-        while !condition() {
-            assert!(
-                started.elapsed() < DEADLINE,
-                "{what}: not within {DEADLINE:?}"
-            );
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        }
-    }
-
     /// Polls `render` once, which queues its job, and gives it back to be awaited later.
     fn queued<F: Future>(render: F) -> Pin<Box<F>> {
         let mut render = Box::pin(render);
@@ -361,11 +346,14 @@ mod tests {
         )
         .expect("the test bundle loads");
         let stuck = queued(pool.render(r#"{"route":"loop"}"#.into()));
-        poll_until(
-            || pool.jobs.is_empty(),
-            "the thread taking the looping render",
-        )
-        .await;
+        let queued_at = Instant::now();
+        while !pool.jobs.is_empty() {
+            assert!(
+                queued_at.elapsed() < Duration::from_secs(30),
+                "the thread never took the looping render"
+            );
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
         let waiting = queued(pool.render(r#"{"route":"home"}"#.into()));
         assert!(pool.jobs.is_full(), "the next render waits in the queue");
         let refused = pool.render(r#"{"route":"home"}"#.into()).await;
