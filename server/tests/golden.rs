@@ -22,6 +22,11 @@ async fn every_case_renders_exactly_its_golden_html() {
     .expect("the server bundle loads");
     let folder = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
     let update = std::env::var_os("UPDATE_GOLDEN").is_some();
+    // In CI the goldens are what is checked, never what is written.
+    assert!(
+        !(update && std::env::var("CI").is_ok_and(|ci| ci == "true")),
+        "UPDATE_GOLDEN is set with CI=true: refresh the golden files locally and commit them"
+    );
     let mut cases = 0;
     for entry in std::fs::read_dir(&folder).expect("the golden folder exists") {
         let input = entry.expect("a readable entry").path();

@@ -4,6 +4,7 @@
 mod common;
 
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
@@ -93,9 +94,9 @@ async fn wrong_methods_get_405_even_with_a_body() {
 async fn readyz_answers_once_the_list_is_loaded() {
     let host = TestHost::start(None).await;
     let (status, body) = get_with(&host, "/readyz", &[]).await;
-    assert_eq!(status, StatusCode::OK, "{body}");
-    let (status, _) = get_with(&host, "/healthz", &[]).await;
-    assert_eq!(status, StatusCode::OK);
+    assert_eq!((status, body.as_str()), (StatusCode::OK, "ready"));
+    let (status, body) = get_with(&host, "/healthz", &[]).await;
+    assert_eq!((status, body.as_str()), (StatusCode::OK, "ok"));
 }
 
 #[tokio::test]
@@ -252,17 +253,24 @@ async fn a_flood_of_no_script_checks_does_not_hold_up_the_list_after_a_change() 
     assert!(html.contains("LIST OF"), "an empty check is the plain page");
 
     // Four visitors without JavaScript check words; each answer is a render of its own.
-    let (done, mut finished) = tokio::sync::mpsc::unbounded_channel();
-    for word in ["RAWR", "ROAR", "GRR", "BYE"] {
-        let (host, done) = (host.clone(), done.clone());
-        tokio::spawn(async move {
-            let (status, html) = get_with(&host, &format!("/words?check={word}"), &[]).await;
-            assert_eq!(status, StatusCode::OK);
-            assert!(html.contains("CHECKED"));
-            let _ = done.send(word);
-        });
-    }
-    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    // The tasks only answer: asserting in them would hang this test on a failure.
+    let checks: Vec<_> = ["RAWR", "ROAR", "GRR", "BYE"]
+        .into_iter()
+        .map(|word| {
+            let host = host.clone();
+            let task =
+                tokio::spawn(
+                    async move { get_with(&host, &format!("/words?check={word}"), &[]).await },
+                );
+            (word, task)
+        })
+        .collect();
+    // The flood is on once a check holds the checks' one renderer.
+    poll_until(
+        || host.state.check_renders.available_permits() == 0,
+        "a check render under way",
+    )
+    .await;
 
     // The list changes: the next visitor's page is a miss that must not wait for all four.
     host.state
@@ -270,17 +278,34 @@ async fn a_flood_of_no_script_checks_does_not_hold_up_the_list_after_a_change() 
         .replace(vec![common::phrase("z", "NEW ONE", "Rex")]);
     let (status, html) = get_with(&host, "/words", &[]).await;
     assert_eq!(status, StatusCode::OK);
-    assert!(html.contains("LIST OF 1"));
-    let mut checked_before = 0;
-    while finished.try_recv().is_ok() {
-        checked_before += 1;
-    }
+    assert!(html.contains("LIST OF 1"), "{html}");
+    let checked_before = checks.iter().filter(|(_, task)| task.is_finished()).count();
     assert!(
         checked_before <= 1,
         "the list waited for {checked_before} check renders"
     );
-    for _ in checked_before..4 {
-        finished.recv().await.expect("every check is answered");
+    for (word, task) in checks {
+        let answer = tokio::time::timeout(DEADLINE, task)
+            .await
+            .unwrap_or_else(|_| panic!("the check of {word} was not answered in {DEADLINE:?}"));
+        let (status, html) = answer.unwrap_or_else(|e| panic!("the check of {word} failed: {e}"));
+        assert_eq!(status, StatusCode::OK, "{word}");
+        assert!(html.contains("CHECKED"), "{word}: {html}");
+    }
+}
+
+/// Longest a test waits for something it expects; far past what any of them needs.
+const DEADLINE: Duration = Duration::from_secs(30);
+
+/// Looks at `condition` every 10 ms until it holds; fails naming `what` after [`DEADLINE`].
+async fn poll_until(condition: impl Fn() -> bool, what: &str) {
+    let started = Instant::now();
+    while !condition() {
+        assert!(
+            started.elapsed() < DEADLINE,
+            "{what}: not within {DEADLINE:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(10)).await;
     }
 }
 

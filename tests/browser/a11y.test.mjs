@@ -1,7 +1,7 @@
 // Accessibility: axe-core's rules (WCAG 2.x A/AA and its best practices) find nothing on
 // any page (a phrase's too), at a phone's and a desktop's size, once the islands have hydrated; and
 // on the phone with the menu open, the one state that puts different content on screen.
-import { test, before, after } from 'node:test';
+import { test, before, after } from '../support/test.mjs';
 import assert from 'node:assert/strict';
 import { AxeBuilder } from '@axe-core/playwright';
 import { startHost } from '../support/host.mjs';

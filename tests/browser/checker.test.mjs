@@ -1,7 +1,7 @@
 // The checker's details (issue 25): "Already taken" links to the phrase that took it and
 // offers free alternatives; "It is available!" names a minted phrase that reads the
 // same. Hydrated and without JavaScript, with a hostile name, and clean under axe.
-import { test, before, after } from 'node:test';
+import { test, before, after } from '../support/test.mjs';
 import assert from 'node:assert/strict';
 import { AxeBuilder } from '@axe-core/playwright';
 import { startHost } from '../support/host.mjs';

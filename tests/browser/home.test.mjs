@@ -2,7 +2,7 @@
 // links that scroll to a section and focus it (even one that arrives late), the links
 // to other sites, the sections in their order, pictures that never shift the page, and
 // the decorative loops with their timings, which stop for people who ask for less motion.
-import { test, before, after } from 'node:test';
+import { test, before, after } from '../support/test.mjs';
 import assert from 'node:assert/strict';
 import { startHost } from '../support/host.mjs';
 import { launch, watchProblems } from '../support/browser.mjs';

@@ -1,7 +1,7 @@
 // A phrase's own page in Chromium: reached from the list with and without JavaScript,
 // shared with and without the Web Share API, and told live when its phrase is removed
 // and minted again; and every card of a short list in the document.
-import { test, before, after } from 'node:test';
+import { test, before, after } from '../support/test.mjs';
 import assert from 'node:assert/strict';
 import { startHost } from '../support/host.mjs';
 import { launch, openHydrated, watchProblems } from '../support/browser.mjs';

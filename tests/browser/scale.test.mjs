@@ -1,7 +1,7 @@
 // The phrases page at 10,000 phrases: one page served, the rest reached by scrolling
 // (with the DOM kept small) or, without JavaScript, by rel=next links; find, the checker
 // and live additions agree with the API.
-import { test, before, after } from 'node:test';
+import { test, before, after } from '../support/test.mjs';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,7 +1,7 @@
 // Every page (a phrase's too) at a phone's, a tablet's, a desktop's and a wide screen's size: a full-page
 // screenshot of each is kept in tests/artifacts/screenshots/ for a person to look at,
 // and nothing may stick out sideways (no horizontal scrolling at any size).
-import { test, before, after } from 'node:test';
+import { test, before, after } from '../support/test.mjs';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

@@ -1,6 +1,6 @@
 // The walking skeleton in a real browser: server HTML before any script, clean
 // hydration, and hostile phrases shown as text.
-import { test, before, after } from 'node:test';
+import { test, before, after } from '../support/test.mjs';
 import assert from 'node:assert/strict';
 import { startHost } from '../support/host.mjs';
 import { launch, watchProblems } from '../support/browser.mjs';

@@ -1,5 +1,5 @@
 // The phrases page as a visitor uses it: the checker, the limit, the grid, live updates.
-import { test, before, after } from 'node:test';
+import { test, before, after } from '../support/test.mjs';
 import assert from 'node:assert/strict';
 import { startHost } from '../support/host.mjs';
 import { launch, watchProblems } from '../support/browser.mjs';

@@ -1,7 +1,7 @@
 // The sitemap index and the Atom feed at 100,000 phrases, read by a real XML parser:
 // every phrase page listed once with a lastmod, children of at most 50,000 URLs, the
 // newest 50 in the feed with hostile names kept as text; an addition shows in both.
-import { test, before, after } from 'node:test';
+import { test, before, after } from '../support/test.mjs';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

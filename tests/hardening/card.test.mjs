@@ -2,7 +2,7 @@
 // (and a 20-character one with a 40-character name, and other scripts) gets a 1200×630
 // PNG with a validator; the validator gets 304; a second request is a cache hit; an
 // unknown id gets 404.
-import { test, before, after } from 'node:test';
+import { test, before, after } from '../support/test.mjs';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { startHost } from '../support/host.mjs';

@@ -2,7 +2,7 @@
 // never read, pings sent to a socket that reads nothing, a big list sent to every
 // socket, requests without a Host. The host closes what does nothing, keeps answering
 // its probes, and its memory stays within the bound docs/operations.md states.
-import { test, before, after } from 'node:test';
+import { test, before, after } from '../support/test.mjs';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import net from 'node:net';
@@ -12,6 +12,7 @@ import { rawRequest } from '../support/raw-http.mjs';
 import { rawLive } from '../support/live-client.mjs';
 import { metric, waitFor } from './metrics.mjs';
 import { poll, sleep } from '../support/poll.mjs';
+import { margin, medianMs } from '../support/timing.mjs';
 
 let host;
 
@@ -61,14 +62,17 @@ function silent(url, bytes, localAddress) {
 const http2Preface = Buffer.concat([Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n', 'latin1'), Buffer.from([0, 0, 0, 4, 0, 0, 0, 0, 0])]);
 
 test('a connection that sends nothing (HTTP/1, or HTTP/2 after its preface) is closed within the request timeout', async () => {
+  // What a request costs here, on a connection of its own as each of these is.
+  const roundTrip = await medianMs(() => rawRequest(host.url, '/healthz'));
+  const lateBy = margin(roundTrip, 100, 2000);
   const opened = Date.now();
   const http1 = await Promise.all(Array.from({ length: 20 }, () => silent(host.url)));
   const http2 = await Promise.all(Array.from({ length: 20 }, () => silent(host.url, http2Preface)));
   const keptAlive = await silent(host.url, 'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
   const all = [...http1, ...http2, keptAlive];
-  await poll(() => all.filter((s) => s.closedAt === null).length, (open) => open === 0, 4000, 'connections still open');
+  await poll(() => all.filter((s) => s.closedAt === null).length, (open) => open === 0, 2000 + lateBy, 'connections still open');
   const latest = Math.max(...all.map((s) => s.closedAt)) - opened;
-  assert.ok(latest < 3000, `the last closed ${latest} ms after opening, with a 1 s request timeout`);
+  assert.ok(latest < 1000 + lateBy, `the last closed ${latest} ms after opening, with a 1 s request timeout (+${lateBy} ms: a round trip took ${roundTrip.toFixed(1)} ms)`);
   assert.ok((await metric(host.url, 'lastwords_connections_idle_closed_total')) > 0, 'counted as closed for idleness');
 });
 
@@ -93,28 +97,35 @@ test('a request without a Host header, or with two, gets 400; HTTP/1.0 may leave
   assert.equal((await rawRequest(host.url, '/healthz')).status, 200);
 });
 
-test('thousands of silent connections: /healthz answers within a second throughout, and the descriptors come back', async () => {
+test('thousands of silent connections: /healthz answers throughout, well before the silent ones expire, and the descriptors come back', async () => {
   const flooded = await startHost({ args: ['--request-timeout-s', '2', '--max-connections', '300', '--rate-limit-per-s', '0'] });
   const held = [];
   try {
     const pid = pidOf(flooded);
     const baseline = openFiles(pid);
+    // A /healthz held back by the flood waits for silent ones to expire (2 s): the limit
+    // grows with a round trip here, but stays short of that.
+    const roundTrip = await medianMs(() => rawRequest(flooded.url, '/healthz'));
+    const limit = Math.min(margin(roundTrip, 100, 1000), 1500);
     for (let batch = 0; batch < 20; batch++) {
       const source = `127.0.0.${2 + (batch % 4)}`;
       held.push(...(await Promise.all(Array.from({ length: 100 }, () => silent(flooded.url, null, source)))));
       const started = Date.now();
-      const health = await rawRequest(flooded.url, '/healthz', { timeoutMs: 1000 });
+      const health = await rawRequest(flooded.url, '/healthz', { timeoutMs: limit });
       assert.equal(health.status, 200, `/healthz with ${held.length} silent connections`);
-      assert.ok(Date.now() - started < 1000, `/healthz took ${Date.now() - started} ms`);
+      assert.ok(Date.now() - started < limit, `/healthz took ${Date.now() - started} ms with ${held.length} silent connections, over ${limit} ms (a round trip took ${roundTrip.toFixed(1)} ms)`);
     }
     const busy = await rawRequest(flooded.url, '/words');
     assert.equal(busy.status, 503, 'past the budget a page is refused at once');
     assert.ok(Number(busy.headers['retry-after']) > 0, JSON.stringify(busy.headers) + busy.text);
-    assert.equal((await rawRequest(flooded.url, '/readyz')).status, 200, 'and /readyz answered');
+    const ready = await rawRequest(flooded.url, '/readyz');
+    assert.deepEqual([ready.status, ready.text], [200, 'ready'], 'and /readyz answered');
     assert.ok((await metric(flooded.url, 'lastwords_connections_refused_total')) > 0);
     // The attacker still holds its end of every connection; the host has closed its own.
     await poll(() => openFiles(pid), (n) => n < baseline + 20, 6000, 'open descriptors of the host');
-    assert.equal((await fetch(`${flooded.url}/words`)).status, 200, 'a page is served again');
+    const again = await fetch(`${flooded.url}/words`);
+    assert.equal(again.status, 200, 'a page is served again');
+    assert.match(await again.text(), /Last Words minted/, 'the words page, not an error page');
   } finally {
     for (const socket of held) socket.destroy();
     await flooded.stop();

@@ -1,13 +1,14 @@
 // Hostile input from the public: every request in corpus.json gets a clean 4xx (or the
 // page it asked for), every phrase, name and typed check comes back as text, the props
 // JSON stays inert, and the host never panics.
-import { test, before, after } from 'node:test';
+import { test, before, after } from '../support/test.mjs';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import { allPhrases, startHost } from '../support/host.mjs';
 import { rawRequest } from '../support/raw-http.mjs';
 import { connectLive } from '../support/live-client.mjs';
+import { margin, medianMs } from '../support/timing.mjs';
 import { assertNotRaw, assertOnlyOurMarkup, escapeHtml, propsOf } from './page.mjs';
 
 const corpus = JSON.parse(readFileSync(new URL('./corpus.json', import.meta.url), 'utf8'));
@@ -52,13 +53,18 @@ test('every hostile request gets the status it should, and a refusal says why', 
         assert.match(response.headers['content-type'] ?? '', /^text\/plain/, 'a refusal is plain text');
       }
       if (request.never) assert.doesNotMatch(response.text, new RegExp(request.never));
-      if (request.method === 'HEAD') assert.equal(response.body.length, 0, 'HEAD has no body');
+      if (request.method === 'HEAD') {
+        assert.equal(response.body.length, 0, 'HEAD has no body');
+        assert.match(response.headers['content-type'] ?? '', /^text\/html/, 'HEAD says what a GET would send');
+        assert.ok(Number(response.headers['content-length']) > 0, `the length of the page: ${JSON.stringify(response.headers)}`);
+      }
     });
   }
 });
 
 test('every typed check comes back escaped: in the page, in its props, from the API', async (t) => {
-  for (const input of corpus.checks) {
+  for (const check of corpus.checks) {
+    const { input, refused } = typeof check === 'string' ? { input: check } : check;
     await t.test(JSON.stringify(input), async () => {
       const { status, html } = await page(`/words?check=${encodeURIComponent(input)}`);
       assert.equal(status, 200);
@@ -69,11 +75,16 @@ test('every typed check comes back escaped: in the page, in its props, from the 
       assert.ok(html.includes(`value="${escapeHtml(input)}"`), 'the box shows what was typed, escaped');
 
       const api = await fetch(`${host.url}/api/phrases/check?word=${encodeURIComponent(input)}`);
-      assert.ok([200, 400].includes(api.status), `API status ${api.status}`);
       assert.match(api.headers.get('content-type'), /^application\/json/);
       const answer = await api.json();
-      if (api.status === 200) assert.equal(typeof answer.available, 'boolean');
-      else assert.equal(typeof answer.error, 'string');
+      if (refused) {
+        assert.equal(api.status, 400, `refused, answered ${JSON.stringify(answer)}`);
+        assert.match(answer.error, new RegExp(refused));
+      } else {
+        assert.equal(api.status, 200, `checked, answered ${JSON.stringify(answer)}`);
+        const taken = phrases.some((p) => p.word === input.toUpperCase());
+        assert.deepEqual([answer.word, answer.available], [input.toUpperCase(), !taken], 'free unless the store holds it');
+      }
     });
   }
 });
@@ -145,6 +156,11 @@ test('slow requests: a request still waiting at the request timeout gets 408; he
   // Many requests from one address at once: the rate limit is off (proxy.test.mjs tries it).
   const slow = await startHost({ phrases: many, args: ['--request-timeout-s', '1', '--render-timeout-ms', '30000', '--render-threads', '1', '--rate-limit-per-s', '0'] });
   try {
+    // A check's render on this machine now: waiting for the queue would take 800 of them,
+    // so a 408 later than the timeout by half of that did not come at the timeout.
+    let base = 0;
+    const render = await medianMs(() => rawRequest(slow.url, `/words?check=BASE%20${base++}`));
+    const lateBy = margin(render, 400, 2000);
     const started = Date.now();
     const answers = await Promise.all(
       Array.from({ length: 800 }, async (_, i) => {
@@ -161,7 +177,8 @@ test('slow requests: a request still waiting at the request timeout gets 408; he
     t.diagnostic(`${late.length} of 800 got 408; the last answer came after ${Math.max(...answers.map((a) => a.took))} ms`);
     assert.ok(late.length > 0, `statuses: ${[...new Set(answers.map((a) => a.status))]}`);
     assert.ok(answers.every((a) => [200, 408, 503].includes(a.status)), `statuses: ${[...new Set(answers.map((a) => a.status))]}`);
-    assert.ok(late.every((a) => a.took < 3000), 'each 408 comes at the timeout');
+    const latest = Math.max(...late.map((a) => a.took));
+    assert.ok(latest < 1000 + lateBy, `the last 408 came ${latest} ms after the first request, not at the 1 s timeout (+${lateBy} ms: a render took ${render.toFixed(1)} ms)`);
     // On a connection of its own: fetch's pooled ones have been idle past the 1 s the
     // host allows between requests, and one closing as it is picked fails the fetch.
     assert.equal((await rawRequest(slow.url, '/healthz')).status, 200, 'the host goes on');
@@ -180,7 +197,6 @@ test('slow requests: a request still waiting at the request timeout gets 408; he
       socket.destroy();
       assert.ok(closed, 'still open 5 s after the last byte, with a 1 s request timeout');
     });
-    assert.doesNotMatch(slow.log(), /panicked/);
   } finally {
     await slow.stop();
   }
@@ -196,18 +212,21 @@ test('no answer comes later than the request timeout, however big the page', asy
   const phrases = Array.from({ length: 25_000 }, (_, i) => ({ id: `p${String(i).padStart(5, '0')}`, word: `PHRASE ${i}`, name: letters(i + 1) }));
   const big = await startHost({ phrases, args: ['--request-timeout-s', '1', '--render-timeout-ms', '30000', '--rate-limit-per-s', '0'] });
   try {
+    // A request's round trip on this machine; a render of the page takes thousands of them.
+    const roundTrip = await medianMs(() => rawRequest(big.url, '/healthz'));
+    const lateBy = margin(roundTrip, 50, 500);
     const started = Date.now();
     const response = await fetch(`${big.url}/words?check=late`);
     await response.arrayBuffer();
     const took = Date.now() - started;
-    t.diagnostic(`${response.status} after ${took} ms`);
-    assert.ok(took < 1500, `${response.status} after ${took} ms with a 1 s request timeout`);
+    t.diagnostic(`${response.status} after ${took} ms; round trip ${roundTrip.toFixed(1)} ms`);
+    assert.ok(took < 1000 + lateBy, `408 after ${took} ms with a 1 s request timeout (+${lateBy} ms: a round trip took ${roundTrip.toFixed(1)} ms)`);
   } finally {
     await big.stop();
   }
 });
 
-test('the host never panicked and still answers', async () => {
-  assert.equal((await fetch(`${host.url}/healthz`)).status, 200);
-  assert.doesNotMatch(host.log(), /panicked/);
+test('the host still answers after all of it', async () => {
+  const health = await fetch(`${host.url}/healthz`);
+  assert.deepEqual([health.status, await health.text()], [200, 'ok']);
 });

@@ -1,6 +1,6 @@
 // What an operator sees: /healthz, /readyz and /metrics in the Prometheus text format,
 // with series an attacker cannot multiply by inventing paths.
-import { test, before, after } from 'node:test';
+import { test, before, after } from '../support/test.mjs';
 import assert from 'node:assert/strict';
 import { startHost } from '../support/host.mjs';
 import { connectLive } from '../support/live-client.mjs';
@@ -29,7 +29,7 @@ test('/healthz and /readyz answer 200 on a host with its list loaded', async () 
   assert.equal(health.status, 200);
   assert.equal(await health.text(), 'ok');
   const ready = await fetch(`${host.url}/readyz`);
-  assert.equal(ready.status, 200);
+  assert.deepEqual([ready.status, await ready.text()], [200, 'ready']);
 });
 
 test('/metrics is well-formed Prometheus text: every family typed and described, histograms cumulative', async () => {

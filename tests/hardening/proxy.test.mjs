@@ -1,7 +1,7 @@
 // Behind a load balancer: the client's address comes from the forwarded headers of a
 // trusted proxy only, per-client caps and rate limits hold per client there, and a
 // deploy's SIGTERM turns /readyz to 503 while the host still serves (the drain).
-import { test } from 'node:test';
+import { test } from '../support/test.mjs';
 import assert from 'node:assert/strict';
 import { startHost } from '../support/host.mjs';
 import { connects } from '../support/raw-http.mjs';
@@ -106,7 +106,9 @@ test('SIGTERM drains: /readyz 503 at once while pages and sockets are still serv
     await poll(() => fetch(`${host.url}/readyz`).then((r) => r.status), (s) => s === 503, 1000, '/readyz 503 on SIGTERM');
     const ready = await fetch(`${host.url}/readyz`);
     assert.match(await ready.text(), /draining/);
-    assert.equal((await fetch(`${host.url}/words`)).status, 200, 'pages are still served');
+    const page = await fetch(`${host.url}/words`);
+    assert.equal(page.status, 200, 'pages are still served');
+    assert.match(await page.text(), /Last Words minted/, 'the words page, not an error page');
     const late = connectLive(host.url);
     await late.until((c) => c.messages.length > 0, 2000, 'a socket opened while draining');
     assert.equal(await metric(host.url, 'lastwords_draining'), 1);

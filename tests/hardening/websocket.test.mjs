@@ -1,13 +1,13 @@
 // Abuse of the live feed: foreign pages, huge frames, floods, peers that stop reading,
 // too many sockets. Whatever one client does, every other one keeps getting updates.
-import { test, before, after } from 'node:test';
+import { test, before, after } from '../support/test.mjs';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startHost } from '../support/host.mjs';
 import { connectLive, rawLive, tryUpgrade } from '../support/live-client.mjs';
 import { metric, waitFor } from './metrics.mjs';
-import { sleep } from '../support/poll.mjs';
+import { poll } from '../support/poll.mjs';
 
 let host;
 // Opened first and checked last, so the minute they need overlaps the other tests: one
@@ -61,7 +61,11 @@ test('a frame over 4 KiB closes the socket with 1009; a 4 KiB one does not', asy
   const fine = connectLive(host.url);
   await fine.opened;
   fine.socket.send(Buffer.alloc(4096, 'a'));
-  await sleep(300);
+  // The host reads frames in order: its pong to a later ping says it has read the 4 KiB one.
+  let ponged = false;
+  fine.socket.once('pong', () => (ponged = true));
+  fine.socket.ping();
+  await poll(() => ponged || fine.closed !== null, Boolean, 3000, 'a pong to the ping sent after the 4 KiB frame');
   assert.equal(fine.closed, null, 'a 4 KiB frame is allowed');
   fine.close();
 

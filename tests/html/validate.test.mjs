@@ -2,7 +2,7 @@
 // serves: both pages, the phrases page with a checked word (free, taken with its taker and
 // alternatives, free but reading like a minted phrase), a phrase's page, and the 404 page. It
 // refuses loopback URLs, so the pages are saved to files and checked in one run.
-import { test, before, after } from 'node:test';
+import { test, before, after } from '../support/test.mjs';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { createRequire } from 'node:module';

@@ -2,7 +2,7 @@
 // a full disk, a wrong volume or a stray chmod: the host keeps the last good list and says
 // why once, the CLI refuses with the reason, and no byte on disk is changed by either.
 // Then backup and restore, online, as an operator would use them.
-import { test } from 'node:test';
+import { test } from '../support/test.mjs';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';

@@ -2,7 +2,7 @@
 // (tests/support/listen-peer.mjs), through the real host: a resume with a token after a
 // dropped stream (only the changes re-sent), an existence filter that disagrees, a
 // RESET, PERMISSION_DENIED and UNAUTHENTICATED, a stream that falls silent. Each twice.
-import { test } from 'node:test';
+import { test } from '../support/test.mjs';
 import assert from 'node:assert/strict';
 import { allPhrases, startHost } from '../support/host.mjs';
 import { startListenPeer } from '../support/listen-peer.mjs';

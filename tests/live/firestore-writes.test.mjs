@@ -2,7 +2,7 @@
 // uniqueness under concurrent adds (guard documents), nothing lost, imports in guarded
 // commits. A host of its own: the emulator re-sends the whole collection after every
 // write, so these many writes would slow the listener tests down.
-import { test, before, after } from 'node:test';
+import { test, before, after } from '../support/test.mjs';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';

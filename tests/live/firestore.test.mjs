@@ -1,10 +1,11 @@
 // One Firestore listener in the host, fanned out over WebSockets, against a server that
 // speaks the real Firestore gRPC protocol.
-import { test, before, after } from 'node:test';
+import { test, before, after } from '../support/test.mjs';
 import assert from 'node:assert/strict';
 import { startEmulator, startFirestoreHost } from '../support/emulator.mjs';
 import { connectLive } from '../support/live-client.mjs';
 import { allPhrases } from '../support/host.mjs';
+import { eventually, sleep } from '../support/poll.mjs';
 
 let emulator;
 let host;
@@ -26,19 +27,8 @@ async function apiWords() {
   return (await allPhrases(host.url)).map((p) => p.word).sort();
 }
 
-async function eventually(read, expected, ms) {
-  const deadline = Date.now() + ms;
-  let last;
-  while (Date.now() < deadline) {
-    last = await read();
-    if (JSON.stringify(last) === JSON.stringify(expected)) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  assert.deepEqual(last, expected);
-}
-
 test('the initial snapshot has every well-formed document and skips the malformed one', async () => {
-  await eventually(apiWords, ['SEE YOU LATER', 'TOO BIG TO FAIL'], 10_000);
+  await eventually(apiWords, ['SEE YOU LATER', 'TOO BIG TO FAIL'], 10_000, 'the initial snapshot served');
   const client = connectLive(host.url);
   await client.until((c) => c.phrases.size === 2, 2000, 'the snapshot');
   assert.equal(client.messages[0].type, 'snapshot');
@@ -79,7 +69,7 @@ test('a document that breaks the content rules is never shown, and is reported o
   await emulator.set('zw', { word: 'HEL\u200BLO', name: 'Zero Width' });
   await emulator.set('ctl', { word: 'FINE', name: '\u001b[2J' });
   for (let i = 0; i < 5; i++) await emulator.set(`other${i}`, { word: `OTHER ${i}`, name: 'n' });
-  await eventually(async () => (await apiWords()).filter((w) => w.startsWith('OTHER')).length, 5, 5000);
+  await eventually(async () => (await apiWords()).filter((w) => w.startsWith('OTHER')).length, 5, 5000, 'the five OTHER documents served');
   const words = await apiWords();
   assert.ok(!words.some((w) => w.includes('HEL')) && !words.includes('FINE'), words.join());
   const reports = host.log().split('\n').filter((line) => /words\/(zw|ctl)\b/.test(line));
@@ -89,7 +79,7 @@ test('a document that breaks the content rules is never shown, and is reported o
   await emulator.remove('zw');
   await emulator.remove('ctl');
   // Settled before the next test takes its picture of the list.
-  await eventually(async () => (await apiWords()).filter((w) => w.startsWith('OTHER')).length, 0, 5000);
+  await eventually(async () => (await apiWords()).filter((w) => w.startsWith('OTHER')).length, 0, 5000, 'the OTHER documents removed');
 });
 
 test('the emulator killed and restarted with other data: the host keeps serving, then converges', async () => {
@@ -98,14 +88,17 @@ test('the emulator killed and restarted with other data: the host keeps serving,
   const before = await apiWords();
   const port = emulator.port;
   await emulator.stop();
-  await new Promise((r) => setTimeout(r, 500));
+  // Nothing in the host tells when it has lost the stream (the probe comes after 10 s of silence): give the loss a moment.
+  await sleep(500);
   assert.deepEqual(await apiWords(), before, 'the last list keeps serving');
   const page = await fetch(`${host.url}/words`);
   assert.equal(page.status, 200);
+  const html = await page.text();
+  for (const word of before) assert.ok(html.includes(word), `/words lists ${word} while the source is down`);
 
   emulator = await startEmulator(port);
   await emulator.set('z9', { word: 'AFTER THE METEOR', name: 'Phoenix' });
   await client.until((c) => c.words().join() === 'AFTER THE METEOR', 15_000, 'convergence');
-  await eventually(apiWords, ['AFTER THE METEOR'], 2000);
+  await eventually(apiWords, ['AFTER THE METEOR'], 2000, 'the API converged on the new data');
   client.close();
 });

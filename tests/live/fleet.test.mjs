@@ -5,7 +5,7 @@
 // live client converges, a burst at the highest rate the emulator takes arrives whole, a
 // phrase raced from every replica has one owner, and the time from a write to every live
 // client is measured.
-import { test } from 'node:test';
+import { test } from '../support/test.mjs';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,8 +1,9 @@
 // Paging a long list while it changes: the API's cursors and the no-script pages of
 // /words, with phrases added and removed by real CLI processes between page loads.
-import { test, before, after } from 'node:test';
+import { test, before, after } from '../support/test.mjs';
 import assert from 'node:assert/strict';
 import { allPhrases, startHost } from '../support/host.mjs';
+import { poll } from '../support/poll.mjs';
 
 const COUNT = 600;
 let host;
@@ -100,9 +101,15 @@ test('a page not changed since the client had it is a 304', async () => {
   const again = await fetch(`${host.url}/api/phrases?limit=5`, { headers: { 'If-None-Match': first.etag } });
   assert.equal(again.status, 304);
   await cli('phrases', 'add', 'changes the etag', '--name', 'Tag');
-  await new Promise((r) => setTimeout(r, 500));
-  const changed = await fetch(`${host.url}/api/phrases?limit=5`, { headers: { 'If-None-Match': first.etag } });
-  assert.equal(changed.status, 200);
+  // The host follows the store on its own: ask until the new phrase is served.
+  const read = async () => {
+    const response = await fetch(`${host.url}/api/phrases?limit=5`, { headers: { 'If-None-Match': first.etag } });
+    return { status: response.status, etag: response.headers.get('etag'), words: response.status === 200 ? (await response.json()).phrases.map((p) => p.word) : null };
+  };
+  await poll(read, (value) => value.status !== 304, 10_000, 'the first page changed by an addition answered the old ETag with the new page');
+  const fresh = await read();
+  assert.deepEqual([fresh.status, fresh.words[0]], [200, 'CHANGES THE ETAG'], 'the new page leads with the addition');
+  assert.notEqual(fresh.etag, first.etag);
 });
 
 const linkIn = (html, rel) => {

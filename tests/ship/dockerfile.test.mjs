@@ -4,7 +4,7 @@
 // listens on $PORT and checks its own health, and that HEALTHCHECK, run with the
 // image's environment against the real binary, passes on a serving host and fails
 // once it stops.
-import { test } from 'node:test';
+import { test } from '../support/test.mjs';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';

@@ -1,6 +1,6 @@
 // docs/operations.md stays true to the binary: its configuration reference names every
 // setting `lastwords --help` lists, and its metrics table every series /metrics serves.
-import { test } from 'node:test';
+import { test } from '../support/test.mjs';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

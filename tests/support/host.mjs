@@ -1,11 +1,19 @@
 // Starts a real `lastwords` binary on a free loopback port with its own data folder,
 // for black-box tests. The binary comes from LASTWORDS_BIN (scripts/test sets it).
+import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { chmodSync, chownSync, copyFileSync, mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 export const bin = process.env.LASTWORDS_BIN ?? new URL('../../target/debug/lastwords', import.meta.url).pathname;
+
+/** Hosts still running, killed if the runner ends this file at its deadline. */
+const running = new Set();
+process.once('SIGTERM', () => {
+  for (const child of running) child.kill('SIGKILL');
+  process.exit(143);
+});
 
 /**
  * @param {{ phrases?: {id: string, word: string, name: string}[], files?: Record<string, unknown>,
@@ -47,8 +55,10 @@ export async function startHost(options = {}) {
     stdio: ['ignore', 'pipe', 'pipe'],
     ...options.user,
   });
+  running.add(child);
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
-  const running = () => child.exitCode === null && child.signalCode === null;
+  exited.then(() => running.delete(child));
+  const alive = () => child.exitCode === null && child.signalCode === null;
   let log = '';
   const url = await new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`lastwords did not start in 30 s:\n${log}`)), 30_000);
@@ -62,6 +72,10 @@ export async function startHost(options = {}) {
     };
     child.stderr.on('data', onData);
     child.stdout.on('data', onData);
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      reject(new Error(`${binary} could not be started (set LASTWORDS_BIN?): ${error.message}`));
+    });
     child.on('exit', (code) => {
       clearTimeout(timer);
       reject(new Error(`lastwords exited with ${code} before serving:\n${log}`));
@@ -78,14 +92,19 @@ export async function startHost(options = {}) {
     signal: (signal = 'SIGTERM') => child.kill(signal),
     /** Runs the binary's CLI against the same data folder. */
     cli,
-    /** SIGTERM (SIGKILL if that has not ended it in 20 s), then removes the data folder it made. */
+    /**
+     * SIGTERM (SIGKILL if that has not ended it in 20 s), then removes the data folder it
+     * made; fails if the host panicked at any point of its life.
+     */
     async stop() {
-      if (running()) child.kill('SIGTERM');
-      const killer = setTimeout(() => running() && child.kill('SIGKILL'), 20_000);
+      if (alive()) child.kill('SIGTERM');
+      const killer = setTimeout(() => alive() && child.kill('SIGKILL'), 20_000);
       await exited;
       clearTimeout(killer);
       if (ownDataDir) rmSync(dataDir, { recursive: true, force: true });
       if (binaryDir) rmSync(binaryDir, { recursive: true, force: true });
+      const panic = log.split('\n').findIndex((line) => line.includes('panicked'));
+      if (panic >= 0) assert.fail(`the host at ${url} panicked:\n${log.split('\n').slice(panic, panic + 5).join('\n')}`);
     },
   };
 }
