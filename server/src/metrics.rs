@@ -86,7 +86,8 @@ impl Metrics {
         self.render.observe(took);
     }
 
-    fn count_request(&self, route: &str, status: u16, took: Duration) {
+    /// Counts one response of `route` (its template) with `status`, which took `took`.
+    pub fn count_request(&self, route: &str, status: u16, took: Duration) {
         let count = |counts: &RouteCounts| {
             let counter = counts.statuses.iter().find(|(known, _)| *known == status)?;
             counter.1.fetch_add(1, Ordering::Relaxed);
