@@ -1,13 +1,14 @@
 //! The accept loop: each connection under the budget or in the reserve, its deadlines,
 //! and a graceful stop (WebSockets closed with 1001, requests given time to finish).
 
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use axum::Router;
 use axum::extract::ConnectInfo;
+use axum::http::Response;
 use futures_util::{Stream, StreamExt as _};
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
@@ -20,7 +21,7 @@ use tower::ServiceExt as _;
 
 use crate::net::client::{ClientAddr, TrustedProxies};
 use crate::net::headers;
-use crate::routes;
+use crate::routes::{self, FastPath};
 use crate::state::AppState;
 
 use crate::net::connections::{
@@ -54,12 +55,16 @@ pub async fn serve(
         "connection budget"
     );
     let site = routes::router(state.clone());
+    let fast = routes::FastPath::new(state.clone());
     let probes = routes::probe_router(state.clone());
     let mut builder = Builder::new(TokioExecutor::new());
+    // No header read timeout of hyper's: it arms a timer for every request, and the
+    // connection's own idle deadline (see `Connection::serve`) already closes a
+    // connection whose request has not arrived, headers and all, within `limit`.
     builder
         .http1()
         .timer(TokioTimer::new())
-        .header_read_timeout(limit);
+        .header_read_timeout(None);
     builder
         .http2()
         .timer(TokioTimer::new())
@@ -81,7 +86,7 @@ pub async fn serve(
         };
         match connections.admit() {
             Admission::Budget(place) => {
-                tasks.spawn(connection.serve(stream, place, site.clone()));
+                tasks.spawn(connection.serve(stream, place, site.clone(), fast.clone()));
             }
             Admission::Reserve(place, evicted) => {
                 tasks.spawn(connection.serve_reserve(stream, place, probes.clone(), evicted));
@@ -163,7 +168,7 @@ struct Connection {
 impl Connection {
     /// Serves the whole site, closing the connection once it has had no request in
     /// flight for the request timeout (from the start, or since its last response).
-    async fn serve(self, stream: TcpStream, place: Place, router: Router) {
+    async fn serve(self, stream: TcpStream, place: Place, router: Router, fast: FastPath) {
         let activity = Activity::new();
         let peer = self.peer;
         let proxies = self.proxies.clone();
@@ -171,25 +176,36 @@ impl Connection {
         let service =
             hyper::service::service_fn(move |mut request: axum::extract::Request<Incoming>| {
                 let in_flight = tracking.begin();
-                identify(&mut request, peer, &proxies);
+                let client = proxies.client(peer.ip(), request.headers());
                 let router = router.clone();
+                let fast = fast.clone();
                 async move {
-                    let response = match headers::host_problem(&request) {
-                        Some(refusal) => Ok(refusal),
-                        None => router.oneshot(request).await,
-                    };
-                    response
+                    if let Some(refusal) = headers::host_problem(&request) {
+                        return Ok(refusal.map(|body| connections::tracked(body, in_flight)));
+                    }
+                    if let Some(prepared) = fast.answer(&request, client).await {
+                        let mut response =
+                            Response::new(connections::tracked_bytes(prepared.body, in_flight));
+                        *response.headers_mut() = prepared.headers;
+                        return Ok(response);
+                    }
+                    mark(&mut request, peer, client);
+                    router
+                        .oneshot(request)
+                        .await
                         .map(|response| response.map(|body| connections::tracked(body, in_flight)))
                 }
             });
         let io = TokioIo::new(Guarded::new(stream, place, self.limit));
         let connection = self.builder.serve_connection_with_upgrades(io, service);
         tokio::pin!(connection);
-        // Set once the connection was told to close: by then it must be gone.
+        // One timer for the connection's life, looked at when it fires rather than
+        // moved for every request: it is set to when the connection would have been
+        // idle for the limit, and once it was told to close, to when it must be gone.
+        let wake = sleep_until(Instant::now() + self.limit);
+        tokio::pin!(wake);
         let mut close_by: Option<Instant> = None;
         loop {
-            let idle_at = activity.idle_deadline(self.limit);
-            let wake = close_by.or(idle_at);
             tokio::select! {
                 outcome = connection.as_mut() => {
                     if let Err(error) = outcome {
@@ -200,17 +216,25 @@ impl Connection {
                 () = self.closing.cancelled(), if close_by.is_none() => {
                     connection.as_mut().graceful_shutdown();
                     // The server's own shutdown deadline bounds the requests in flight.
-                    close_by = Some(Instant::now() + Duration::from_secs(24 * 3600));
+                    let at = Instant::now() + Duration::from_secs(24 * 3600);
+                    close_by = Some(at);
+                    wake.as_mut().reset(at);
                 }
-                () = activity.went_idle(), if close_by.is_none() => {}
-                () = sleep_until(wake.unwrap_or_else(far_future)), if wake.is_some() => {
+                () = wake.as_mut() => {
+                    let now = Instant::now();
                     if close_by.is_some() {
                         return;
                     }
-                    if activity.idle_deadline(self.limit).is_some_and(|at| at <= Instant::now()) {
-                        self.connections.idle_closed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        connection.as_mut().graceful_shutdown();
-                        close_by = Some(Instant::now() + CLOSE_GRACE);
+                    match activity.idle_deadline(self.limit) {
+                        Some(at) if at <= now => {
+                            self.connections.idle_closed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            connection.as_mut().graceful_shutdown();
+                            close_by = Some(now + CLOSE_GRACE);
+                            wake.as_mut().reset(now + CLOSE_GRACE);
+                        }
+                        Some(at) => wake.as_mut().reset(at),
+                        // A request in flight: look again a limit from now.
+                        None => wake.as_mut().reset(now + self.limit),
                     }
                 }
             }
@@ -259,6 +283,11 @@ fn identify(
     proxies: &TrustedProxies,
 ) {
     let client = proxies.client(peer.ip(), request.headers());
+    mark(request, peer, client);
+}
+
+/// Marks a request with its TCP peer and its `client`, for the router.
+fn mark(request: &mut axum::extract::Request<Incoming>, peer: SocketAddr, client: IpAddr) {
     let extensions = request.extensions_mut();
     extensions.insert(ConnectInfo(peer));
     extensions.insert(ClientAddr(client));
@@ -283,8 +312,4 @@ pub fn shutdown_signals() -> std::io::Result<impl Stream<Item = ()> + Send + 'st
             Some(((), (terminate, interrupt)))
         },
     ))
-}
-
-fn far_future() -> Instant {
-    Instant::now() + Duration::from_secs(24 * 3600)
 }

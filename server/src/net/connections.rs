@@ -20,7 +20,6 @@ use axum::body::Body;
 use bytes::Bytes;
 use hyper::body::{Frame, SizeHint};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::sync::Notify;
 use tokio::time::{Instant, Sleep};
 use tokio_util::sync::CancellationToken;
 
@@ -270,8 +269,6 @@ pub struct Activity {
     in_flight: AtomicUsize,
     /// Milliseconds after `started` at which the last request in flight finished.
     idle_since_ms: AtomicU64,
-    /// Woken when the last request in flight finishes.
-    went_idle: Notify,
 }
 
 /// A request in flight, from its head to the last byte of its response body.
@@ -283,7 +280,6 @@ impl Activity {
             started: Instant::now(),
             in_flight: AtomicUsize::new(0),
             idle_since_ms: AtomicU64::new(0),
-            went_idle: Notify::new(),
         })
     }
 
@@ -301,12 +297,6 @@ impl Activity {
         let since = Duration::from_millis(self.idle_since_ms.load(Ordering::Acquire));
         Some(self.started + since + limit)
     }
-
-    /// Resolves when the last request in flight finishes (or has finished since the
-    /// last call).
-    pub async fn went_idle(&self) {
-        self.went_idle.notified().await;
-    }
 }
 
 impl Drop for InFlight {
@@ -314,9 +304,7 @@ impl Drop for InFlight {
         let activity = &self.0;
         let now = u64::try_from(activity.started.elapsed().as_millis()).unwrap_or(u64::MAX);
         activity.idle_since_ms.store(now, Ordering::Release);
-        if activity.in_flight.fetch_sub(1, Ordering::AcqRel) == 1 {
-            activity.went_idle.notify_one();
-        }
+        activity.in_flight.fetch_sub(1, Ordering::AcqRel);
     }
 }
 
@@ -324,14 +312,29 @@ impl Drop for InFlight {
 /// hyper as it is: boxing it into a `Body` again would cost an allocation a request.
 pub fn tracked(body: Body, in_flight: InFlight) -> Tracked {
     Tracked {
-        body,
+        body: Reply::Routed(body),
+        _in_flight: in_flight,
+    }
+}
+
+/// The same for the fast path's bytes, sent as one frame without a box around them.
+pub fn tracked_bytes(bytes: Bytes, in_flight: InFlight) -> Tracked {
+    Tracked {
+        body: Reply::Bytes(Some(bytes).filter(|bytes| !bytes.is_empty())),
         _in_flight: in_flight,
     }
 }
 
 pub struct Tracked {
-    body: Body,
+    body: Reply,
     _in_flight: InFlight,
+}
+
+enum Reply {
+    /// The router's body.
+    Routed(Body),
+    /// A whole body, until it is taken.
+    Bytes(Option<Bytes>),
 }
 
 impl hyper::body::Body for Tracked {
@@ -342,15 +345,26 @@ impl hyper::body::Body for Tracked {
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Self::Data>, Self::Error>>> {
-        Pin::new(&mut self.get_mut().body).poll_frame(cx)
+        match &mut self.get_mut().body {
+            Reply::Routed(body) => Pin::new(body).poll_frame(cx),
+            Reply::Bytes(bytes) => Poll::Ready(bytes.take().map(|bytes| Ok(Frame::data(bytes)))),
+        }
     }
 
     fn is_end_stream(&self) -> bool {
-        self.body.is_end_stream()
+        match &self.body {
+            Reply::Routed(body) => body.is_end_stream(),
+            Reply::Bytes(bytes) => bytes.is_none(),
+        }
     }
 
     fn size_hint(&self) -> SizeHint {
-        self.body.size_hint()
+        match &self.body {
+            Reply::Routed(body) => body.size_hint(),
+            Reply::Bytes(bytes) => {
+                SizeHint::with_exact(bytes.as_ref().map_or(0, |b| b.len() as u64))
+            }
+        }
     }
 }
 
@@ -388,6 +402,5 @@ mod tests {
         assert_eq!(activity.idle_deadline(limit), None);
         drop(second);
         assert!(activity.idle_deadline(limit).is_some());
-        activity.went_idle().await;
     }
 }

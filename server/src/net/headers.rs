@@ -40,14 +40,23 @@ static SECURITY_HEADERS: [(HeaderName, HeaderValue); 6] = [
     ),
 ];
 
-/// Adds the security headers to a response's (a handler's own value wins).
-pub fn add_security_headers(headers: &mut HeaderMap) {
+/// HSTS, in production only: a development host on plain HTTP must not teach the
+/// browser to refuse it.
+const STRICT_TRANSPORT_SECURITY: HeaderValue =
+    HeaderValue::from_static("max-age=63072000; includeSubDomains");
+
+/// Adds the security headers to a response's, and HSTS when `hsts` (a handler's own
+/// value wins).
+pub fn add_security_headers(headers: &mut HeaderMap, hsts: bool) {
     // Room for all of them at once rather than a regrowth midway.
-    headers.reserve(SECURITY_HEADERS.len());
+    headers.reserve(SECURITY_HEADERS.len() + 1);
     for (name, value) in &SECURITY_HEADERS {
         if !headers.contains_key(name) {
             headers.insert(name.clone(), value.clone());
         }
+    }
+    if hsts && !headers.contains_key(header::STRICT_TRANSPORT_SECURITY) {
+        headers.insert(header::STRICT_TRANSPORT_SECURITY, STRICT_TRANSPORT_SECURITY);
     }
 }
 
@@ -70,7 +79,7 @@ pub async fn reject_malformed(request: Request, next: Next) -> Response {
 /// The refusal of a request no page could answer well, with a body that says why:
 /// over-long targets or headers, and paths or queries that are not valid
 /// percent-encoded UTF-8 (rather than decoding them into replacement characters).
-pub fn malformed(request: &Request) -> Option<Response> {
+pub fn malformed<B>(request: &axum::http::Request<B>) -> Option<Response> {
     let uri = request.uri();
     let target_len = uri.path_and_query().map_or(0, |pq| pq.as_str().len());
     if target_len > MAX_URI {

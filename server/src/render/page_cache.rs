@@ -19,7 +19,7 @@ use std::ops::Bound;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
-use axum::http::HeaderValue;
+use axum::http::{HeaderMap, HeaderValue};
 use bytes::Bytes;
 use moka::future::Cache;
 
@@ -106,6 +106,9 @@ pub struct Page {
     stale: AtomicBool,
     gzip: OnceLock<Bytes>,
     br: OnceLock<Bytes>,
+    /// The whole response head per encoding (identity, gzip, brotli), made the first
+    /// time it is sent: a cached hit clones it rather than building it header by header.
+    heads: [OnceLock<HeaderMap>; 3],
 }
 
 impl Page {
@@ -122,6 +125,7 @@ impl Page {
             stale: AtomicBool::new(false),
             gzip: OnceLock::new(),
             br: OnceLock::new(),
+            heads: Default::default(),
         }
     }
 
@@ -154,6 +158,16 @@ impl Page {
             Encoding::Gzip => self.gzip.get_or_init(|| gzip(&self.html)).clone(),
             Encoding::Brotli => self.br.get_or_init(|| brotli(&self.html)).clone(),
         }
+    }
+
+    /// The response headers of the page in `encoding`, made by `make` the first time.
+    pub fn head(&self, encoding: Encoding, make: impl FnOnce() -> HeaderMap) -> &HeaderMap {
+        let index = match encoding {
+            Encoding::Identity => 0,
+            Encoding::Gzip => 1,
+            Encoding::Brotli => 2,
+        };
+        self.heads[index].get_or_init(make)
     }
 
     /// What the page costs the cache: the HTML and room for its two compressed variants.
@@ -397,6 +411,19 @@ impl PageCache {
             Some((stored, page)) if stored == key => Some(page.clone()),
             _ => None,
         }
+    }
+
+    /// The page for `key` if it is cached and needs no render, counted as a hit; `None`
+    /// for a miss (and for a further page of `/words`, which may be stale), which the
+    /// caller leaves to [`Self::get_or_render`].
+    pub async fn cached(&self, key: &PageKey) -> Option<Arc<Page>> {
+        let page = match key.slot() {
+            Some(_) => self.latest_for(key),
+            None if matches!(key, PageKey::Further(_)) => None,
+            None => self.pages.get(key).await,
+        }?;
+        self.hits.fetch_add(1, Ordering::Relaxed);
+        Some(page)
     }
 
     /// The newest page of the route of `key`, whatever its version: served when a

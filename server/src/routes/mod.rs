@@ -3,6 +3,7 @@
 
 mod api;
 mod card;
+mod fast;
 mod files;
 mod listings;
 mod live;
@@ -30,6 +31,8 @@ use crate::net::client::ClientAddr;
 use crate::net::headers;
 use crate::net::rate_limit::RateLimit;
 use crate::state::AppState;
+
+pub use fast::{FastPath, Prepared};
 
 /// The whole site as one router.
 pub fn router(state: AppState) -> Router {
@@ -89,14 +92,7 @@ async fn every_request(State(state): State<AppState>, request: Request, next: Ne
         next.run(request).await
     })
     .await;
-    let out = response.headers_mut();
-    headers::add_security_headers(out);
-    if state.config.hsts() && !out.contains_key(header::STRICT_TRANSPORT_SECURITY) {
-        out.insert(
-            header::STRICT_TRANSPORT_SECURITY,
-            HeaderValue::from_static("max-age=63072000; includeSubDomains"),
-        );
-    }
+    headers::add_security_headers(response.headers_mut(), state.config.hsts());
     response
 }
 

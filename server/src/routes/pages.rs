@@ -18,6 +18,7 @@ use crate::feed::Snapshot;
 use crate::feed::check::{Check, find_text};
 use crate::feed::list::{Anchor, Cursor, PAGE_SIZE};
 use crate::feed::paging::{PageRequest, PhrasePage};
+use crate::net::headers;
 use crate::render::negotiate::{Encoding, add_coding_headers, not_modified, preferred_encoding};
 use crate::render::page_cache::{Page, PageKey, Span};
 use crate::render::pool::RenderError;
@@ -29,7 +30,7 @@ use crate::state::AppState;
 
 pub async fn home(State(state): State<AppState>, headers: HeaderMap) -> Response {
     match home_page(&state).await {
-        Ok(page) => page_response(StatusCode::OK, &headers, page).await,
+        Ok(page) => page_response(&state, StatusCode::OK, &headers, page).await,
         Err(error) => html_error(&state, error),
     }
 }
@@ -81,23 +82,23 @@ pub async fn words(
     let request = PageRequest::parse(query.after.as_deref(), query.before.as_deref(), None)?;
     let request = PageRequest { find, ..request };
     Ok(match words_page(&state, &check, &request).await {
-        Ok(page) => page_response(StatusCode::OK, &headers, page).await,
+        Ok(page) => page_response(&state, StatusCode::OK, &headers, page).await,
         Err(error) => html_error(&state, error),
     })
 }
 
 pub async fn not_found(State(state): State<AppState>, headers: HeaderMap) -> Response {
     match not_found_page(&state).await {
-        Ok(page) => page_response(StatusCode::NOT_FOUND, &headers, page).await,
+        Ok(page) => page_response(&state, StatusCode::NOT_FOUND, &headers, page).await,
         Err(error) => html_error(&state, error),
     }
 }
 
 /// An HTML page with its validator, or 304 when the client has it. This is every
-/// cached page view, so the response is written straight into one header map sized
-/// for it and the security headers added after (nothing built per request and
-/// copied over).
+/// cached page view the fast path leaves to the router, so the response takes the
+/// page's prepared head for its encoding (see [`page_head`]).
 pub(super) async fn page_response(
+    state: &AppState,
     status: StatusCode,
     headers: &HeaderMap,
     page: Arc<Page>,
@@ -123,20 +124,29 @@ pub(super) async fn page_response(
     };
     let mut response = Response::new(Body::from(body));
     *response.status_mut() = status;
-    let out = response.headers_mut();
-    out.reserve(PAGE_HEADERS);
-    out.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("text/html; charset=utf-8"),
-    );
-    out.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-    out.insert(header::ETAG, page.etag_header.clone());
-    add_coding_headers(out, encoding);
+    *response.headers_mut() = page_head(&page, encoding, state.config.hsts()).clone();
     response
 }
 
-/// Headers on a page response: its own five, the security headers, HSTS and the
-/// Date and Content-Length hyper writes.
+/// Every header of a page's response in `encoding` but the Date and Content-Length
+/// hyper writes: its type, validator, caching and coding, and the security headers
+/// (HSTS when `hsts`). Made once per page and encoding.
+pub(super) fn page_head(page: &Page, encoding: Encoding, hsts: bool) -> &HeaderMap {
+    page.head(encoding, || {
+        let mut out = HeaderMap::with_capacity(PAGE_HEADERS);
+        out.insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("text/html; charset=utf-8"),
+        );
+        out.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+        out.insert(header::ETAG, page.etag_header.clone());
+        add_coding_headers(&mut out, encoding);
+        headers::add_security_headers(&mut out, hsts);
+        out
+    })
+}
+
+/// Headers on a page response: its own five, the security headers and HSTS.
 const PAGE_HEADERS: usize = 16;
 
 /// The home page, rendered once.

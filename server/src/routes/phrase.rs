@@ -31,7 +31,7 @@ pub async fn phrase(
     let status = match snapshot.list.get(&id) {
         Some(phrase) => {
             return match phrase_page(&state, snapshot.version, phrase.clone()).await {
-                Ok(page) => page_response(StatusCode::OK, &headers, page).await,
+                Ok(page) => page_response(&state, StatusCode::OK, &headers, page).await,
                 Err(error) => html_error(&state, error),
             };
         }
@@ -45,7 +45,7 @@ pub async fn phrase(
         None => StatusCode::NOT_FOUND,
     };
     match not_found_page(&state).await {
-        Ok(page) => page_response(status, &headers, page).await,
+        Ok(page) => page_response(&state, status, &headers, page).await,
         Err(error) => html_error(&state, error),
     }
 }

@@ -36,6 +36,15 @@ pub struct Card {
     /// The quoted validator: the hash of what the card shows.
     pub etag: String,
     pub etag_header: HeaderValue,
+    /// The response headers, made the first time the card is sent.
+    head: std::sync::OnceLock<axum::http::HeaderMap>,
+}
+
+impl Card {
+    /// The card's response headers, made by `make` the first time.
+    pub fn head(&self, make: impl FnOnce() -> axum::http::HeaderMap) -> &axum::http::HeaderMap {
+        self.head.get_or_init(make)
+    }
 }
 
 /// The cards drawn so far, and their counters.
@@ -101,11 +110,21 @@ impl Cards {
         format!("\"{}\"", hex::encode(&hash.finalize()[..12]))
     }
 
+    /// `phrase`'s card if it is drawn already, counted as a hit.
+    pub async fn cached(&self, phrase: &Phrase) -> Option<Arc<Card>> {
+        self.cached_by(&self.etag(phrase)).await
+    }
+
+    async fn cached_by(&self, etag: &str) -> Option<Arc<Card>> {
+        let card = self.cache.get(etag).await?;
+        self.hits.fetch_add(1, Ordering::Relaxed);
+        Some(card)
+    }
+
     /// `phrase`'s card, drawn on a blocking thread unless it is cached.
     pub async fn card(&self, phrase: &Phrase) -> Result<Arc<Card>, AppError> {
         let etag = self.etag(phrase);
-        if let Some(card) = self.cache.get(&etag).await {
-            self.hits.fetch_add(1, Ordering::Relaxed);
+        if let Some(card) = self.cached_by(&etag).await {
             return Ok(card);
         }
         let painter = self.painter;
@@ -126,6 +145,7 @@ impl Cards {
                     png: Bytes::from(png),
                     etag,
                     etag_header,
+                    head: Default::default(),
                 }))
             })
             .await

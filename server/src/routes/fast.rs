@@ -1,0 +1,159 @@
+//! The fast path: a cached page or card answered on the connection, before the router.
+//!
+//! A cached `/`, `/words`, phrase page or card is most of what the host serves, and
+//! the router's layers (a boxed future and a boxed service clone per `from_fn`, the
+//! timeout's timer, the concurrency limit's permit, the handler's copy of the request
+//! headers) cost more than the answer itself. Here a plain GET of one of those pages,
+//! already cached in the encoding asked for, is answered with the page's prepared
+//! head (the same headers the router would send, made once per page and encoding) and
+//! its bytes, after the same guards: the Host check (on the connection, before this),
+//! the refusal of malformed requests, the rate limit, and the count in `/metrics`.
+//! Everything else goes to the router as before: other methods (HEAD too), a query,
+//! `If-None-Match`, a miss, an encoding not yet made, a refusal to give, or request
+//! logging at `debug` (the router's request span).
+
+use std::net::IpAddr;
+use std::time::Instant;
+
+use axum::http::{HeaderMap, Method, Request, header};
+use bytes::Bytes;
+
+use super::card::card_head;
+use super::pages::page_head;
+use crate::metrics::RouteCount;
+use crate::net::headers;
+use crate::render::negotiate::preferred_encoding;
+use crate::render::page_cache::PageKey;
+use crate::state::AppState;
+
+/// A response ready to send: its headers (hyper adds Date and Content-Length) and body,
+/// with status 200.
+#[derive(Debug)]
+pub struct Prepared {
+    pub headers: HeaderMap,
+    pub body: Bytes,
+}
+
+/// What the fast path knows of the site's routes.
+#[derive(Clone)]
+pub struct FastPath {
+    state: AppState,
+    /// `/`'s count in `/metrics`.
+    home: RouteCount,
+    /// `/words` and `/Words`, with the counts of their templates.
+    words: [Words; 2],
+}
+
+#[derive(Clone)]
+struct Words {
+    path: String,
+    list: RouteCount,
+    phrase: RouteCount,
+    card: RouteCount,
+}
+
+/// Which cached answer a path asks for.
+enum Target<'a> {
+    Home,
+    Words(&'a Words),
+    Phrase(&'a Words, &'a str),
+    Card(&'a Words, &'a str),
+}
+
+impl FastPath {
+    pub fn new(state: AppState) -> Self {
+        let metrics = &state.metrics;
+        let words = |path: String| Words {
+            list: metrics.route_ok(&path),
+            phrase: metrics.route_ok(&format!("{path}/{{id}}")),
+            card: metrics.route_ok(&format!("{path}/{{id}}/card.png")),
+            path,
+        };
+        let lower = state.config.site.words_path();
+        let capitalised = format!("/{}", state.config.site.product_name);
+        Self {
+            home: metrics.route_ok("/"),
+            words: [words(lower), words(capitalised)],
+            state,
+        }
+    }
+
+    /// The cached answer to `request` from `client`, or `None` for the router to answer.
+    pub async fn answer<B>(&self, request: &Request<B>, client: IpAddr) -> Option<Prepared> {
+        if request.method() != Method::GET
+            || request.uri().query().is_some()
+            || request.headers().contains_key(header::IF_NONE_MATCH)
+            || tracing::enabled!(target: "lastwords::metrics", tracing::Level::DEBUG)
+        {
+            return None;
+        }
+        let started = Instant::now();
+        let target = self.target(request.uri().path())?;
+        if headers::malformed(request).is_some() {
+            return None;
+        }
+        let state = &self.state;
+        let hsts = state.config.hsts();
+        let (route, prepared) = match target {
+            Target::Card(words, id) => {
+                let snapshot = state.feed.current();
+                let card = state.cards.cached(snapshot.list.get(id)?).await?;
+                let headers = card_head(&card, hsts).clone();
+                let body = card.png.clone();
+                (&words.card, Prepared { headers, body })
+            }
+            page => {
+                let (route, key) = match page {
+                    Target::Home => (&self.home, PageKey::Home),
+                    Target::Words(words) => (
+                        &words.list,
+                        PageKey::Words {
+                            version: state.feed.current().version,
+                        },
+                    ),
+                    Target::Phrase(words, id) => (
+                        &words.phrase,
+                        PageKey::Phrase(state.feed.current().list.get(id)?.clone()),
+                    ),
+                    Target::Card(..) => return None,
+                };
+                let page = state.page_cache.cached(&key).await?;
+                let encoding = preferred_encoding(request.headers());
+                let body = page.ready(encoding)?;
+                let headers = page_head(&page, encoding, hsts).clone();
+                (route, Prepared { headers, body })
+            }
+        };
+        // Past its rate the router answers: 429 with Retry-After, counted there.
+        state.rate_limit.check(client).ok()?;
+        route.observe(started.elapsed());
+        Some(prepared)
+    }
+
+    fn target<'a>(&'a self, path: &'a str) -> Option<Target<'a>> {
+        if path == "/" {
+            return Some(Target::Home);
+        }
+        let (words, rest) = self.words.iter().find_map(|words| {
+            let rest = path.strip_prefix(words.path.as_str())?;
+            Some((words, rest))
+        })?;
+        if rest.is_empty() {
+            return Some(Target::Words(words));
+        }
+        let id = rest.strip_prefix('/')?;
+        let (id, card) = match id.strip_suffix("/card.png") {
+            Some(id) => (id, true),
+            None => (id, false),
+        };
+        // An id the router would percent-decode, or one with a slash, is left to it.
+        if id.is_empty() || id.contains(['/', '%']) {
+            return None;
+        }
+        Some(if card {
+            Target::Card(words, id)
+        } else {
+            Target::Phrase(words, id)
+        })
+    }
+}

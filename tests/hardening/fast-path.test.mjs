@@ -1,0 +1,204 @@
+// The cached pages' fast path (server/src/routes/fast.rs) keeps every guard of the
+// router: If-None-Match gets 304, HEAD gets no body, a missing Host gets 400, past the
+// connection budget a cached page gets 503, pipelined requests are answered in order,
+// and no response ever carries one version's headers with another version's body,
+// however the store changes under keep-alive and pipelined load.
+import { test, before, after } from '../support/test.mjs';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import net from 'node:net';
+import zlib from 'node:zlib';
+import { startHost } from '../support/host.mjs';
+import { rawRequest } from '../support/raw-http.mjs';
+import { sleep } from '../support/poll.mjs';
+
+let host;
+let pages;
+
+before(async () => {
+  host = await startHost({
+    phrases: [
+      { id: 'a1', word: 'HELLO', name: 'Rex' },
+      { id: 'b2', word: 'GOODBYE', name: 'Stego' },
+    ],
+    // These tests send thousands of requests from one address.
+    args: ['--rate-limit-per-s', '0'],
+  });
+  pages = ['/', '/words', '/words/a1', '/Words/a1', '/words/a1/card.png'];
+  // Cached in every encoding, so what follows takes the fast path.
+  for (const path of pages) {
+    for (const encoding of ['identity', 'gzip', 'br']) {
+      const response = await fetch(`${host.url}${path}`, { headers: { 'Accept-Encoding': encoding } });
+      assert.equal(response.status, 200, path);
+      await response.arrayBuffer();
+    }
+  }
+});
+
+after(async () => {
+  await host?.stop();
+});
+
+/** The ETag the host gives a document: the quoted first 12 bytes of its SHA-256. */
+const etagOf = (bytes) => `"${createHash('sha256').update(bytes).digest('hex').slice(0, 24)}"`;
+
+/** The identity bytes of a body sent with `coding`. */
+function decoded(body, coding) {
+  if (coding === 'gzip') return zlib.gunzipSync(body);
+  if (coding === 'br') return zlib.brotliDecompressSync(body);
+  return body;
+}
+
+/**
+ * Writes `requests` (raw bytes each) on one connection at once and reads the responses
+ * in order, each framed by its Content-Length (`heads[i]`: request i was a HEAD, so its
+ * response has no body). Resolves to [{ status, headers, body }].
+ */
+function pipelined(url, requests, heads = []) {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), hostname);
+    let buffer = Buffer.alloc(0);
+    const responses = [];
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`${responses.length} of ${requests.length} responses within 15 s`));
+    }, 15_000);
+    socket.on('error', reject);
+    socket.on('data', (chunk) => {
+      buffer = Buffer.concat([buffer, chunk]);
+      for (;;) {
+        const end = buffer.indexOf('\r\n\r\n');
+        if (end < 0) return;
+        const [statusLine, ...lines] = buffer.subarray(0, end).toString('latin1').split('\r\n');
+        const headers = {};
+        for (const line of lines) {
+          const colon = line.indexOf(':');
+          headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+        }
+        const length = heads[responses.length] ? 0 : Number(headers['content-length'] ?? 0);
+        if (buffer.length < end + 4 + length) return;
+        responses.push({ status: Number(statusLine.split(' ')[1]), headers, body: buffer.subarray(end + 4, end + 4 + length) });
+        buffer = buffer.subarray(end + 4 + length);
+        if (responses.length === requests.length) {
+          clearTimeout(timer);
+          socket.destroy();
+          resolve(responses);
+          return;
+        }
+      }
+    });
+    socket.on('connect', () => socket.write(Buffer.concat(requests)));
+  });
+}
+
+const request = (path, { method = 'GET', headers = [] } = {}) =>
+  Buffer.from(`${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${headers.map(([n, v]) => `${n}: ${v}\r\n`).join('')}\r\n`, 'latin1');
+
+test('If-None-Match with the ETag gets 304 and the ETag, no body, on every cached page and the card', async () => {
+  for (const path of pages) {
+    for (const encoding of ['identity', 'gzip', 'br']) {
+      const first = await fetch(`${host.url}${path}`, { headers: { 'Accept-Encoding': encoding } });
+      await first.arrayBuffer();
+      const etag = first.headers.get('etag');
+      assert.ok(etag, `${path} has an ETag`);
+      const again = await rawRequest(host.url, path, { headers: [['If-None-Match', etag], ['Accept-Encoding', encoding]] });
+      assert.equal(again.status, 304, `${path} ${encoding}`);
+      assert.equal(again.headers.etag, etag);
+      assert.equal(again.body.length, 0);
+      assert.equal(again.headers['x-content-type-options'], 'nosniff', 'the 304 keeps the security headers');
+    }
+  }
+});
+
+test('HEAD gets the GET headers and no body; a missing Host gets 400', async () => {
+  for (const path of pages) {
+    const [get, head] = await pipelined(host.url, [request(path), request(path, { method: 'HEAD' })], [false, true]);
+    assert.equal(head.status, 200, path);
+    assert.equal(head.body.length, 0);
+    for (const name of ['content-type', 'etag', 'cache-control', 'content-security-policy', 'content-length']) {
+      assert.equal(head.headers[name], get.headers[name], `${path}: HEAD's ${name}`);
+    }
+    const hostless = await rawRequest(host.url, path, { host: null });
+    assert.equal(hostless.status, 400, `${path} without Host`);
+    assert.match(hostless.text, /needs a Host header/);
+  }
+});
+
+test('pipelined requests are answered in order, fast path and router mixed, with the headers of each', async () => {
+  const paths = [...pages, '/robots.txt', '/words?check=HELLO', ...pages.slice().reverse(), '/healthz', '/nowhere'];
+  const encodings = ['identity', 'gzip', 'br'];
+  const requests = paths.map((path, i) => request(path, { headers: [['Accept-Encoding', encodings[i % 3]]] }));
+  const responses = await pipelined(host.url, requests);
+  assert.equal(responses.length, paths.length);
+  for (const [i, path] of paths.entries()) {
+    const { status, headers, body } = responses[i];
+    assert.equal(status, path === '/nowhere' ? 404 : 200, `${i}: ${path}`);
+    const expected = path.endsWith('.png') ? 'image/png' : path === '/robots.txt' ? 'text/plain' : path === '/healthz' ? null : 'text/html';
+    if (expected) assert.ok(headers['content-type'].startsWith(expected), `${i}: ${path} is ${headers['content-type']}`);
+    assert.equal(headers['x-frame-options'], 'DENY', `${i}: ${path}`);
+    if (headers['content-type']?.startsWith('text/html') && !path.includes('?') && path !== '/nowhere') {
+      assert.equal(etagOf(decoded(body, headers['content-encoding'])), headers.etag, `${i}: ${path}'s ETag is its body's`);
+    }
+  }
+});
+
+test('while the store changes, every response under keep-alive and pipelining carries its own body\'s ETag', async () => {
+  const encodings = ['identity', 'gzip', 'br'];
+  const seen = new Set();
+  let checked = 0;
+  let stop = false;
+  const hammer = async () => {
+    while (!stop) {
+      const paths = Array.from({ length: 12 }, (_, i) => (i % 3 === 2 ? '/words/a1' : '/words'));
+      const requests = paths.map((path, i) => request(path, { headers: [['Accept-Encoding', encodings[i % 3]]] }));
+      for (const [i, response] of (await pipelined(host.url, requests)).entries()) {
+        assert.equal(response.status, 200, paths[i]);
+        const coding = response.headers['content-encoding'] ?? 'identity';
+        assert.equal(coding, encodings[i % 3], `${paths[i]} in the encoding asked for`);
+        assert.equal(etagOf(decoded(response.body, coding)), response.headers.etag, `${paths[i]} ${coding}: headers and body of one version`);
+        if (paths[i] === '/words') seen.add(response.headers.etag);
+        checked += 1;
+      }
+    }
+  };
+  const load = Promise.all(Array.from({ length: 4 }, hammer));
+  try {
+    for (let i = 0; i < 6; i++) {
+      const added = await host.cli('phrases', 'add', `CHANGE ${i}`, '--name', 'Tess');
+      assert.equal(added.code, 0, added.stderr);
+      await sleep(150);
+    }
+  } finally {
+    stop = true;
+    await load;
+  }
+  assert.ok(seen.size >= 2, `/words changed under load (${seen.size} versions seen in ${checked} responses)`);
+});
+
+test('past the connection budget a cached page gets 503 at once, and is served again after', async () => {
+  const small = await startHost({ args: ['--max-connections', '2', '--rate-limit-per-s', '0'] });
+  const held = [];
+  try {
+    const warm = await fetch(`${small.url}/words`);
+    assert.equal(warm.status, 200);
+    await warm.arrayBuffer();
+    const { port } = new URL(small.url);
+    for (let i = 0; i < 2; i++) {
+      const socket = net.connect(Number(port), '127.0.0.1');
+      await new Promise((resolve) => socket.once('connect', resolve));
+      held.push(socket);
+    }
+    await sleep(100);
+    const busy = await rawRequest(small.url, '/words');
+    assert.equal(busy.status, 503, 'past the budget');
+    assert.ok(Number(busy.headers['retry-after']) > 0);
+    for (const socket of held) socket.destroy();
+    held.length = 0;
+    await sleep(200);
+    assert.equal((await rawRequest(small.url, '/words')).status, 200, 'served again once a place is free');
+  } finally {
+    for (const socket of held) socket.destroy();
+    await small.stop();
+  }
+});
