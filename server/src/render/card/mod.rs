@@ -50,7 +50,9 @@ impl Card {
 /// The cards drawn so far, and their counters.
 pub struct Cards {
     painter: &'static Painter,
-    cache: moka::future::Cache<String, Arc<Card>>,
+    /// Keyed by the phrase itself (what its card shows, hashed cheaply) so a hit costs
+    /// no SHA-256; the layout and the art are the process's own, the same for every key.
+    cache: moka::future::Cache<Phrase, Arc<Card>>,
     /// Turns to draw: one per core, so a crawler asking for thousands of new cards at
     /// once queues them instead of holding a blocking thread and a 3 MB canvas each.
     draws: tokio::sync::Semaphore,
@@ -112,27 +114,22 @@ impl Cards {
 
     /// `phrase`'s card if it is drawn already, counted as a hit.
     pub async fn cached(&self, phrase: &Phrase) -> Option<Arc<Card>> {
-        self.cached_by(&self.etag(phrase)).await
-    }
-
-    async fn cached_by(&self, etag: &str) -> Option<Arc<Card>> {
-        let card = self.cache.get(etag).await?;
+        let card = self.cache.get(phrase).await?;
         self.hits.fetch_add(1, Ordering::Relaxed);
         Some(card)
     }
 
     /// `phrase`'s card, drawn on a blocking thread unless it is cached.
     pub async fn card(&self, phrase: &Phrase) -> Result<Arc<Card>, AppError> {
-        let etag = self.etag(phrase);
-        if let Some(card) = self.cached_by(&etag).await {
+        if let Some(card) = self.cached(phrase).await {
             return Ok(card);
         }
+        let etag = self.etag(phrase);
         let painter = self.painter;
         let dino = self.dino_for(&phrase.id);
         let (word, name) = (phrase.word.clone(), phrase.name.clone());
-        let key = etag.clone();
         self.cache
-            .try_get_with(key, async move {
+            .try_get_with(phrase.clone(), async move {
                 let _turn = self.draws.acquire().await.map_err(|e| e.to_string())?;
                 let png = tokio::task::spawn_blocking(move || {
                     painter.paint(site::NAME, &word, &name, dino)
