@@ -33,6 +33,12 @@ pub struct Metrics {
     render_overflows: IntCounter,
     /// Renders that threw or timed out.
     render_failures: IntCounter,
+    /// Messages written to live WebSockets.
+    pub socket_messages: IntCounter,
+    /// Live sockets that fell behind the broadcast and were sent the whole list instead.
+    pub socket_resnapshots: IntCounter,
+    /// WebSocket upgrades refused by a cap.
+    pub sockets_refused: IntCounter,
 }
 
 impl Default for Metrics {
@@ -81,6 +87,20 @@ impl Metrics {
             "Renders that threw or ran out of time.",
         )
         .expect("valid counter options");
+        let counter =
+            |name: &str, help: &str| IntCounter::new(name, help).expect("valid counter options");
+        let socket_messages = counter(
+            "lastwords_websocket_messages_sent_total",
+            "Messages written to live WebSockets.",
+        );
+        let socket_resnapshots = counter(
+            "lastwords_websocket_resnapshots_total",
+            "Sockets that fell behind and were sent the whole list.",
+        );
+        let sockets_refused = counter(
+            "lastwords_websocket_refused_total",
+            "WebSocket upgrades refused by a connection cap.",
+        );
         let engine = if cfg!(feature = "v8") {
             "v8"
         } else {
@@ -96,8 +116,11 @@ impl Metrics {
         )
         .expect("valid gauge options");
         build.set(1);
-        let collectors: [Box<dyn prometheus::core::Collector>; 7] = [
+        let collectors: [Box<dyn prometheus::core::Collector>; 10] = [
             Box::new(requests.clone()),
+            Box::new(socket_messages.clone()),
+            Box::new(socket_resnapshots.clone()),
+            Box::new(sockets_refused.clone()),
             Box::new(latency.clone()),
             Box::new(render.clone()),
             Box::new(render_overflows.clone()),
@@ -119,6 +142,9 @@ impl Metrics {
             render,
             render_overflows,
             render_failures,
+            socket_messages,
+            socket_resnapshots,
+            sockets_refused,
         }
     }
 

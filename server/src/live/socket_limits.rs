@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 use std::net::IpAddr;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// The caps on live sockets, as configured.
@@ -22,12 +22,6 @@ pub struct SocketLimits {
     max_per_ip: usize,
     open: AtomicUsize,
     per_ip: Mutex<HashMap<IpAddr, usize>>,
-    /// Upgrades refused by a cap, for `/metrics`.
-    pub refused: AtomicU64,
-    /// Messages written to sockets, for `/metrics`.
-    pub sent: AtomicU64,
-    /// Sockets that fell behind the broadcast and were sent the whole list instead.
-    pub resnapshots: AtomicU64,
 }
 
 /// One socket's place under the caps, given back when the socket ends.
@@ -43,9 +37,6 @@ impl SocketLimits {
             max_per_ip: caps.max_per_ip,
             open: AtomicUsize::new(0),
             per_ip: Mutex::default(),
-            refused: AtomicU64::new(0),
-            sent: AtomicU64::new(0),
-            resnapshots: AtomicU64::new(0),
         })
     }
 
@@ -61,7 +52,6 @@ impl SocketLimits {
                 (open < self.max).then_some(open + 1)
             });
         if taken.is_err() {
-            self.refused.fetch_add(1, Ordering::Relaxed);
             return None;
         }
         // From here the permit's Drop gives back what was taken.
@@ -73,20 +63,12 @@ impl SocketLimits {
             let mut per_ip = self.per_ip.lock().unwrap_or_else(|e| e.into_inner());
             let count = per_ip.entry(ip).or_default();
             if *count >= self.max_per_ip {
-                self.refused.fetch_add(1, Ordering::Relaxed);
                 return None;
             }
             *count += 1;
             permit.ip = Some(ip);
         }
         Some(permit)
-    }
-}
-
-impl SocketPermit {
-    /// The caps this permit counts against, with their counters.
-    pub fn limits(&self) -> &SocketLimits {
-        &self.limits
     }
 }
 

@@ -15,7 +15,6 @@
 mod frames;
 
 use std::io;
-use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use axum::http::{HeaderMap, HeaderValue, header};
@@ -25,7 +24,7 @@ use tokio::time::{MissedTickBehavior, interval, timeout};
 use tokio_util::sync::CancellationToken;
 
 use crate::live::hub::{Catchup, Hub};
-use crate::live::socket_limits::SocketLimits;
+use crate::metrics::Metrics;
 use frames::{Heard, Inbox, opcode, read_frames, write_frame};
 
 pub use frames::MAX_FRAME;
@@ -78,7 +77,7 @@ pub async fn session<IO: AsyncRead + AsyncWrite + Unpin>(
     hub: Hub,
     since: Option<u64>,
     shutdown: CancellationToken,
-    limits: &SocketLimits,
+    metrics: &Metrics,
 ) {
     // Subscribe before catching up, so nothing published in between is lost.
     let mut updates = hub.subscribe();
@@ -91,14 +90,14 @@ pub async fn session<IO: AsyncRead + AsyncWrite + Unpin>(
         Catchup::Changes(missed) => {
             let mut ok = true;
             for update in missed {
-                ok = ok && send(limits, &mut writer, opcode::TEXT, update.text.as_bytes()).await;
+                ok = ok && send(metrics, &mut writer, opcode::TEXT, update.text.as_bytes()).await;
                 have = update.version;
             }
             ok
         }
         Catchup::Snapshot(version, text) => {
             have = version;
-            send(limits, &mut writer, opcode::TEXT, text.as_bytes()).await
+            send(metrics, &mut writer, opcode::TEXT, text.as_bytes()).await
         }
     };
     if !caught_up {
@@ -125,14 +124,14 @@ pub async fn session<IO: AsyncRead + AsyncWrite + Unpin>(
                         }
                         // A gap (coalesced or lagged updates): the whole list is cheaper to get right.
                         Ok(_) | Err(RecvError::Lagged(_)) => {
-                            limits.resnapshots.fetch_add(1, Ordering::Relaxed);
+                            metrics.socket_resnapshots.inc();
                             let (version, text) = hub.snapshot();
                             have = version;
                             text
                         }
                         Err(RecvError::Closed) => return,
                     };
-                    if !send(limits, &mut writer, opcode::TEXT, text.as_bytes()).await {
+                    if !send(metrics, &mut writer, opcode::TEXT, text.as_bytes()).await {
                         return;
                     }
                 }
@@ -146,7 +145,7 @@ pub async fn session<IO: AsyncRead + AsyncWrite + Unpin>(
                 () = inbox.pong_due.notified() => {
                     let pong = inbox.pong.lock().unwrap_or_else(|e| e.into_inner()).take();
                     if let Some(pong) = pong
-                        && !send(limits, &mut writer, opcode::PONG, &pong).await
+                        && !send(metrics, &mut writer, opcode::PONG, &pong).await
                     {
                         return;
                     }
@@ -155,7 +154,7 @@ pub async fn session<IO: AsyncRead + AsyncWrite + Unpin>(
                     if inbox.silent_for() > SILENCE_LIMIT {
                         break ((close_code::POLICY, "no pong"), false);
                     }
-                    if !send(limits, &mut writer, opcode::PING, &[]).await {
+                    if !send(metrics, &mut writer, opcode::PING, &[]).await {
                         return;
                     }
                 }
@@ -182,7 +181,7 @@ pub async fn session<IO: AsyncRead + AsyncWrite + Unpin>(
 
 /// Sends one frame, giving up on a peer that does not take it in time.
 async fn send<W: AsyncWrite + Unpin>(
-    limits: &SocketLimits,
+    metrics: &Metrics,
     writer: &mut W,
     code: u8,
     payload: &[u8],
@@ -192,7 +191,7 @@ async fn send<W: AsyncWrite + Unpin>(
         Ok(Ok(()))
     );
     if sent && code != opcode::PONG {
-        limits.sent.fetch_add(1, Ordering::Relaxed);
+        metrics.socket_messages.inc();
     }
     sent
 }
@@ -201,7 +200,6 @@ async fn send<W: AsyncWrite + Unpin>(
 mod tests {
     use super::*;
     use crate::feed::{Change, Feed, Phrase};
-    use crate::live::socket_limits::{SocketCaps, SocketLimits};
     use tokio::time::Instant;
 
     /// Reads one unmasked server frame: its opcode and payload.
@@ -232,16 +230,13 @@ mod tests {
         let feed = Feed::new();
         feed.replace(vec![phrase(0)]);
         let hub = crate::live::hub::Hub::start(feed.clone());
-        let limits = SocketLimits::new(SocketCaps {
-            max: 10,
-            max_per_ip: 0,
-        });
+        let metrics = std::sync::Arc::new(Metrics::new());
         // A pipe that holds little: the session's writes wait for this slow reader.
         let (server, mut client) = tokio::io::duplex(512);
         let session = {
-            let (hub, limits) = (hub.clone(), limits.clone());
+            let (hub, metrics) = (hub.clone(), metrics.clone());
             tokio::spawn(async move {
-                session(server, hub, None, CancellationToken::new(), &limits).await;
+                session(server, hub, None, CancellationToken::new(), &metrics).await;
             })
         };
         let (_, first) = frame(&mut client).await.expect("the first snapshot");
@@ -282,7 +277,7 @@ mod tests {
         );
         assert_eq!(count, 1001);
         assert!(
-            limits.resnapshots.load(Ordering::Relaxed) >= 1,
+            metrics.socket_resnapshots.get() >= 1,
             "it fell behind and was sent the first page again"
         );
         assert!(

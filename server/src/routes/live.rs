@@ -50,6 +50,7 @@ pub async fn upgrade(
     }
     let ip = client.map(|Extension(ClientAddr(ip))| ip);
     let Some(permit) = state.sockets.try_acquire(ip) else {
+        state.metrics.sockets_refused.inc();
         return refusal(
             StatusCode::SERVICE_UNAVAILABLE,
             "too many live connections; try again shortly",
@@ -58,17 +59,12 @@ pub async fn upgrade(
     let upgrading = hyper::upgrade::on(&mut request);
     let hub = state.hub.clone();
     let shutdown = state.shutdown.clone();
+    let metrics = state.metrics.clone();
     state.sessions.spawn(async move {
         match upgrading.await {
             Ok(upgraded) => {
-                websocket::session(
-                    TokioIo::new(upgraded),
-                    hub,
-                    query.since,
-                    shutdown,
-                    permit.limits(),
-                )
-                .await;
+                websocket::session(TokioIo::new(upgraded), hub, query.since, shutdown, &metrics)
+                    .await;
             }
             Err(error) => tracing::debug!(%error, "websocket upgrade failed"),
         }

@@ -99,21 +99,6 @@ pub async fn scrape(State(state): State<AppState>) -> Response {
             "Live WebSockets open now.",
             sockets.open() as f64,
         ),
-        counter(
-            "lastwords_websocket_messages_sent_total",
-            "Messages written to live WebSockets.",
-            sockets.sent.load(Ordering::Relaxed),
-        ),
-        counter(
-            "lastwords_websocket_refused_total",
-            "WebSocket upgrades refused by a connection cap.",
-            sockets.refused.load(Ordering::Relaxed),
-        ),
-        counter(
-            "lastwords_websocket_resnapshots_total",
-            "Sockets that fell behind and were sent the whole list.",
-            sockets.resnapshots.load(Ordering::Relaxed),
-        ),
         gauge(
             "lastwords_feed_up",
             "1 while the phrase source is reachable.",
