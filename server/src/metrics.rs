@@ -39,6 +39,8 @@ pub struct Metrics {
     pub socket_resnapshots: IntCounter,
     /// WebSocket upgrades refused by a cap.
     pub sockets_refused: IntCounter,
+    /// Requests answered 429.
+    pub rate_limited: IntCounter,
 }
 
 impl Default for Metrics {
@@ -101,6 +103,10 @@ impl Metrics {
             "lastwords_websocket_refused_total",
             "WebSocket upgrades refused by a connection cap.",
         );
+        let rate_limited = counter(
+            "lastwords_rate_limited_total",
+            "Requests answered 429 because their client address was past its rate.",
+        );
         let engine = if cfg!(feature = "v8") {
             "v8"
         } else {
@@ -116,7 +122,8 @@ impl Metrics {
         )
         .expect("valid gauge options");
         build.set(1);
-        let collectors: [Box<dyn prometheus::core::Collector>; 10] = [
+        let collectors: [Box<dyn prometheus::core::Collector>; 11] = [
+            Box::new(rate_limited.clone()),
             Box::new(requests.clone()),
             Box::new(socket_messages.clone()),
             Box::new(socket_resnapshots.clone()),
@@ -145,6 +152,7 @@ impl Metrics {
             socket_messages,
             socket_resnapshots,
             sockets_refused,
+            rate_limited,
         }
     }
 

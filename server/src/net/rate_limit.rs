@@ -39,8 +39,6 @@ pub struct RateLimit {
     tidied_ms: AtomicU64,
     started: std::time::Instant,
     tidy_every: Duration,
-    /// Requests answered 429, for `/metrics`.
-    pub limited: AtomicU64,
 }
 
 impl std::fmt::Debug for RateLimit {
@@ -66,7 +64,6 @@ impl RateLimit {
             tidied_ms: AtomicU64::new(0),
             started: std::time::Instant::now(),
             tidy_every: TIDY_EVERY,
-            limited: AtomicU64::new(0),
         }
     }
 
@@ -83,10 +80,7 @@ impl RateLimit {
         {
             self.tidy(limiter);
         }
-        outcome.map_err(|not_until| {
-            self.limited.fetch_add(1, Ordering::Relaxed);
-            not_until.wait_time_from(self.clock.now())
-        })
+        outcome.map_err(|not_until| not_until.wait_time_from(self.clock.now()))
     }
 
     fn tidy(&self, limiter: &DefaultKeyedRateLimiter<IpAddr>) {
@@ -146,7 +140,6 @@ mod tests {
             "{wait:?}"
         );
         assert!(limit.check(b).is_ok());
-        assert_eq!(limit.limited.load(Ordering::Relaxed), 1);
     }
 
     #[test]

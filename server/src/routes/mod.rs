@@ -81,12 +81,13 @@ pub fn router(state: AppState) -> Router {
 /// a malformed request, and the security headers (HSTS in production) on every answer,
 /// a timeout's or an overload's too.
 async fn every_request(State(state): State<AppState>, request: Request, next: Next) -> Response {
-    let limit = &state.rate_limit;
-    let mut response = track(&state.metrics, request, |request| async move {
+    let (limit, metrics) = (&state.rate_limit, &state.metrics);
+    let mut response = track(metrics, request, |request| async move {
         if let Some(refusal) = headers::malformed(&request) {
             return refusal;
         }
         if let Some(refusal) = rate_limited(limit, &request) {
+            metrics.rate_limited.inc();
             return refusal;
         }
         next.run(request).await

@@ -132,11 +132,6 @@ pub async fn scrape(State(state): State<AppState>) -> Response {
             "Times the embedded store's file became unreadable, replaced by something that is not a phrase store, or damaged under the running host.",
             health.store_problems.load(Ordering::Relaxed),
         ),
-        counter(
-            "lastwords_rate_limited_total",
-            "Requests answered 429 because their client address was past its rate.",
-            state.rate_limit.limited.load(Ordering::Relaxed),
-        ),
         gauge(
             "lastwords_draining",
             "1 from SIGTERM on: /readyz answers 503 while the host still serves.",
