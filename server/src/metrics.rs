@@ -41,6 +41,14 @@ pub struct Metrics {
     pub sockets_refused: IntCounter,
     /// Requests answered 429.
     pub rate_limited: IntCounter,
+    /// Pages served from the page cache, and pages that had to be rendered.
+    pub cache_hits: IntCounter,
+    pub cache_misses: IntCounter,
+    /// Phrase cards drawn, and served from the card cache.
+    pub card_renders: IntCounter,
+    pub card_hits: IntCounter,
+    /// Sitemaps and feeds made rather than served as kept.
+    pub listings_made: IntCounter,
 }
 
 impl Default for Metrics {
@@ -107,6 +115,26 @@ impl Metrics {
             "lastwords_rate_limited_total",
             "Requests answered 429 because their client address was past its rate.",
         );
+        let cache_hits = counter(
+            "lastwords_render_cache_hits_total",
+            "Pages served from the render cache.",
+        );
+        let cache_misses = counter(
+            "lastwords_render_cache_misses_total",
+            "Pages that had to be rendered.",
+        );
+        let card_renders = counter(
+            "lastwords_card_renders_total",
+            "Phrase cards drawn (cache misses).",
+        );
+        let card_hits = counter(
+            "lastwords_card_cache_hits_total",
+            "Phrase cards served from the cache.",
+        );
+        let listings_made = counter(
+            "lastwords_listings_made_total",
+            "Sitemaps and feeds made rather than served as kept.",
+        );
         let engine = if cfg!(feature = "v8") {
             "v8"
         } else {
@@ -122,7 +150,12 @@ impl Metrics {
         )
         .expect("valid gauge options");
         build.set(1);
-        let collectors: [Box<dyn prometheus::core::Collector>; 11] = [
+        let collectors: [Box<dyn prometheus::core::Collector>; 16] = [
+            Box::new(cache_hits.clone()),
+            Box::new(cache_misses.clone()),
+            Box::new(card_renders.clone()),
+            Box::new(card_hits.clone()),
+            Box::new(listings_made.clone()),
             Box::new(rate_limited.clone()),
             Box::new(requests.clone()),
             Box::new(socket_messages.clone()),
@@ -153,6 +186,11 @@ impl Metrics {
             socket_resnapshots,
             sockets_refused,
             rate_limited,
+            cache_hits,
+            cache_misses,
+            card_renders,
+            card_hits,
+            listings_made,
         }
     }
 

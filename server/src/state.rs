@@ -90,18 +90,19 @@ impl AppState {
         let renderer = RendererPool::start(ui.server_bundle.into(), config.render.clone())?;
         let site = SiteProps::of(&config.site);
         let site_files = Arc::new(SiteFiles::new(&config, ui.icon_svg, ui.images));
-        let page_cache = Arc::new(PageCache::default());
+        let metrics = Arc::new(Metrics::new());
+        let page_cache = Arc::new(PageCache::new(&metrics));
         page_cache.follow(&feed);
-        let listings = Listings::follow(&feed);
+        let listings = Listings::follow(&feed, &metrics);
         Ok(Self(Arc::new(Shared {
-            metrics: Arc::default(),
+            cards: Cards::new(card::painter(&ui.card), &metrics),
+            metrics,
             check_renders: Arc::new(Semaphore::new(config.render.threads.max(2) - 1)),
             rate_limit: RateLimit::new(config.http.rate),
             draining: AtomicBool::new(false),
             sockets: SocketLimits::new(config.sockets),
             connections: Connections::new(connections::budget(config.http.max_connections)),
             site_files,
-            cards: Cards::new(card::painter(&ui.card)),
             config,
             renderer,
             page_cache,

@@ -4,8 +4,6 @@
 
 mod common;
 
-use std::sync::atomic::Ordering;
-
 use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
 use common::{TestHost, bytes, phrase};
@@ -244,7 +242,7 @@ fn other_scripts_and_emoji_are_drawn_with_the_bundled_fallback_faces() {
 
 #[test]
 fn the_dino_is_chosen_by_the_id_and_the_etag_by_what_the_card_shows() {
-    let cards = Cards::new(painter());
+    let cards = Cards::new(painter(), &lastwords::metrics::Metrics::new());
     let one = phrase("a", "RAWR", "Ann");
     assert_eq!(cards.dino_for("a").file, cards.dino_for("a").file);
     let dinos: std::collections::HashSet<&str> = (0..200)
@@ -282,7 +280,7 @@ async fn a_card_is_a_png_with_an_etag_drawn_once_then_served_from_the_cache() {
         phrase("two", "<SCRIPT>", "\"Mallory\" & co"),
     ]))
     .await;
-    let cards = &host.state.cards;
+    let cards = &host.state.metrics;
     let (response, png) = card(&host, "/words/f%C3%AFrst%20one/card.png", None).await;
     assert_eq!(response.status(), StatusCode::OK);
     assert_eq!(response.headers()[header::CONTENT_TYPE], "image/png");
@@ -297,16 +295,16 @@ async fn a_card_is_a_png_with_an_etag_drawn_once_then_served_from_the_cache() {
         .unwrap()
         .to_owned();
     assert_eq!(decode(&png).0, 1200);
-    assert_eq!(cards.renders.load(Ordering::Relaxed), 1);
-    assert_eq!(cards.hits.load(Ordering::Relaxed), 0);
+    assert_eq!(cards.card_renders.get(), 1);
+    assert_eq!(cards.card_hits.get(), 0);
 
     // Again: the same bytes from the cache, no second draw; also at the capitalised path.
     let (again, same) = card(&host, "/Words/f%C3%AFrst%20one/card.png", None).await;
     assert_eq!(again.status(), StatusCode::OK);
     assert_eq!(same, png);
     assert_eq!(again.headers()[header::ETAG], etag.as_str());
-    assert_eq!(cards.renders.load(Ordering::Relaxed), 1);
-    assert_eq!(cards.hits.load(Ordering::Relaxed), 1);
+    assert_eq!(cards.card_renders.get(), 1);
+    assert_eq!(cards.card_hits.get(), 1);
 
     // The validator: 304 with no body and no draw.
     let (not_modified, body) = card(&host, "/words/f%C3%AFrst%20one/card.png", Some(&etag)).await;
@@ -321,7 +319,7 @@ async fn a_card_is_a_png_with_an_etag_drawn_once_then_served_from_the_cache() {
         all.iter()
             .all(|(r, b)| r.status() == StatusCode::OK && b == &all[0].1)
     );
-    assert_eq!(cards.renders.load(Ordering::Relaxed), 2);
+    assert_eq!(cards.card_renders.get(), 2);
     assert_ne!(all[0].0.headers()[header::ETAG], etag.as_str());
 
     let (_, metrics) = host.get("/metrics").await;
@@ -351,7 +349,7 @@ async fn unknown_ids_get_404() {
         let (response, _) = card(&host, path, None).await;
         assert_eq!(response.status(), StatusCode::NOT_FOUND, "{path}");
     }
-    assert_eq!(host.state.cards.renders.load(Ordering::Relaxed), 0);
+    assert_eq!(host.state.metrics.card_renders.get(), 0);
     let (response, _) = card(&host, "/words/known/card.png", None).await;
     assert_eq!(response.status(), StatusCode::OK);
 }

@@ -4,7 +4,6 @@
 
 mod common;
 
-use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use axum::http::StatusCode;
@@ -21,7 +20,7 @@ fn numbered(n: u64) -> Phrase {
 async fn misses_after(host: &TestHost, path: &str) -> u64 {
     let (response, _) = host.get(path).await;
     assert_eq!(response.status(), StatusCode::OK, "{path}");
-    host.state.page_cache.misses.load(Ordering::SeqCst)
+    host.state.metrics.cache_misses.get()
 }
 
 /// Waits until the cache's follower has seen the current version (a change evicts in
@@ -61,7 +60,7 @@ async fn a_further_page_renders_again_only_when_a_change_falls_in_it() {
         !html.contains("WORD 130<"),
         "the removed phrase is gone from its page"
     );
-    let third = host.state.page_cache.misses.load(Ordering::SeqCst);
+    let third = host.state.metrics.cache_misses.get();
     assert_eq!(third, second + 1);
     assert_eq!(misses_after(&host, &page(104)).await, third);
 

@@ -170,11 +170,7 @@ async fn pages_render_once_per_data_version() {
         host.get("/words").await;
         host.get("/").await;
     }
-    let misses = host
-        .state
-        .page_cache
-        .misses
-        .load(std::sync::atomic::Ordering::SeqCst);
+    let misses = host.state.metrics.cache_misses.get();
     assert_eq!(misses, 2, "one render for / and one for /words");
 }
 

@@ -71,8 +71,8 @@ pub struct Listings {
     changed_ms: std::sync::atomic::AtomicU64,
     seen: Mutex<Seen>,
     made: Mutex<Kept>,
-    /// Documents made (not found kept), for `/metrics`: what a change costs a crawler.
-    makes: std::sync::atomic::AtomicU64,
+    /// `metrics`' count of documents made (not found kept): what a change costs a crawler.
+    makes: prometheus::IntCounter,
 }
 
 /// The documents made for one version of the list, each made by whoever asks first
@@ -91,7 +91,7 @@ struct Seen {
 
 impl Listings {
     /// Starts noting when phrases arrive in `feed`.
-    pub fn follow(feed: &Feed) -> Arc<Self> {
+    pub fn follow(feed: &Feed, metrics: &crate::metrics::Metrics) -> Arc<Self> {
         let started_ms = now_ms();
         let mut deltas = feed.deltas();
         let mut before = feed.current();
@@ -103,7 +103,7 @@ impl Listings {
                 version: before.version,
                 documents: HashMap::new(),
             }),
-            makes: 0.into(),
+            makes: metrics.listings_made.clone(),
         });
         let noting = listings.clone();
         feed.spawn_task(async move {
@@ -197,15 +197,6 @@ impl Listings {
             .clone()
     }
 
-    /// The counters for `/metrics`.
-    pub fn samples(&self) -> prometheus::proto::MetricFamily {
-        crate::metrics::counter(
-            "lastwords_listings_made_total",
-            "Sitemaps and feeds made rather than served as kept.",
-            self.makes.load(std::sync::atomic::Ordering::Relaxed),
-        )
-    }
-
     fn make(&self, site: &Site, snapshot: &Snapshot, document: Document) -> Option<Made> {
         let body = match document {
             Document::Sitemap if snapshot.list.len() + 2 <= SITEMAP_URLS => {
@@ -226,8 +217,7 @@ impl Listings {
             Document::SitePages | Document::Phrases(_) => return None,
             Document::Atom => self.atom(site, snapshot),
         };
-        self.makes
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.makes.inc();
         Some(Arc::new(Page::new(body)))
     }
 

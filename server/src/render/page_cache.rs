@@ -16,7 +16,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::io::Write as _;
 use std::ops::Bound;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use axum::http::{HeaderMap, HeaderValue};
@@ -25,7 +25,9 @@ use moka::future::Cache;
 
 use crate::feed::list::{Cursor, Phrase};
 use crate::feed::{Change, Delta, Feed, Snapshot};
+use crate::metrics::Metrics;
 use crate::render::negotiate::Encoding;
+use prometheus::IntCounter;
 
 /// Which page, at which data.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -283,19 +285,19 @@ pub struct PageCache {
     /// Ids of phrases removed while this process ran (and not added back).
     gone: Cache<Arc<str>, ()>,
     watch: Mutex<Watch>,
-    pub hits: AtomicU64,
-    pub misses: AtomicU64,
-}
-
-impl Default for PageCache {
-    fn default() -> Self {
-        Self::with_capacity(MAX_BYTES)
-    }
+    /// `metrics`' counts of pages found and rendered.
+    hits: IntCounter,
+    misses: IntCounter,
 }
 
 impl PageCache {
+    /// A cache of at most [`MAX_BYTES`] of pages, counted in `metrics`.
+    pub fn new(metrics: &Metrics) -> Self {
+        Self::with_capacity(MAX_BYTES, metrics)
+    }
+
     /// A cache that weighs at most `bytes` of pages.
-    pub fn with_capacity(bytes: u64) -> Self {
+    pub fn with_capacity(bytes: u64, metrics: &Metrics) -> Self {
         Self {
             pages: Cache::builder()
                 .max_capacity(bytes)
@@ -305,8 +307,8 @@ impl PageCache {
             latest: RwLock::default(),
             gone: Cache::new(MAX_GONE),
             watch: Mutex::default(),
-            hits: AtomicU64::new(0),
-            misses: AtomicU64::new(0),
+            hits: metrics.cache_hits.clone(),
+            misses: metrics.cache_misses.clone(),
         }
     }
 
@@ -323,7 +325,7 @@ impl PageCache {
         // lock, and a new version of `/words` never waits on moka's admission (which
         // may turn away a key it has seen less than the pages it holds).
         if let Some(page) = self.latest_for(&key) {
-            self.hits.fetch_add(1, Ordering::Relaxed);
+            self.hits.inc();
             return Ok(page);
         }
         let page = self.fetch(key.clone(), render).await?;
@@ -384,7 +386,7 @@ impl PageCache {
         } else {
             &self.hits
         };
-        counter.fetch_add(1, Ordering::Relaxed);
+        counter.inc();
         result.or_else(|miss| match &*miss {
             Miss::Stale(page) => Ok(page.clone()),
             Miss::Failed(error) => Err(error.again()),
@@ -422,7 +424,7 @@ impl PageCache {
             None if matches!(key, PageKey::Further(_)) => None,
             None => self.pages.get(key).await,
         }?;
-        self.hits.fetch_add(1, Ordering::Relaxed);
+        self.hits.inc();
         Some(page)
     }
 
@@ -561,6 +563,7 @@ impl PageCache {
 mod tests {
     use super::*;
     use std::convert::Infallible;
+    use std::sync::atomic::AtomicU64;
     use std::time::Duration;
 
     fn phrase(id: &str, created: u64) -> Phrase {
@@ -586,7 +589,7 @@ mod tests {
 
     #[tokio::test]
     async fn renders_once_per_version() {
-        let cache = PageCache::default();
+        let cache = PageCache::new(&Metrics::new());
         let renders = AtomicU64::new(0);
         let render = || async {
             renders.fetch_add(1, Ordering::SeqCst);
@@ -606,13 +609,13 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(renders.load(Ordering::SeqCst), 2);
-        assert_eq!(cache.hits.load(Ordering::SeqCst), 1);
+        assert_eq!(cache.hits.get(), 1);
         assert!(cache.last_good(&PageKey::Words { version: 9 }).is_some());
     }
 
     #[tokio::test]
     async fn different_pages_render_at_once_and_one_page_renders_once() {
-        let cache = Arc::new(PageCache::default());
+        let cache = Arc::new(PageCache::new(&Metrics::new()));
         // Each render waits for the other: behind one lock neither would ever finish.
         let both = Arc::new(tokio::sync::Barrier::new(2));
         let further = |at: &'static str| {
@@ -680,7 +683,7 @@ mod tests {
         let feed = Feed::new();
         let phrases: Vec<Phrase> = (0..10).map(|n| phrase(&format!("p{n}"), n)).collect();
         feed.replace(phrases.clone());
-        let cache = Arc::new(PageCache::default());
+        let cache = Arc::new(PageCache::new(&Metrics::new()));
         cache.follow(&feed);
         let renders = Arc::new(Mutex::new(Vec::<String>::new()));
         let ask_further = |at: &'static str, shows: Span| {
@@ -784,7 +787,7 @@ mod tests {
         let feed = Feed::new();
         let phrases: Vec<Phrase> = (0..4).map(|n| phrase(&format!("p{n}"), n)).collect();
         feed.replace(phrases.clone());
-        let cache = Arc::new(PageCache::default());
+        let cache = Arc::new(PageCache::new(&Metrics::new()));
         cache.follow(&feed);
         let rendered_at = feed.current().version;
         let mut deltas = feed.deltas();
@@ -829,7 +832,7 @@ mod tests {
 
     #[tokio::test]
     async fn memory_stays_bounded_by_weight() {
-        let cache = PageCache::with_capacity(64 * 1024);
+        let cache = PageCache::with_capacity(64 * 1024, &Metrics::new());
         for n in 0..200 {
             let key = PageKey::Phrase(Arc::new(phrase(&n.to_string(), n)));
             cache

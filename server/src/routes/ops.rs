@@ -53,7 +53,7 @@ pub async fn scrape(State(state): State<AppState>) -> Response {
     let health = state.feed.health();
     let snapshot = state.feed.current();
     let connections = &state.connections;
-    let mut sampled = vec![
+    let sampled = vec![
         gauge(
             "lastwords_connections",
             "TCP connections open now, WebSockets included.",
@@ -78,16 +78,6 @@ pub async fn scrape(State(state): State<AppState>) -> Response {
             "lastwords_connections_write_stalled_total",
             "Connections closed because the peer read nothing within the request timeout.",
             connections.write_stalled.load(Ordering::Relaxed),
-        ),
-        counter(
-            "lastwords_render_cache_hits_total",
-            "Pages served from the render cache.",
-            cache.hits.load(Ordering::Relaxed),
-        ),
-        counter(
-            "lastwords_render_cache_misses_total",
-            "Pages that had to be rendered.",
-            cache.misses.load(Ordering::Relaxed),
         ),
         gauge(
             "lastwords_render_cache_pages",
@@ -151,9 +141,7 @@ pub async fn scrape(State(state): State<AppState>) -> Response {
             "Times Firestore disagreed with our list and sent it again.",
             health.resyncs.load(Ordering::Relaxed),
         ),
-        state.listings.samples(),
     ];
-    sampled.extend(state.cards.samples());
     (
         [(
             header::CONTENT_TYPE,

@@ -10,7 +10,6 @@
 pub mod layout;
 pub mod paint;
 
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use axum::http::HeaderValue;
@@ -19,9 +18,11 @@ use sha2::{Digest as _, Sha256};
 
 use crate::error::AppError;
 use crate::feed::list::Phrase;
+use crate::metrics::Metrics;
 use crate::render::assets::CardSources;
 use crate::site;
 use paint::{Dino, Painter};
+use prometheus::IntCounter;
 
 /// Changes whenever the drawing changes, so every ETag does too.
 const LAYOUT_VERSION: &str = "card-1";
@@ -56,15 +57,14 @@ pub struct Cards {
     /// Turns to draw: one per core, so a crawler asking for thousands of new cards at
     /// once queues them instead of holding a blocking thread and a 3 MB canvas each.
     draws: tokio::sync::Semaphore,
-    /// Cards drawn (cache misses).
-    pub renders: AtomicU64,
-    /// Cards served from the cache.
-    pub hits: AtomicU64,
+    /// `metrics`' counts of cards drawn and served from the cache.
+    renders: IntCounter,
+    hits: IntCounter,
 }
 
 impl Cards {
     /// The cards of the embedded UI build.
-    pub fn new(painter: &'static Painter) -> Self {
+    pub fn new(painter: &'static Painter, metrics: &Metrics) -> Self {
         Self {
             painter,
             cache: moka::future::Cache::builder()
@@ -74,8 +74,8 @@ impl Cards {
             draws: tokio::sync::Semaphore::new(
                 std::thread::available_parallelism().map_or(2, |n| n.get()),
             ),
-            renders: AtomicU64::new(0),
-            hits: AtomicU64::new(0),
+            renders: metrics.card_renders.clone(),
+            hits: metrics.card_hits.clone(),
         }
     }
 
@@ -115,7 +115,7 @@ impl Cards {
     /// `phrase`'s card if it is drawn already, counted as a hit.
     pub async fn cached(&self, phrase: &Phrase) -> Option<Arc<Card>> {
         let card = self.cache.get(phrase).await?;
-        self.hits.fetch_add(1, Ordering::Relaxed);
+        self.hits.inc();
         Some(card)
     }
 
@@ -136,7 +136,7 @@ impl Cards {
                 })
                 .await
                 .map_err(|e| e.to_string())??;
-                self.renders.fetch_add(1, Ordering::Relaxed);
+                self.renders.inc();
                 let etag_header = HeaderValue::from_str(&etag).map_err(|e| e.to_string())?;
                 Ok::<_, String>(Arc::new(Card {
                     png: Bytes::from(png),
@@ -147,23 +147,6 @@ impl Cards {
             })
             .await
             .map_err(|e| AppError::Internal(anyhow::anyhow!("the card was not drawn: {e}")))
-    }
-
-    /// The counters in the Prometheus text format.
-    pub fn samples(&self) -> [prometheus::proto::MetricFamily; 2] {
-        use crate::metrics::counter;
-        [
-            counter(
-                "lastwords_card_renders_total",
-                "Phrase cards drawn (cache misses).",
-                self.renders.load(Ordering::Relaxed),
-            ),
-            counter(
-                "lastwords_card_cache_hits_total",
-                "Phrase cards served from the cache.",
-                self.hits.load(Ordering::Relaxed),
-            ),
-        ]
     }
 }
 
