@@ -1,11 +1,12 @@
 //! What the host counts, in Prometheus' text format through the `prometheus` crate.
 //!
-//! The request and render series are the library's own counters and histograms,
-//! updated on the request path (`routes`' request layer counts each response); the process series come from its process collector.
-//! What other parts already keep (connections, the cache, the feed) is read when
+//! One [`Metrics`] a running app: the requests (counted by `routes`' request layer), the
+//! renders, the live sockets, the rate limit, the page and card caches and the listings
+//! are its counters and histograms, which the parts that count take as handles; the
+//! process series come from the library's process collector. What is a state rather
+//! than a count (connections open, the feed's health, the phrase count) is read when
 //! `/metrics` is scraped and handed to the same encoder (see `routes::ops`), so every
 //! line is written, typed and escaped by one library.
-
 use std::time::Duration;
 
 use prometheus::proto::{Counter, Gauge, Metric, MetricFamily, MetricType};
