@@ -3,8 +3,8 @@
 //! One [`Metrics`] a running app: the requests (counted by `routes`' request layer), the
 //! renders, the live sockets, the rate limit, the page and card caches and the listings
 //! are its counters and histograms, which the parts that count take as handles; the
-//! process series come from the library's process collector. What is a state rather
-//! than a count (connections open, the feed's health, the phrase count) is read when
+//! process series come from the library's process collector. What other parts still
+//! keep (the connections' gauges and counts, the feed's health, the phrase count) is read when
 //! `/metrics` is scraped and handed to the same encoder (see `routes::ops`), so every
 //! line is written, typed and escaped by one library.
 use std::time::Duration;
