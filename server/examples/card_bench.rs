@@ -8,16 +8,15 @@
 //! longest, other scripts, emoji, markup) to DIR, to look at. `scripts/bench card`
 //! measures the cached card over HTTP with wrk.
 
-use std::sync::Arc;
+mod support;
+
 use std::time::{Duration, Instant};
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use http_body_util::BodyExt as _;
-use lastwords::config::Settings;
 use lastwords::feed::Feed;
 use lastwords::feed::list::Phrase;
-use lastwords::render::assets::Ui;
 use lastwords::routes;
 use lastwords::state::AppState;
 use tower::ServiceExt as _;
@@ -68,15 +67,8 @@ fn main() -> anyhow::Result<()> {
 
 async fn bench(out: Option<std::path::PathBuf>) -> anyhow::Result<()> {
     let data = tempfile::tempdir()?;
-    let config = Arc::new(
-        Settings {
-            data_dir: Some(data.path().to_owned()),
-            render_threads: Some(1),
-            ..Settings::default()
-        }
-        .resolve()?,
-    );
-    let ui = Ui::embedded().map_err(|message| anyhow::anyhow!(message))?;
+    let config = support::config(data.path())?;
+    let ui = support::ui()?;
     let feed = Feed::new();
     let mut phrases: Vec<Phrase> = (0..PHRASES)
         .map(|i| Phrase {

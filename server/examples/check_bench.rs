@@ -7,15 +7,14 @@
 //!
 //!     cargo run --release --example check_bench
 
-use std::sync::Arc;
+mod support;
+
 use std::time::{Duration, Instant};
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
 use http_body_util::BodyExt as _;
-use lastwords::config::Settings;
 use lastwords::feed::{Change, Feed, Phrase};
-use lastwords::render::assets::Ui;
 use lastwords::routes;
 use lastwords::state::AppState;
 use tower::ServiceExt as _;
@@ -46,15 +45,8 @@ async fn bench() -> anyhow::Result<()> {
     println!(" | {:>22} | {:>22}", "add p50 / p99", "edit p50 / p99");
     for size in SIZES {
         let data = tempfile::tempdir()?;
-        let config = Arc::new(
-            Settings {
-                data_dir: Some(data.path().to_owned()),
-                render_threads: Some(1),
-                ..Settings::default()
-            }
-            .resolve()?,
-        );
-        let ui = Ui::embedded().map_err(|message| anyhow::anyhow!(message))?;
+        let config = support::config(data.path())?;
+        let ui = support::ui()?;
         let feed = Feed::new();
         feed.replace(phrases(size));
         let state = {

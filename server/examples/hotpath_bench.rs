@@ -12,14 +12,14 @@
 //! connection tries first (`routes::FastPath`), which answers a cached hit without the
 //! router.
 
-use std::sync::Arc;
+mod support;
+
 use std::time::{Duration, Instant};
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
 use http_body_util::BodyExt as _;
-use lastwords::config::{Environment, Settings};
-use lastwords::render::assets::Ui;
+use lastwords::config::Environment;
 use lastwords::routes;
 use tower::ServiceExt as _;
 
@@ -40,15 +40,8 @@ fn main() -> anyhow::Result<()> {
 
 async fn bench() -> anyhow::Result<()> {
     let data = tempfile::tempdir()?;
-    let config = Arc::new(
-        Settings {
-            data_dir: Some(data.path().to_owned()),
-            render_threads: Some(1),
-            ..Settings::default()
-        }
-        .resolve()?,
-    );
-    let ui = Ui::embedded().map_err(|message| anyhow::anyhow!(message))?;
+    let config = support::config(data.path())?;
+    let ui = support::ui()?;
     let state = lastwords::app::start(config, ui).await?;
     let router = routes::router(state.clone());
     let fast = routes::FastPath::new(state);
