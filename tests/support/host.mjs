@@ -61,7 +61,12 @@ export async function startHost(options = {}) {
   const alive = () => child.exitCode === null && child.signalCode === null;
   let log = '';
   const url = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`lastwords did not start in 30 s:\n${log}`)), 30_000);
+    // A host that never says it serves is killed, or its open pipes would keep the test
+    // file from ending. 60 s: loading 100,000 phrases on a loaded 2-core runner takes 30.
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`lastwords did not start in 60 s:\n${log}`));
+    }, 60_000);
     const onData = (chunk) => {
       log += chunk;
       const match = /serving url=(http:\/\/[\d.:]+)/.exec(log);
