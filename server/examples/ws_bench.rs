@@ -8,6 +8,9 @@
 //! With `WS_BENCH_SNAPSHOT=1` the clients connect without the version they have, so
 //! each is sent the whole list first; with 0 rounds only the memory is reported.
 //!
+//! With `WS_BENCH_FLOOR=1` the server is `fanout_floor` (a minimal tokio broadcast, the
+//! floor for this machine) and each change is asked of it with `GET /change/<round>`.
+//!
 //! With `WS_BENCH_SOAK_SECS=N` it soaks instead: the clients stay connected for N
 //! seconds while the store changes twice a second and `wrk` loads `/words`; it reports
 //! delivery p50/p99 over every change, HTTP requests/s and errors, dropped sockets, and
@@ -69,6 +72,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let connected = Arc::new(Barrier::new(clients + 1));
     let started = Instant::now();
     let mut failures = 0usize;
+    let mut first_failure: Option<String> = None;
     let mut tasks = Vec::with_capacity(clients);
     for index in 0..clients {
         // Spread clients over source addresses: one address runs slow past ~14k sockets.
@@ -77,8 +81,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         socket.bind(SocketAddr::new(source, 0))?;
         let stream = match socket.connect(server).await {
             Ok(stream) => stream,
-            Err(_) => {
+            Err(error) => {
                 failures += 1;
+                first_failure.get_or_insert_with(|| format!("connect: {error}"));
                 continue;
             }
         };
@@ -89,8 +94,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
                 .await
             {
                 Ok(pair) => pair,
-                Err(_) => {
+                Err(error) => {
                     failures += 1;
+                    first_failure.get_or_insert_with(|| format!("handshake: {error}"));
                     continue;
                 }
             };
@@ -108,7 +114,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         }));
     }
     if failures > 0 {
-        return Err(format!("{failures} of {clients} clients could not connect").into());
+        return Err(format!(
+            "{failures} of {clients} clients could not connect (the first: {})",
+            first_failure.unwrap_or_default()
+        )
+        .into());
     }
     connected.wait().await;
     println!(
@@ -148,12 +158,23 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         return Ok(());
     }
 
+    // Against fanout_floor the change is asked of it over HTTP instead of made in a store.
+    let floor = std::env::var_os("WS_BENCH_FLOOR").is_some();
     let mut all = Vec::with_capacity(clients * rounds);
     let own_pid = std::process::id().to_string();
-    for round in 0..rounds {
+    // A second run against the same store names its phrases apart from the first's.
+    let first_round: usize = std::env::var("WS_BENCH_FIRST_ROUND")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    for round in first_round..first_round + rounds {
         let cpu_before = (cpu_time(pid)?, cpu_time(&own_pid)?);
         let changed_at = Instant::now();
-        add_phrase(Path::new(data_dir), round)?;
+        if floor {
+            host::get(server, &format!("/change/{round}")).await?;
+        } else {
+            add_phrase(Path::new(data_dir), round)?;
+        }
         let mut latencies = Vec::with_capacity(clients);
         let deadline = changed_at + Duration::from_secs(10);
         while latencies.len() < clients {
@@ -177,7 +198,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         println!(
             "round {}: every client had the change after {:.0} ms (first {:.1} ms, p50 {:.0} ms, p99 {:.0} ms); \
              CPU per delivered message: server {:.1} µs, clients {:.1} µs",
-            round + 1,
+            round - first_round + 1,
             ms(latencies[clients - 1]),
             ms(latencies[0]),
             ms(latencies[clients / 2]),
