@@ -3,21 +3,25 @@
 // manifest the host reads to link them; og.svg and icon.svg for the host
 // to rasterise; and card/, the backdrop and fonts of the phrase cards the
 // host draws at run time.
+//
+// `node build.mjs` makes the whole of dist/; dev.mjs imports the steps below
+// to rebuild what an edit changed into a folder of its own.
 import { createHash } from "node:crypto";
-import { execFile } from "node:child_process";
+import { statSync } from "node:fs";
 import { mkdir, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { brotliCompressSync, constants as zlib, gzipSync } from "node:zlib";
+import { compile, optimize } from "@tailwindcss/node";
+import { Scanner } from "@tailwindcss/oxide";
 import * as esbuild from "esbuild";
 import fontverter from "fontverter";
 import subsetFont from "subset-font";
 
-const uiDir = path.dirname(fileURLToPath(import.meta.url));
+export const uiDir = path.dirname(fileURLToPath(import.meta.url));
 const distDir = path.join(uiDir, "dist");
 const assetsDir = path.join(distDir, "assets");
-const tailwindCli = path.join(uiDir, "node_modules", ".bin", "tailwindcss");
+const stylesInput = path.join(uiDir, "src", "styles.css");
 const displayFontSource = path.join(uiDir, "node_modules", "@fontsource", "archivo-black", "files", "archivo-black-latin-400-normal.woff2");
 
 /**
@@ -64,7 +68,7 @@ const CARD_FONTS = [
   { dir: "noto-emoji", files: /^noto-emoji-\d+-700-normal\.woff2$/ },
 ];
 
-const shared = {
+export const shared = {
   bundle: true,
   minify: true,
   target: "es2020",
@@ -75,7 +79,7 @@ const shared = {
 };
 
 /** The drawing code of src/art, bundled for Node and imported. */
-async function loadArt() {
+export async function loadArt() {
   const bundled = await esbuild.build({
     ...shared,
     entryPoints: ["src/art/render.ts"],
@@ -89,19 +93,19 @@ async function loadArt() {
 }
 
 /**
- * Draws every picture of src/art into a content-hashed file and returns
- * `{name: file}`. The bundles get that map as `__ART_FILES__`, so they have to
- * be built after this.
+ * Draws every picture of src/art into a content-hashed file under `dist`'s
+ * assets/ and returns `{name: file}`. The bundles get that map as
+ * `__ART_FILES__`, so they have to be built after this.
  */
-async function buildArt(art) {
+export async function buildArt(art, dist = distDir) {
   const files = {};
   for (const [name, svg] of art.renderCatalog()) {
     const file = `${name}-${contentHash(svg)}.svg`;
-    await writeFile(path.join(assetsDir, file), svg);
+    await writeFile(path.join(dist, "assets", file), svg);
     files[name] = file;
   }
-  await writeFile(path.join(distDir, "og.svg"), art.RASTER_SOURCES.og());
-  await writeFile(path.join(distDir, "icon.svg"), art.RASTER_SOURCES.icon());
+  await writeFile(path.join(dist, "og.svg"), art.RASTER_SOURCES.og());
+  await writeFile(path.join(dist, "icon.svg"), art.RASTER_SOURCES.icon());
   return files;
 }
 
@@ -170,32 +174,45 @@ function naturalOrder(a, b) {
   return a.localeCompare(b, "en", { numeric: true });
 }
 
-async function buildServer(artFiles) {
-  await esbuild.build({
+/** esbuild's options for the server renderer, written to `dist`/server.js. */
+export function serverOptions(artFiles, dist = distDir) {
+  return {
     ...shared,
     define: artDefine(artFiles),
     entryPoints: ["src/server/entry.ts"],
-    outfile: path.join(distDir, "server.js"),
+    outfile: path.join(dist, "server.js"),
     format: "iife",
     platform: "neutral",
     mainFields: ["module", "main"],
-  });
+  };
 }
 
-/** Returns the entry file and the chunks it imports statically. */
-async function buildClient(artFiles) {
-  const result = await esbuild.build({
+/** esbuild's options for the client, hashed files under `dist`/assets. */
+export function clientOptions(artFiles, dist = distDir) {
+  return {
     ...shared,
     define: artDefine(artFiles),
     entryPoints: ["src/client.tsx"],
-    outdir: assetsDir,
+    outdir: path.join(dist, "assets"),
     format: "esm",
     splitting: true,
     platform: "browser",
     entryNames: "[name]-[hash]",
     chunkNames: "chunk-[hash]",
     metafile: true,
-  });
+  };
+}
+
+async function buildServer(artFiles) {
+  await esbuild.build(serverOptions(artFiles));
+}
+
+async function buildClient(artFiles) {
+  return clientEntry(await esbuild.build(clientOptions(artFiles)));
+}
+
+/** The entry file of a client build and the chunks it imports statically. */
+export function clientEntry(result) {
   const outputs = Object.entries(result.metafile.outputs);
   const entry = outputs.find(([, output]) => output.entryPoint === "src/client.tsx");
   if (!entry) throw new Error("esbuild produced no output for src/client.tsx");
@@ -208,15 +225,16 @@ async function buildClient(artFiles) {
 
 /**
  * Archivo Black (SIL OFL, from npm @fontsource/archivo-black) subset to
- * DISPLAY_FONT_RANGES as a content-hashed woff2. Returns the file's name.
+ * DISPLAY_FONT_RANGES as a content-hashed woff2 under `dist`'s assets/.
+ * Returns the file's name.
  */
-async function buildFont() {
+export async function buildFont(dist = distDir) {
   const characters = DISPLAY_FONT_RANGES.flatMap(([first, last]) =>
     Array.from({ length: last - first + 1 }, (_, i) => String.fromCodePoint(first + i)),
   ).join("");
   const font = await subsetFont(await readFile(displayFontSource), characters, { targetFormat: "woff2" });
   const name = `archivo-black-${contentHash(font)}.woff2`;
-  await writeFile(path.join(assetsDir, name), font);
+  await writeFile(path.join(dist, "assets", name), font);
   return name;
 }
 
@@ -239,16 +257,70 @@ function hex(codePoint) {
 }
 
 async function buildCss(font) {
-  const { stdout } = await promisify(execFile)(
-    tailwindCli,
-    ["-i", path.join("src", "styles.css"), "--minify"],
-    { cwd: uiDir, maxBuffer: 64 * 1024 * 1024 },
-  );
-  if (!stdout.trim()) throw new Error("tailwindcss produced no CSS");
-  const css = fontFace(font) + stdout;
-  const name = `app-${contentHash(css)}.css`;
+  const tailwind = await Tailwind.start();
+  const { name, css } = stylesheet(font, tailwind.css);
   await writeFile(path.join(assetsDir, name), css);
   return name;
+}
+
+/**
+ * Tailwind in this process, as its CLI runs it: src/styles.css compiled, the
+ * sources it names scanned for class names, the CSS built from them. `update`
+ * takes the files changed since and scans only those, or starts over when a
+ * stylesheet changed, as the CLI's --watch does; dev.mjs calls it for each
+ * edit, without a process to start.
+ */
+export class Tailwind {
+  /** The CSS for the sources as last scanned, before minifying. */
+  css = "";
+  #compiler;
+  #scanner;
+  /** The stylesheets the CSS is made from: a change to one starts over. */
+  #stylesheets = new Set();
+
+  static async start() {
+    const tailwind = new Tailwind();
+    await tailwind.#compile();
+    return tailwind;
+  }
+
+  async #compile() {
+    this.#stylesheets = new Set([stylesInput]);
+    const base = path.dirname(stylesInput);
+    this.#compiler = await compile(await readFile(stylesInput, "utf8"), {
+      base,
+      onDependency: (file) => this.#stylesheets.add(file),
+    });
+    const { root, sources } = this.#compiler;
+    const scanned = root === "none" ? [] : root === null ? [{ base, pattern: "**/*" }] : [root];
+    this.#scanner = new Scanner({
+      sources: [...scanned.map((source) => ({ ...source, negated: false })), ...sources],
+    });
+    this.css = this.#compiler.build(this.#scanner.scan());
+  }
+
+  /** The CSS once `changed` (absolute paths) are taken into account. */
+  async update(changed) {
+    if (changed.some((file) => this.#stylesheets.has(file))) {
+      await this.#compile();
+      return this.css;
+    }
+    const present = changed.filter((file) => statSync(file, { throwIfNoEntry: false })?.isFile());
+    const found = this.#scanner.scanFiles(present.map((file) => ({ file, extension: path.extname(file).slice(1) })));
+    if (found.length > 0) this.css = this.#compiler.build(found);
+    return this.css;
+  }
+}
+
+/**
+ * The stylesheet: Tailwind's CSS minified, after the display face's rule;
+ * and its content-hashed name.
+ */
+export function stylesheet(font, tailwindCss) {
+  const minified = optimize(tailwindCss, { file: stylesInput, minify: true }).code;
+  if (!minified.trim()) throw new Error("tailwindcss produced no CSS");
+  const css = `${fontFace(font)}${minified}\n`;
+  return { name: `app-${contentHash(css)}.css`, css };
 }
 
 /** woff2 is compressed already; everything else gets a brotli and a gzip copy. */
@@ -303,7 +375,7 @@ function gzip(content) {
   return gzipSync(content, { level: 9 });
 }
 
-function contentHash(content) {
+export function contentHash(content) {
   return createHash("sha256").update(content).digest("hex").slice(0, 10);
 }
 
@@ -330,10 +402,22 @@ async function main() {
   const client = await buildClient(art);
   const font = await buildFont();
   const css = await buildCss(font);
-  const manifest = { js: client.js, css, preload: client.preload, fonts: [font], art };
-  await writeFile(path.join(distDir, "manifest.json"), `${JSON.stringify(manifest, null, 2)}\n`);
+  const manifest = manifestOf(client, css, font, art);
+  await writeFile(path.join(distDir, "manifest.json"), manifestText(manifest));
   await precompress();
   await printSizes(manifest);
 }
 
-await main();
+/** What the host reads to link a build's files (server/src/render/assets.rs). */
+export function manifestOf(client, css, font, art) {
+  return { js: client.js, css, preload: client.preload, fonts: [font], art };
+}
+
+export function manifestText(manifest) {
+  return `${JSON.stringify(manifest, null, 2)}\n`;
+}
+
+// Built when run, not when dev.mjs imports the steps.
+if (process.argv[1] && pathToFileURL(path.resolve(process.argv[1])).href === import.meta.url) {
+  await main();
+}

@@ -64,7 +64,7 @@ fn bench(phrases: Vec<Phrase>) -> anyhow::Result<()> {
     if let Some(path) = std::env::var_os("RENDER_BENCH_BUNDLE") {
         let source = std::fs::read_to_string(&path)
             .with_context(|| format!("cannot read RENDER_BENCH_BUNDLE={}", path.display()))?;
-        ui.server_bundle = source.leak();
+        ui.server_bundle = source.into();
     }
     let words = words_request(phrases)?;
     let empty_words = words_request(Vec::new())?;
@@ -79,7 +79,7 @@ fn bench(phrases: Vec<Phrase>) -> anyhow::Result<()> {
         .enable_all()
         .build()?;
     let pool = RendererPool::start(
-        ui.server_bundle.into(),
+        ui.server_bundle.clone(),
         PoolOptions {
             threads: 1,
             timeout: Duration::from_secs(5),
@@ -244,7 +244,7 @@ fn millis(duration: Duration) -> String {
 /// pool's engine makes for one render (copy the request in, call `render`, copy the
 /// markup out), each timed apart. The pool's figure minus these is the queue's.
 fn engine_breakdown(
-    bundle: &'static str,
+    bundle: std::sync::Arc<str>,
     request: String,
 ) -> anyhow::Result<Vec<(&'static str, Duration)>> {
     let mut runtime = JsRuntime::new(RuntimeOptions::default());

@@ -1,8 +1,15 @@
 //! The running app, built one way for the binary, the tests and the benches: the store
 //! followed into a feed, the renderers started, the state shared by every handler.
 //! [`crate::routes::router`] makes the router of it; [`crate::server::serve`] serves it.
+//!
+//! In development (`--ui-dir`) the app also follows the UI build's folder: each new
+//! build is taken up without a restart ([`follow_ui`]).
 
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use notify::Watcher as _;
 
 use crate::config::Config;
 use crate::feed::Feed;
@@ -10,11 +17,96 @@ use crate::render::assets::Ui;
 use crate::state::AppState;
 use crate::store::Backend;
 
-/// Starts following `config`'s store and the renderers of `ui`.
+/// How often the UI folder's manifest is looked at without a file event (a file system
+/// that sends none, a watcher that could not start).
+const LOOK_EVERY: Duration = Duration::from_secs(1);
+
+/// Starts following `config`'s store and the renderers of `ui`, and `ui`'s folder if
+/// it was read from one.
 pub async fn start(config: Arc<Config>, ui: Ui) -> anyhow::Result<AppState> {
     let feed = Feed::new();
     Backend::of(&config.store).follow(&feed).await?;
     // Starting a JS engine per renderer thread blocks.
     let state = tokio::task::spawn_blocking(move || AppState::start(config, ui, feed)).await??;
+    if let Some(folder) = state.ui.get().folder() {
+        tokio::spawn(follow_ui(folder.to_owned(), state.clone()));
+    }
     Ok(state)
+}
+
+/// Takes up each new build written into `folder` until the server stops. A build
+/// writes its manifest last (ui/build.mjs, ui/dev.mjs), so a changed manifest means a
+/// whole build is there.
+async fn follow_ui(folder: PathBuf, state: AppState) {
+    let manifest = folder.join("manifest.json");
+    let (changed_tx, mut changed) = tokio::sync::mpsc::channel::<()>(1);
+    let watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
+        let names_manifest = |event: notify::Event| {
+            let name = Some(std::ffi::OsStr::new("manifest.json"));
+            event.paths.iter().any(|path| path.file_name() == name)
+        };
+        if event.is_ok_and(names_manifest) {
+            let _ = changed_tx.try_send(());
+        }
+    })
+    .and_then(|mut watcher| {
+        watcher.watch(&folder, notify::RecursiveMode::NonRecursive)?;
+        Ok(watcher)
+    });
+    let watching = match &watcher {
+        Ok(_) => true,
+        Err(error) => {
+            tracing::warn!(%error, folder = %folder.display(), every_s = LOOK_EVERY.as_secs(), "cannot watch the UI folder; looking at its manifest on a timer instead");
+            false
+        }
+    };
+    tracing::info!(folder = %folder.display(), "following the UI build");
+    let mut seen = stamp(&manifest);
+    loop {
+        tokio::select! {
+            () = state.shutdown.cancelled() => return,
+            Some(()) = changed.recv(), if watching => {}
+            () = tokio::time::sleep(LOOK_EVERY) => {}
+        }
+        // Events come for reads too (this host's own): only a new file counts.
+        let now = stamp(&manifest);
+        if now == seen {
+            continue;
+        }
+        seen = now;
+        let (folder, state) = (folder.clone(), state.clone());
+        let started = Instant::now();
+        let taken = tokio::task::spawn_blocking(move || take_up(&folder, &state)).await;
+        match taken {
+            Ok(Ok(())) => tracing::info!(
+                took_ms = started.elapsed().as_millis() as u64,
+                "took up the new UI build"
+            ),
+            Ok(Err(error)) => tracing::warn!(
+                %error,
+                "the new UI build was not taken up; the previous one is still served"
+            ),
+            Err(error) => tracing::error!(%error, "taking up the new UI build failed"),
+        }
+    }
+}
+
+/// Takes up the build in `folder`: every renderer runs its bundle from its next render,
+/// then pages link its files and render anew. A build that does not load changes nothing.
+fn take_up(folder: &Path, state: &AppState) -> Result<(), String> {
+    let ui = Ui::from_folder(folder)?;
+    state
+        .renderer
+        .reload(ui.server_bundle.clone())
+        .map_err(|error| error.to_string())?;
+    state.ui.replace(ui);
+    state.page_cache.clear();
+    Ok(())
+}
+
+/// What tells one manifest file from the next: a build renames a new file into place.
+fn stamp(path: &Path) -> Option<(Option<std::time::SystemTime>, u64, u64)> {
+    use std::os::unix::fs::MetadataExt as _;
+    let metadata = std::fs::metadata(path).ok()?;
+    Some((metadata.modified().ok(), metadata.len(), metadata.ino()))
 }

@@ -16,8 +16,8 @@
 //! - [`store`]: where the feed comes from (the embedded SQLite store, Firestore) and where
 //!   the operator's CLI writes, chosen once as a [`store::Backend`].
 //! - [`render`]: React on JS engines behind a bounded queue, the page cache, the HTML
-//!   shell and props, content encodings, the UI build embedded in the binary, the cards,
-//!   the sitemap and feed, robots and icons.
+//!   shell and props, content encodings, the UI build (embedded in the binary, or in
+//!   development read from a folder), the cards, the sitemap and feed, robots and icons.
 //! - [`net`]: under the accept loop: the listener, the connection budget and deadlines,
 //!   who a request comes from and how fast it may ask, the headers of every response.
 //! - [`config`]: one typed configuration, each setting declared once; it gathers each
@@ -25,7 +25,8 @@
 //!   and the rate), and each room reads its own group.
 //! - [`state`]: what the handlers share; [`routes`]: the router, its request layer and
 //!   its handlers; [`server`]: the accept loop and a graceful stop; [`app`]: the running
-//!   app, built one way for the binary, the tests and the benches.
+//!   app, built one way for the binary, the tests and the benches (in development it
+//!   follows the UI build's folder too).
 //! - [`cli`]: each subcommand of the binary (serve, phrases, healthcheck, config).
 
 pub mod app;

@@ -18,7 +18,7 @@ use crate::live::socket_limits::SocketLimits;
 use crate::metrics::Metrics;
 use crate::net::connections::{self, Connections};
 use crate::net::rate_limit::RateLimit;
-use crate::render::assets::Ui;
+use crate::render::assets::{CurrentUi, Ui};
 use crate::render::card::{self, Cards};
 use crate::render::listings::Listings;
 use crate::render::page_cache::PageCache;
@@ -57,8 +57,8 @@ pub struct Shared {
     /// The WebSocket sessions, which outlive the connections they were upgraded from:
     /// the server waits on it for their close frames.
     pub sessions: TaskTracker,
-    /// The embedded UI build.
-    pub ui: Arc<Ui>,
+    /// The UI build: the binary's, or (development) the newest in a folder.
+    pub ui: CurrentUi,
     /// The site facts every page receives, built once from the configuration.
     site: Arc<SiteProps>,
     /// The sitemap and the Atom feed, made once per list version.
@@ -87,7 +87,7 @@ impl AppState {
     /// Starts the renderers (each loads the server bundle; this blocks for a moment)
     /// and the hub. Call it inside a tokio runtime.
     pub fn start(config: Arc<Config>, ui: Ui, feed: Feed) -> Result<Self, RenderError> {
-        let renderer = RendererPool::start(ui.server_bundle.into(), config.render.clone())?;
+        let renderer = RendererPool::start(ui.server_bundle.clone(), config.render.clone())?;
         let site = SiteProps::of(&config.site);
         let site_files = Arc::new(SiteFiles::new(&config, ui.icon_svg, ui.images));
         let metrics = Arc::new(Metrics::new());
@@ -111,7 +111,7 @@ impl AppState {
             feed,
             shutdown: CancellationToken::new(),
             sessions: TaskTracker::new(),
-            ui: Arc::new(ui),
+            ui: CurrentUi::new(ui),
             site: Arc::new(site),
         })))
     }

@@ -12,7 +12,7 @@ use lastwords::render::pool::{PoolOptions, RendererPool};
 async fn every_case_renders_exactly_its_golden_html() {
     let ui = Ui::embedded().expect("the UI is built (run scripts/build or scripts/test)");
     let pool = RendererPool::start(
-        ui.server_bundle.into(),
+        ui.server_bundle,
         PoolOptions {
             threads: 1,
             timeout: Duration::from_secs(5),

@@ -221,7 +221,7 @@ async fn pages_and_assets_are_served_compressed_when_accepted() {
     assert_eq!(response.headers()[header::CONTENT_ENCODING], "br");
     assert_eq!(response.headers()[header::VARY], "accept-encoding");
 
-    let js = &host.state.ui.manifest.js;
+    let js = &host.state.ui.get().manifest.js;
     let request = Request::get(format!("/assets/{js}"))
         .header(header::ACCEPT_ENCODING, "gzip")
         .body(Body::empty())

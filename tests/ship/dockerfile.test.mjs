@@ -8,9 +8,9 @@ import { test } from '../support/test.mjs';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from '../support/free-port.mjs';
 import { bin } from '../support/host.mjs';
 
 const root = new URL('../../', import.meta.url).pathname;
@@ -171,7 +171,7 @@ test("the image's HEALTHCHECK passes against a serving host and fails once it st
   const env = imageEnv(runtime);
   const dataDir = mkdtempSync(join(tmpdir(), 'lastwords-ship-'));
   t.after(() => rmSync(dataDir, { recursive: true, force: true }));
-  const port = String(await freePort());
+  const port = String(await freePort('0.0.0.0'));
   // The image's environment, with a free port and a temporary data folder.
   const hostEnv = { ...env, PORT: port, LASTWORDS_DATA_DIR: dataDir, RUST_LOG: 'warn' };
   const command = JSON.parse(runtime.instructions.findLast((i) => i.keyword === 'CMD').args);
@@ -308,16 +308,5 @@ function run(file, args, env) {
     child.stderr.on('data', (chunk) => (stderr += chunk));
     child.once('error', reject);
     child.once('exit', (code) => resolve({ code, stderr }));
-  });
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '0.0.0.0', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
   });
 }

@@ -13,7 +13,7 @@ pub fn run(config: &Config) -> anyhow::Result<()> {
         println!("{key:width$}  {value}");
     }
     let mut problems = Vec::new();
-    if let Err(message) = Ui::embedded() {
+    if let Err(message) = Ui::load(config.ui_dir.as_deref()) {
         problems.push(message);
     }
     let data_dir = &config.store.data_dir;

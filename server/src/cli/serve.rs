@@ -8,7 +8,7 @@ use crate::render::assets::Ui;
 use crate::server;
 
 pub async fn run(config: Arc<Config>) -> anyhow::Result<()> {
-    let ui = Ui::embedded().map_err(anyhow::Error::msg)?;
+    let ui = Ui::load(config.ui_dir.as_deref()).map_err(anyhow::Error::msg)?;
     let listener = listener::open_listener(&config.http).map_err(anyhow::Error::msg)?;
     let bound = listener.local_addr()?;
     let config = {

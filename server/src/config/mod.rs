@@ -52,6 +52,9 @@ pub struct Config {
     pub sockets: SocketCaps,
     /// Where phrases live.
     pub store: Store,
+    /// Development: the folder whose UI build is served, and followed, instead of the
+    /// binary's.
+    pub ui_dir: Option<PathBuf>,
 }
 
 /// What the pages say and where they are served.
@@ -164,6 +167,7 @@ impl Config {
             http,
             sockets,
             store,
+            ui_dir,
         } = self;
         let store_kind = match &store.firestore {
             Some(f) => format!(
@@ -194,6 +198,14 @@ impl Config {
             ("render_threads", render.threads.to_string()),
             ("render_timeout_ms", render.timeout.as_millis().to_string()),
             ("render_queue", render.queue.to_string()),
+            (
+                "ui_dir",
+                ui_dir
+                    .as_ref()
+                    .map_or("none (the build in the binary)".into(), |dir| {
+                        dir.display().to_string()
+                    }),
+            ),
             ("max_sockets", sockets.max.to_string()),
             (
                 "max_sockets_per_ip",
@@ -474,6 +486,29 @@ mod tests {
     fn the_file_names_the_profile_env_like_the_flag() {
         let file: Settings = toml::from_str("env = \"production\"").unwrap();
         assert_eq!(file.env, Some(Environment::Production));
+    }
+
+    #[test]
+    fn a_ui_folder_is_for_development_only() {
+        let folder = || Settings {
+            ui_dir: Some("ui/dist-dev".into()),
+            ..Settings::default()
+        };
+        let staging = folder().resolve().unwrap();
+        assert_eq!(staging.ui_dir, Some(PathBuf::from("ui/dist-dev")));
+        let message = Settings {
+            env: Some(Environment::Production),
+            public_url: Some("https://dinos.example".into()),
+            store: Some(StoreKind::Embedded),
+            ..folder()
+        }
+        .resolve()
+        .unwrap_err()
+        .to_string();
+        assert!(
+            message.contains("ui_dir") && message.contains("ui/dist-dev"),
+            "{message}"
+        );
     }
 
     #[test]

@@ -28,8 +28,22 @@ impl Settings {
             store: store(&self, environment)?,
             sockets: sockets(&self)?,
             http: http(&self, addr)?,
+            ui_dir: ui_dir(self.ui_dir.clone(), environment)?,
             environment,
         })
+    }
+}
+
+/// A folder to take the UI from, in development only: production serves the build in
+/// the binary, the one its image was tested with.
+fn ui_dir(dir: Option<PathBuf>, environment: Environment) -> Result<Option<PathBuf>, ConfigError> {
+    match dir {
+        Some(dir) if environment == Environment::Production => Err(invalid(
+            "ui_dir",
+            &dir.display().to_string(),
+            "a UI folder is for development; production serves the UI built into the binary",
+        )),
+        dir => Ok(dir),
     }
 }
 

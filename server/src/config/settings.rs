@@ -115,6 +115,12 @@ settings! {
     render_queue: usize = "256", env "LASTWORDS_RENDER_QUEUE", value "N",
         "Renders that may wait for a free renderer before requests get 503 with Retry-After";
 
+    ui_dir: PathBuf = "none", env "LASTWORDS_UI_DIR", value "DIR",
+        "Development: a UI build's folder (what ui/dev.mjs or ui/build.mjs writes) to render \
+         pages and serve /assets/ from instead of the build in the binary, taken up again \
+         without a restart whenever its manifest.json changes (scripts/dev sets it); the \
+         binary's build still gives the icons and the cards' art. Refused in production";
+
     firestore_project: String = "none", env "LASTWORDS_FIRESTORE_PROJECT", value "ID",
         "Google Cloud project whose Firestore holds the phrases; without it the embedded \
          store is used. FIRESTORE_EMULATOR_HOST is honoured";

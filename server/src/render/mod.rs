@@ -1,7 +1,7 @@
 //! What the host makes for a request: React rendered on JS engines behind a bounded queue
 //! ([`pool`]), the pages kept by what they show ([`page_cache`]), the document around
 //! React's markup ([`shell`]) and what React renders with ([`props`]), the UI build
-//! embedded in the binary ([`assets`]), each phrase's card image ([`card`]), the sitemap
+//! embedded in the binary or, in development, read from a folder ([`assets`]), each phrase's card image ([`card`]), the sitemap
 //! and the Atom feed ([`listings`]), robots, the manifest and icons ([`site_files`]), content encodings and validators
 //! ([`negotiate`]).
 

@@ -16,7 +16,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::io::Write as _;
 use std::ops::Bound;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use axum::http::{HeaderMap, HeaderValue};
@@ -285,6 +285,8 @@ pub struct PageCache {
     /// Ids of phrases removed while this process ran (and not added back).
     gone: Cache<Arc<str>, ()>,
     watch: Mutex<Watch>,
+    /// Counts [`Self::clear`]s: a page whose render began before one is served, not kept.
+    cleared: AtomicU64,
     /// `metrics`' counts of pages found and rendered.
     hits: IntCounter,
     misses: IntCounter,
@@ -307,6 +309,7 @@ impl PageCache {
             latest: RwLock::default(),
             gone: Cache::new(MAX_GONE),
             watch: Mutex::default(),
+            cleared: AtomicU64::new(0),
             hits: metrics.cache_hits.clone(),
             misses: metrics.cache_misses.clone(),
         }
@@ -328,9 +331,12 @@ impl PageCache {
             self.hits.inc();
             return Ok(page);
         }
-        let page = self.fetch(key.clone(), render).await?;
+        let cleared = self.cleared.load(Ordering::Acquire);
+        let page = self.fetch(key.clone(), render, cleared).await?;
         if let Some(slot) = slot
             && let Ok(mut latest) = self.latest.write()
+            // Under the lock `clear` empties the slots with: no page from before it stays.
+            && self.cleared.load(Ordering::Acquire) == cleared
         {
             latest.insert(slot, (key, page.clone()));
         }
@@ -356,10 +362,13 @@ impl PageCache {
         {
             self.pages.invalidate(&key).await;
         }
-        self.fetch(key, render).await
+        let cleared = self.cleared.load(Ordering::Acquire);
+        self.fetch(key, render, cleared).await
     }
 
-    async fn fetch<F, Fut, E>(&self, key: PageKey, render: F) -> Result<Arc<Page>, E>
+    /// The page for `key` from the cache or from `render`, kept unless it is stale or
+    /// the cache was cleared since `cleared` was read.
+    async fn fetch<F, Fut, E>(&self, key: PageKey, render: F, cleared: u64) -> Result<Arc<Page>, E>
     where
         F: FnOnce() -> Fut,
         Fut: Future<Output = Result<Page, E>>,
@@ -372,15 +381,22 @@ impl PageCache {
         };
         let result = self
             .pages
-            .try_get_with(key, async {
+            .try_get_with(key.clone(), async {
                 rendered.store(true, Ordering::Relaxed);
                 let page = Arc::new(render().await.map_err(Miss::Failed)?);
+                if self.cleared.load(Ordering::Acquire) != cleared {
+                    return Err(Miss::Stale(page));
+                }
                 match further {
                     Some(at) if !self.watching(at.clone(), &page) => Err(Miss::Stale(page)),
                     _ => Ok(page),
                 }
             })
             .await;
+        // A clear between the check above and moka keeping the page: it goes now.
+        if result.is_ok() && self.cleared.load(Ordering::Acquire) != cleared {
+            self.pages.invalidate(&key).await;
+        }
         let counter = if rendered.load(Ordering::Relaxed) {
             &self.misses
         } else {
@@ -433,6 +449,16 @@ impl PageCache {
     pub fn last_good(&self, key: &PageKey) -> Option<Arc<Page>> {
         let latest = self.latest.read().ok()?;
         latest.get(&key.slot()?).map(|(_, page)| page.clone())
+    }
+
+    /// Drops every page and every last good one (development: a new UI build renders
+    /// every page differently). A render that began before is served, not kept.
+    pub fn clear(&self) {
+        self.cleared.fetch_add(1, Ordering::AcqRel);
+        if let Ok(mut latest) = self.latest.write() {
+            latest.clear();
+        }
+        self.pages.invalidate_all();
     }
 
     /// Whether the phrase `id` was removed while this process ran (and not added back).
@@ -814,6 +840,52 @@ mod tests {
             2,
             "the stale page was not kept"
         );
+    }
+
+    #[tokio::test]
+    async fn a_clear_drops_every_page_and_one_rendering_across_it_is_not_kept() {
+        let cache = PageCache::new(&Metrics::new());
+        let renders = AtomicU64::new(0);
+        let render = |text: &'static str| {
+            let renders = &renders;
+            move || async move {
+                renders.fetch_add(1, Ordering::SeqCst);
+                html(text)
+            }
+        };
+        let phrase_key = PageKey::Phrase(Arc::new(phrase("p", 1)));
+        cache
+            .get_or_render(PageKey::Home, render("old"))
+            .await
+            .unwrap();
+        cache
+            .get_or_render(phrase_key.clone(), render("old"))
+            .await
+            .unwrap();
+        cache.clear();
+        assert!(cache.cached(&PageKey::Home).await.is_none());
+        assert!(cache.cached(&phrase_key).await.is_none());
+        assert!(cache.last_good(&PageKey::Home).is_none());
+
+        // Begun before a clear, ended after it: served once, then rendered again.
+        for key in [PageKey::Home, phrase_key.clone()] {
+            let across = cache
+                .get_or_render(key.clone(), || async {
+                    cache.clear();
+                    html("across")
+                })
+                .await
+                .unwrap();
+            assert_eq!(&across.html[..], b"<p>across</p>");
+            assert!(cache.cached(&key).await.is_none(), "{key:?}");
+            let fresh = cache
+                .get_or_render(key.clone(), render("new"))
+                .await
+                .unwrap();
+            assert_eq!(&fresh.html[..], b"<p>new</p>");
+            assert!(cache.cached(&key).await.is_some(), "{key:?}");
+        }
+        assert_eq!(renders.load(Ordering::SeqCst), 4);
     }
 
     #[test]

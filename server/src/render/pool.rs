@@ -5,8 +5,11 @@
 //! answer on a oneshot channel, so no tokio worker ever waits on JavaScript. A watchdog
 //! per thread stops a render that runs past the time limit; the thread then rebuilds its
 //! engine, because a stopped engine may hold half-updated state.
+//!
+//! In development the bundle may be replaced ([`RendererPool::reload`]): each thread
+//! loads the new one before its next render.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -55,6 +58,26 @@ struct Job {
 #[derive(Clone)]
 pub struct RendererPool {
     jobs: Sender<Job>,
+    /// The bundle the threads are to run, replaced by [`RendererPool::reload`].
+    latest: Arc<LatestBundle>,
+}
+
+/// The newest bundle and its number: a thread compares the number with its engine's
+/// before each render (one atomic load; the bundle's lock is taken only when it changed).
+struct LatestBundle {
+    generation: AtomicU64,
+    bundle: Mutex<Arc<str>>,
+}
+
+impl LatestBundle {
+    /// The bundle, if it is newer than `generation`, with its own generation.
+    fn newer_than(&self, generation: u64) -> Option<(u64, Arc<str>)> {
+        if self.generation.load(Ordering::Acquire) == generation {
+            return None;
+        }
+        let bundle = self.bundle.lock().ok()?;
+        Some((self.generation.load(Ordering::Acquire), bundle.clone()))
+    }
 }
 
 impl RendererPool {
@@ -62,22 +85,42 @@ impl RendererPool {
     /// bundle is reported at start-up rather than on the first request.
     pub fn start(bundle: Arc<str>, options: PoolOptions) -> Result<Self, RenderError> {
         let (jobs, queue) = crossbeam_channel::bounded::<Job>(options.queue);
+        let latest = Arc::new(LatestBundle {
+            generation: AtomicU64::new(0),
+            bundle: Mutex::new(bundle.clone()),
+        });
         let mut ready = Vec::new();
         for index in 0..options.threads.max(1) {
             let (ready_tx, ready_rx) = std::sync::mpsc::channel();
             let queue = queue.clone();
             let bundle = bundle.clone();
+            let latest = latest.clone();
             let timeout = options.timeout;
             thread::Builder::new()
                 .name(format!("renderer-{index}"))
-                .spawn(move || renderer_thread(bundle, queue, timeout, ready_tx))
+                .spawn(move || renderer_thread(bundle, latest, queue, timeout, ready_tx))
                 .map_err(|e| RenderError::Engine(e.to_string()))?;
             ready.push(ready_rx);
         }
         for ready_rx in ready {
             ready_rx.recv().map_err(|_| RenderError::Stopped)??;
         }
-        Ok(Self { jobs })
+        Ok(Self { jobs, latest })
+    }
+
+    /// Has every thread run `bundle` from its next render on (development: a new UI
+    /// build). The bundle is loaded here first, blocking, so one that does not load is
+    /// refused and the running one stays.
+    pub fn reload(&self, bundle: Arc<str>) -> Result<(), RenderError> {
+        Engine::load(&bundle)?;
+        let mut latest = self
+            .latest
+            .bundle
+            .lock()
+            .map_err(|_| RenderError::Stopped)?;
+        *latest = bundle;
+        self.latest.generation.fetch_add(1, Ordering::AcqRel);
+        Ok(())
     }
 
     /// Renders one request (`{"route": …, "props": …}` as JSON) to HTML.
@@ -93,11 +136,13 @@ impl RendererPool {
 }
 
 fn renderer_thread(
-    bundle: Arc<str>,
+    mut bundle: Arc<str>,
+    latest: Arc<LatestBundle>,
     queue: Receiver<Job>,
     timeout: Duration,
     ready: std::sync::mpsc::Sender<Result<(), RenderError>>,
 ) {
+    let mut generation = 0;
     let mut engine = match Engine::load(&bundle) {
         Ok(engine) => {
             let _ = ready.send(Ok(()));
@@ -112,6 +157,14 @@ fn renderer_thread(
     while let Ok(job) = queue.recv() {
         if job.reply.is_closed() {
             continue;
+        }
+        if let Some((newer, newest)) = latest.newer_than(generation) {
+            // Checked by `reload`, so it loads; if it did not, the old engine goes on.
+            match Engine::load(&newest) {
+                Ok(fresh) => (engine, bundle) = (fresh, newest),
+                Err(error) => tracing::error!(%error, "a renderer could not load the new bundle"),
+            }
+            generation = newer;
         }
         let fired = watchdog.arm(engine.isolate_handle(), timeout);
         let result = engine.render(&job.request);
@@ -371,6 +424,30 @@ mod tests {
         };
         assert!(message.contains("boom in render"), "{message}");
         assert!(stack.is_some_and(|s| s.contains("render")));
+    }
+
+    #[tokio::test]
+    async fn a_reloaded_bundle_renders_next_on_every_thread_and_a_broken_one_is_refused() {
+        let pool = RendererPool::start(
+            ECHO.into(),
+            PoolOptions {
+                threads: 2,
+                timeout: Duration::from_secs(2),
+                queue: 8,
+            },
+        )
+        .expect("the test bundle loads");
+        let renamed = ECHO.replace("<p>", "<p class=new>");
+        pool.reload(renamed.into()).expect("the new bundle loads");
+        // At once, so both threads take some: whichever takes one has the new bundle.
+        let renders = (0..8).map(|_| pool.render(r#"{"route":"home"}"#.into()));
+        for html in futures_util::future::join_all(renders).await {
+            assert_eq!(html.unwrap(), "<p class=new>home</p>");
+        }
+        let broken = pool.reload("throw new Error('half written');".into());
+        assert!(matches!(broken, Err(RenderError::Engine(_))), "{broken:?}");
+        let html = pool.render(r#"{"route":"words"}"#.into()).await;
+        assert_eq!(html.unwrap(), "<p class=new>words</p>");
     }
 
     #[test]

@@ -15,16 +15,15 @@ use crate::render::negotiate::encoded;
 use crate::render::site_files::SiteFiles;
 use crate::state::AppState;
 
-pub async fn asset(Path(path): Path<String>, headers: HeaderMap) -> Response {
-    let Some(asset) = assets::find(&path) else {
+pub async fn asset(
+    State(state): State<AppState>,
+    Path(path): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    let Some(asset) = state.ui.get().asset(&path) else {
         return refusal(StatusCode::NOT_FOUND, "no such asset");
     };
-    let (mut out, body) = encoded(
-        &headers,
-        asset.body.into(),
-        asset.gzip.map(Into::into),
-        asset.br.map(Into::into),
-    );
+    let (mut out, body) = encoded(&headers, asset.body, asset.gzip, asset.br);
     out.insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static(assets::content_type(&path)),

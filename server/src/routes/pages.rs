@@ -50,7 +50,7 @@ pub(super) fn html_error(state: &AppState, error: AppError) -> Response {
         ),
     };
     error.log("page failed");
-    let html = shell::error_document(&state.ui.manifest, title, message);
+    let html = shell::error_document(&state.ui.get().manifest, title, message);
     error.respond((
         [
             (
@@ -387,7 +387,7 @@ pub(super) async fn render(
     })?;
     // The shell, hash and compression take milliseconds of CPU: off the async threads,
     // so sockets and timeouts keep being served meanwhile.
-    let ui = state.ui.clone();
+    let ui = state.ui.get();
     let head = head.clone();
     tokio::task::spawn_blocking(move || {
         let html = shell::document(&ui.manifest, &head, &body, &props)

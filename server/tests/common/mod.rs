@@ -34,18 +34,25 @@ impl TestHost {
         phrases: Option<Vec<Phrase>>,
         adjust: impl FnOnce(&mut Config),
     ) -> TestHost {
-        Self::start_full(phrases, adjust, None).await
+        Self::start_full(phrases, adjust, embedded_ui()).await
     }
 
     /// A host whose renderers run `bundle` instead of the UI's server bundle.
     pub async fn start_with_bundle(bundle: &'static str) -> TestHost {
-        Self::start_full(None, |_| {}, Some(bundle)).await
+        let mut ui = embedded_ui();
+        ui.server_bundle = bundle.into();
+        Self::start_full(None, |_| {}, ui).await
+    }
+
+    /// A host on `ui`, such as a build read from a folder.
+    pub async fn start_with_ui(ui: Ui) -> TestHost {
+        Self::start_full(None, |_| {}, ui).await
     }
 
     async fn start_full(
         phrases: Option<Vec<Phrase>>,
         adjust: impl FnOnce(&mut Config),
-        bundle: Option<&'static str>,
+        ui: Ui,
     ) -> TestHost {
         let data = tempfile::tempdir().expect("a temporary folder");
         if let Some(phrases) = phrases {
@@ -62,10 +69,6 @@ impl TestHost {
         .expect("the defaults are valid");
         adjust(&mut config);
         let config = Arc::new(config);
-        let mut ui = Ui::embedded().expect("the UI is built (run scripts/build or scripts/test)");
-        if let Some(bundle) = bundle {
-            ui.server_bundle = bundle;
-        }
         let state = lastwords::app::start(config, ui)
             .await
             .expect("the app starts");
@@ -92,6 +95,11 @@ impl TestHost {
             .await;
         text(response).await
     }
+}
+
+/// The UI built into the test binary.
+pub fn embedded_ui() -> Ui {
+    Ui::embedded().expect("the UI is built (run scripts/build or scripts/test)")
 }
 
 pub async fn text(response: Response<Body>) -> (Response<()>, String) {

@@ -1,0 +1,189 @@
+// scripts/dev's work (docs/development.md): the UI built into ui/dist-dev and
+// again on every edit (ui/dev.mjs), the debug host serving it with --ui-dir,
+// which takes up each new build without a restart; a change under server/,
+// to Cargo.toml or Cargo.lock, or under assets/ builds the host again and,
+// once that succeeded and the binary is new, restarts it. The arguments go to
+// `lastwords serve` (--port N). SIGINT, SIGTERM or SIGHUP stops the host, a
+// cargo build under way and the UI's watcher, and exits once they are gone.
+import { spawn } from "node:child_process";
+import { existsSync, statSync, watch } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { watchTree, watchUi } from "../ui/dev.mjs";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const binary = path.join(root, "target", "debug", "lastwords");
+const uiOut = path.join(root, "ui", "dist-dev");
+/** What the host is built from, besides server/: a change here builds it again. */
+const rootFiles = new Set(["Cargo.toml", "Cargo.lock"]);
+/** How long after the last file event of an edit the host is built. */
+const SETTLE_MS = 200;
+/** How long a stopped host or cargo has to exit before it is killed. */
+const STOP_GRACE_MS = 10_000;
+
+const say = (line) => console.log(`dev: ${line}`);
+const hostArgs = process.argv.slice(2);
+
+/** Children still running, each with the promise of its exit. */
+const children = new Map();
+let host = null;
+let stopping = false;
+
+/**
+ * Starts `command`, its output on ours; `exited` resolves with its exit code.
+ * It leads a process group of its own: a terminal's Ctrl-C reaches only this
+ * script, which stops each child once, and stopping cargo stops the compilers
+ * it started.
+ */
+function run(command, args, options = {}) {
+  const child = spawn(command, args, { cwd: root, stdio: "inherit", detached: true, ...options });
+  const exited = new Promise((resolve) => {
+    child.once("exit", (code, signal) => {
+      children.delete(child);
+      resolve(code ?? (signal ? 128 : 1));
+    });
+    child.once("error", (error) => {
+      children.delete(child);
+      say(`cannot run ${command}: ${error.message}`);
+      resolve(127);
+    });
+  });
+  children.set(child, exited);
+  return { child, exited };
+}
+
+/** Sends `name` to `child`'s process group. */
+function signal(child, name) {
+  try {
+    process.kill(-child.pid, name);
+  } catch {
+    // gone already
+  }
+}
+
+/** Stops `child` and waits for it to exit; killed if it takes too long. */
+async function stop(child) {
+  const exited = children.get(child);
+  if (!exited) return;
+  signal(child, "SIGTERM");
+  const timer = setTimeout(() => signal(child, "SIGKILL"), STOP_GRACE_MS);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** `cargo build` of the host; true if it succeeded. */
+async function buildHost() {
+  say("building the host (cargo build -p lastwords --bin lastwords)");
+  const { exited } = run("cargo", ["build", "-p", "lastwords", "--bin", "lastwords"]);
+  const code = await exited;
+  if (code !== 0 && !stopping) say(`cargo build failed (exit ${code})`);
+  return code === 0;
+}
+
+function startHost() {
+  const started = run(binary, ["serve", "--ui-dir", uiOut, ...hostArgs]);
+  host = started.child;
+  say(`host started (pid ${host.pid})`);
+  started.exited.then((code) => {
+    if (host === started.child) {
+      host = null;
+      if (!stopping) say(`the host exited (code ${code}); it starts again after the next change under server/`);
+    }
+  });
+}
+
+/** What tells one build of the binary from the next. */
+function binaryStamp() {
+  const stat = statSync(binary, { throwIfNoEntry: false });
+  return stat ? `${stat.ino}:${stat.mtimeMs}:${stat.size}` : null;
+}
+
+/** Builds the host (at start, after a change) and (re)starts it if the binary is new. */
+async function rebuild() {
+  const before = binaryStamp();
+  if (!(await buildHost()) || stopping) {
+    if (!stopping) say(host ? "the running host goes on serving" : "waiting for a change under server/ to build again");
+    return;
+  }
+  if (host && binaryStamp() === before) {
+    say("the binary is as it was: the host goes on serving");
+    return;
+  }
+  if (host) {
+    say(`restarting the host (pid ${host.pid})`);
+    const old = host;
+    host = null;
+    await stop(old);
+  }
+  if (!stopping) startHost();
+}
+
+let ui = null;
+let serverWatch = null;
+async function shutdown(signal) {
+  if (stopping) return;
+  stopping = true;
+  say(`${signal}: stopping`);
+  serverWatch?.close();
+  await Promise.all([...children.keys()].map(stop));
+  await ui?.close();
+  process.exit(signal === "SIGINT" ? 130 : 0);
+}
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(signal, () => shutdown(signal));
+// Whatever ends this process, nothing it started outlives it.
+process.on("exit", () => {
+  for (const child of children.keys()) signal(child, "SIGKILL");
+});
+
+// The binary embeds a release UI build for the icons and the cards' art: make
+// one if there is none (the first time only; it takes half a minute or more).
+if (!existsSync(path.join(root, "ui", "dist", "manifest.json"))) {
+  say("building the UI once for the binary (ui/dist)");
+  const { exited } = run(process.execPath, ["build.mjs"], { cwd: path.join(root, "ui") });
+  if ((await exited) !== 0) {
+    say("the UI build failed");
+    process.exit(1);
+  }
+}
+
+try {
+  ui = await watchUi({ out: uiOut, log: (line) => console.log(`ui: ${line}`) });
+} catch (error) {
+  say(`the first UI build failed (${error.errors?.[0]?.text ?? error.message.split("\n")[0]}): fix it and start again`);
+  process.exit(1);
+}
+// A signal came during the first build: shutdown() ends the process, nothing more starts.
+if (stopping) await new Promise(() => {});
+
+/** One build of the host at a time: a change during one builds again after it. */
+let queued = false;
+let building = null;
+let timer = null;
+function changed(delay = SETTLE_MS) {
+  clearTimeout(timer);
+  timer = setTimeout(() => {
+    if (building) {
+      queued = true;
+      return;
+    }
+    building = rebuild().finally(() => {
+      building = null;
+      if (queued && !stopping) {
+        queued = false;
+        changed();
+      }
+    });
+  }, delay);
+}
+const watches = [
+  watchTree(path.join(root, "server"), () => changed()),
+  watchTree(path.join(root, "assets"), () => changed()),
+  // The root for its own files only: not the target folder or node_modules below it.
+  watch(root, (_event, name) => {
+    if (rootFiles.has(name)) changed();
+  }),
+];
+serverWatch = { close: () => watches.forEach((watcher) => watcher.close()) };
+
+say("watching ui/src (taken up on the next page load) and server/ (rebuilt, restarted); Ctrl-C stops");
+changed(0);
