@@ -14,7 +14,7 @@ use std::net::{Ipv4Addr, SocketAddr};
 
 use bytes::Bytes;
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::{TcpListener, TcpSocket, TcpStream};
 use tokio::sync::broadcast;
 
 #[tokio::main]
@@ -24,8 +24,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         return Err("usage: fanout_floor <port> <phrases in the list>".into());
     };
     let count: usize = count.parse()?;
-    let listener =
-        TcpListener::bind(SocketAddr::from((Ipv4Addr::UNSPECIFIED, port.parse()?))).await?;
+    // The host's backlog: 10,000 clients connecting at once overflow tokio's default.
+    let socket = TcpSocket::new_v4()?;
+    socket.set_reuseaddr(true)?;
+    socket.bind(SocketAddr::from((Ipv4Addr::UNSPECIFIED, port.parse()?)))?;
+    let listener: TcpListener = socket.listen(4096)?;
     let (frames, _) = broadcast::channel::<Bytes>(64);
     println!("fanout_floor listening on {}", listener.local_addr()?);
     loop {
@@ -64,11 +67,19 @@ async fn serve(
                 .as_bytes(),
             )
             .await?;
+        // Reading only to see the client leave, so a second run starts on an empty server.
+        let (mut reader, mut writer) = stream.split();
+        let mut scratch = [0u8; 512];
         loop {
-            match receiver.recv().await {
-                Ok(frame) => stream.write_all(&frame).await?,
-                Err(broadcast::error::RecvError::Lagged(_)) => continue,
-                Err(broadcast::error::RecvError::Closed) => return Ok(()),
+            tokio::select! {
+                frame = receiver.recv() => match frame {
+                    Ok(frame) => writer.write_all(&frame).await?,
+                    Err(broadcast::error::RecvError::Lagged(_)) => continue,
+                    Err(broadcast::error::RecvError::Closed) => return Ok(()),
+                },
+                read = reader.read(&mut scratch) => if read? == 0 {
+                    return Ok(());
+                },
             }
         }
     }
