@@ -23,18 +23,30 @@ async fn misses_after(host: &TestHost, path: &str) -> u64 {
     host.state.metrics.cache_misses.get()
 }
 
-/// Waits until the cache's follower has seen the current version (a change evicts in
-/// its own task).
-async fn settle() {
-    tokio::time::sleep(Duration::from_millis(100)).await;
+/// Waits until the cache's follower, which evicts in a task of its own, has applied
+/// every change made so far. It applies them in order, so once it has taken in the
+/// removal of `marker` (one of the oldest phrases, in no page the test reads), it has
+/// applied every change before it: a page still cached then was left so on purpose.
+async fn settle(host: &TestHost, marker: &str) {
+    host.state
+        .feed
+        .apply(vec![Change::Remove { id: marker.into() }]);
+    let applied = async {
+        while !host.state.page_cache.is_gone(marker) {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(30), applied)
+        .await
+        .expect("the cache's follower takes in the changes");
 }
 
 #[tokio::test]
 async fn a_further_page_renders_again_only_when_a_change_falls_in_it() {
     let host = TestHost::start(None).await;
-    // p199 newest … p000 oldest: pages of 48.
+    // p199 newest … p000 oldest: pages of 48. The oldest few are markers for `settle`.
     host.state.feed.replace((0..200).map(numbered).collect());
-    settle().await;
+    settle(&host, "p000").await;
     let page = |cursor: u64| format!("/words?after={cursor}-p{cursor:03}");
     // after p152: p151…p104; after p104: p103…p56.
     let first = misses_after(&host, &page(152)).await;
@@ -46,7 +58,7 @@ async fn a_further_page_renders_again_only_when_a_change_falls_in_it() {
     host.state.feed.apply(vec![Change::Upsert {
         phrase: numbered(500),
     }]);
-    settle().await;
+    settle(&host, "p001").await;
     assert_eq!(misses_after(&host, &page(152)).await, second);
     assert_eq!(misses_after(&host, &page(104)).await, second);
 
@@ -54,7 +66,7 @@ async fn a_further_page_renders_again_only_when_a_change_falls_in_it() {
     host.state
         .feed
         .apply(vec![Change::Remove { id: "p130".into() }]);
-    settle().await;
+    settle(&host, "p002").await;
     let (_, html) = host.get(&page(152)).await;
     assert!(
         !html.contains("WORD 130<"),
@@ -70,7 +82,7 @@ async fn a_further_page_renders_again_only_when_a_change_falls_in_it() {
     host.state
         .feed
         .apply(vec![Change::Remove { id: "p011".into() }]);
-    settle().await;
+    settle(&host, "p003").await;
     assert_eq!(misses_after(&host, "/words/p010").await, before);
     let renamed = Phrase {
         name: "Renamed".into(),

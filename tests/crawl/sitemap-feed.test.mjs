@@ -8,6 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { allPhrases, startHost } from '../support/host.mjs';
+import { poll } from '../support/poll.mjs';
+import { escapeHtml } from '../hardening/page.mjs';
 
 const TOTAL = 100_000;
 const HOSTILE = ['<b>Bold</b> & "Co"', "It's ]]> <![CDATA[x]]>", 'שלום abc', 'Ñ'.repeat(40)];
@@ -107,12 +109,11 @@ test('an addition is in the feed and in a new last child at once', async () => {
   const run = await host.cli('phrases', 'add', '<NEW> & "FRESH"', '--name', '<script>x</script>');
   assert.equal(run.code, 0, run.stderr);
   let feed;
-  for (let tries = 0; tries < 100; tries += 1) {
+  const newest = async () => {
     ({ feed } = await xml('/feed.atom', 'application/atom+xml; charset=utf-8'));
-    if (feed.entry[0].title === '<NEW> & "FRESH"') break;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  assert.equal(feed.entry[0].title, '<NEW> & "FRESH"');
+    return feed.entry[0].title;
+  };
+  await poll(newest, (title) => title === '<NEW> & "FRESH"', 10_000, 'the addition at the top of the feed');
   assert.equal(feed.entry[0].author.name, '<script>x</script>');
   assert.equal(feed.entry.length, 50);
   const index = await xml('/sitemap.xml');
@@ -121,7 +122,12 @@ test('an addition is in the feed and in a new last child at once', async () => {
   assert.deepEqual(last.urlset.url.map((url) => url.loc), [feed.entry[0].id]);
   const page = await fetch(feed.entry[0].id);
   assert.equal(page.status, 200);
+  assert.ok((await page.text()).includes(`<bdi>${escapeHtml('<NEW> & "FRESH"')}</bdi>`), 'the entry links to the phrase\'s own page');
 });
+
+async function currentVersion() {
+  return (await (await fetch(`${host.url}/api/phrases?limit=1`)).json()).version;
+}
 
 async function made() {
   const metrics = await (await fetch(`${host.url}/metrics`)).text();
@@ -140,14 +146,17 @@ async function etag(path) {
 test('a change makes again only the children from its own place on', async () => {
   const children = ['/sitemaps/phrases-1.xml', '/sitemaps/phrases-2.xml', '/sitemaps/phrases-3.xml'];
   const kept = await Promise.all(children.map(etag));
-  const settle = async (count) => {
-    // The feed's follower moves kept documents on to the new version just after it.
-    for (let tries = 0; tries < 100; tries += 1) {
-      const index = await xml('/sitemap.xml');
-      if (index.sitemapindex.sitemap.length === count + 1) break;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200));
+  // Waits until the host holds the list after the change just made (its version moved
+  // past `version`) and its listings follower has reached that list too: only then is a
+  // document made for it kept, so an index asked for twice is made once.
+  const settle = async (version) => {
+    await poll(currentVersion, (now) => now > version, 10_000, 'the change on the host');
+    await poll(async () => {
+      const from = await made();
+      await xml('/sitemap.xml');
+      await xml('/sitemap.xml');
+      return (await made()) - from;
+    }, (madeForTwo) => madeForTwo === 1, 10_000, 'the listings kept for the new list (an index asked twice, made once)');
   };
   const asAgain = async () => Promise.all(children.map(async (path, i) => {
     const response = await fetch(`${host.url}${path}`, { headers: { 'if-none-match': kept[i] ?? '' } });
@@ -155,9 +164,10 @@ test('a change makes again only the children from its own place on', async () =>
     return response.status;
   }));
 
+  const beforeAdding = await currentVersion();
   const added = await host.cli('phrases', 'add', 'ONE MORE', '--name', 'crawler');
   assert.equal(added.code, 0, added.stderr);
-  await settle(3);
+  await settle(beforeAdding);
   let before = await made();
   assert.deepEqual(await asAgain(), [304, 304, 200], 'an addition changes only the last child');
   assert.equal(await made(), before + 1, 'only the last child was made again');
@@ -165,9 +175,10 @@ test('a change makes again only the children from its own place on', async () =>
   // The oldest phrase of the second child: every place after it moves.
   kept[2] = await etag(children[2]);
   const oldest = phrases[phrases.length - 1 - 50_000];
+  const beforeRemoving = await currentVersion();
   const removed = await host.cli('phrases', 'remove', oldest.id);
   assert.equal(removed.code, 0, removed.stderr);
-  await settle(3);
+  await settle(beforeRemoving);
   before = await made();
   assert.deepEqual(await asAgain(), [304, 200, 200]);
   assert.deepEqual(await asAgain(), [304, 200, 200]);

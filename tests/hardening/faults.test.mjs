@@ -11,7 +11,7 @@ import { startEmulator, startFirestoreHost } from '../support/emulator.mjs';
 import { connectLive } from '../support/live-client.mjs';
 import { propsOf } from './page.mjs';
 import { metric } from './metrics.mjs';
-import { eventually } from '../support/poll.mjs';
+import { eventually, poll } from '../support/poll.mjs';
 
 const FIRESTORE = ['--firestore-project', 'test', '--ready-stale-after-s', '2'];
 
@@ -30,7 +30,14 @@ after(async () => {
   await emulator?.stop();
 });
 
-const readyz = async (target) => (await fetch(`${target.url}/readyz`)).status;
+/** /readyz as [status, body]. */
+const readyz = async (target) => {
+  const response = await fetch(`${target.url}/readyz`);
+  return [response.status, await response.text()];
+};
+const READY = [200, 'ready'];
+const NOT_LOADED = [503, 'the phrase list has not loaded yet'];
+const UNREACHABLE = /^the phrase source has been unreachable for \d+ s$/;
 const apiWords = async (target) => (await allPhrases(target.url)).map((p) => p.word).sort();
 const savedWords = (target) => {
   try {
@@ -50,7 +57,7 @@ async function deadPort() {
 }
 
 test('ready once Firestore delivered the list, which is saved for the next start', async () => {
-  await eventually(() => readyz(host), 200, 15_000, '/readyz 200');
+  await eventually(() => readyz(host), READY, 15_000, '/readyz 200');
   assert.deepEqual(await apiWords(host), ['SEE YOU LATER', 'TOO BIG TO FAIL']);
   assert.equal(await metric(host.url, 'lastwords_feed_up'), 1);
   assert.equal(await metric(host.url, 'lastwords_feed_synced'), 1);
@@ -65,10 +72,10 @@ test('Firestore killed mid-stream: not ready within about 20 s but still serving
   await emulator.stop();
   // Found within 10 s of silence (checked every 5 s), a probe of up to 5 s, then the
   // 2 s threshold: at most about 22 s; measured 10 to 20 s.
-  const notReady = await eventually(() => readyz(host), 503, 30_000, '/readyz 503 after the kill');
+  const notReady = await poll(() => readyz(host), ([status]) => status === 503, 30_000, '/readyz 503 after the kill');
   t.diagnostic(`/readyz went 503 ${notReady} ms after the kill`);
   assert.equal(await metric(host.url, 'lastwords_feed_up'), 0, 'the feed shows as down');
-  assert.match(await (await fetch(`${host.url}/readyz`)).text(), /unreachable/);
+  assert.match((await readyz(host))[1], UNREACHABLE);
   assert.deepEqual(await apiWords(host), ['SEE YOU LATER', 'TOO BIG TO FAIL'], 'the last list keeps serving');
   const page = await fetch(`${host.url}/words`);
   assert.equal(page.status, 200);
@@ -78,7 +85,7 @@ test('Firestore killed mid-stream: not ready within about 20 s but still serving
   await emulator.set('z9', { word: 'AFTER THE METEOR', name: 'Phoenix' });
   await emulator.set('y8', { word: 'STILL HERE', name: 'Rex' });
   const expected = ['AFTER THE METEOR', 'STILL HERE'];
-  const ready = await eventually(() => readyz(host), 200, 30_000, '/readyz 200 after the restart');
+  const ready = await eventually(() => readyz(host), READY, 30_000, '/readyz 200 after the restart');
   t.diagnostic(`/readyz back to 200 ${ready} ms after the restart`);
   await Promise.all(clients.map((c) => c.until((me) => me.words().join() === expected.join(), 5000, 'convergence')));
   assert.deepEqual(await apiWords(host), expected);
@@ -110,14 +117,12 @@ test('started while Firestore is unreachable, with a saved list: serves it, not 
     assert.deepEqual(await apiWords(cold), ['SAVED BEFORE', 'THE OUTAGE']);
     const checked = await (await fetch(`${cold.url}/words?check=saved%20before`)).text();
     assert.equal(propsOf(checked).value.check.status, 'taken', 'the saved list answers the checker');
-    const notReady = await fetch(`${cold.url}/readyz`);
-    assert.equal(notReady.status, 503);
-    assert.match(await notReady.text(), /not loaded yet/);
+    assert.deepEqual(await readyz(cold), NOT_LOADED);
     assert.equal(await metric(cold.url, 'lastwords_feed_synced'), 0);
 
     late = await startEmulator(port);
     await late.set('n1', { word: 'FRESH FROM FIRESTORE', name: 'Stego' });
-    await eventually(() => readyz(cold), 200, 30_000, '/readyz 200 once Firestore answers');
+    await eventually(() => readyz(cold), READY, 30_000, '/readyz 200 once Firestore answers');
     await eventually(() => apiWords(cold), ['FRESH FROM FIRESTORE'], 3000, 'Firestore\'s list replacing the saved one');
 
     await t.test('and Firestore\'s list is saved in place of the old one', async () => {
@@ -144,8 +149,9 @@ test('started while Firestore is unreachable, with nothing saved: the words page
     const checked = await (await fetch(`${cold.url}/words?check=hello`)).text();
     assert.match(checked, /Cannot check right now: the list is still loading/);
     assert.equal(propsOf(checked).value.check.status, 'unavailable');
-    assert.equal(await readyz(cold), 503);
-    assert.equal((await fetch(`${cold.url}/healthz`)).status, 200, 'alive all the same');
+    assert.deepEqual(await readyz(cold), NOT_LOADED);
+    const health = await fetch(`${cold.url}/healthz`);
+    assert.deepEqual([health.status, await health.text()], [200, 'ok'], 'alive all the same');
 
     await t.test('the check API does not call a phrase free before the list has loaded', async () => {
       const response = await fetch(`${cold.url}/api/phrases/check?word=hello`);

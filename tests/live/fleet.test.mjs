@@ -13,8 +13,8 @@ import { join } from 'node:path';
 import { startEmulator } from '../support/emulator.mjs';
 import { allPhrases, startHost } from '../support/host.mjs';
 import { connectLive } from '../support/live-client.mjs';
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+import { eventually, sleep } from '../support/poll.mjs';
+import { margin } from '../support/timing.mjs';
 const REPLICAS = 3;
 const CLIENTS_PER_REPLICA = 2;
 
@@ -83,11 +83,10 @@ test('three replicas on one Firestore: writes from everywhere, a replica restart
   hosts[1].signal('SIGKILL');
   await hosts[1].exited;
   for (const client of clients[1]) client.close();
-  const duringOutage = Array.from({ length: 10 }, (_, k) => direct(100 + k));
-  await sleep(500);
+  // Written while it is down: it comes back to a collection that moved on without it.
+  await Promise.all(Array.from({ length: 10 }, (_, k) => direct(100 + k)));
   hosts[1] = await replica(emulator, dirs[1]);
   clients[1] = clientsOf(hosts[1]);
-  await Promise.all(duringOutage);
 
   // The emulator stops answering for 3 s, then resumes; writes queue behind it.
   emulator.pause();
@@ -137,23 +136,20 @@ test('three replicas on one Firestore: writes from everywhere, a replica restart
   // Every replica serves exactly the collection (every page walked), and every live
   // client shows it.
   for (const [i, host] of hosts.entries()) {
-    const deadline = Date.now() + 20_000;
-    let served;
-    while (Date.now() < deadline) {
-      served = (await allPhrases(host.url)).map((p) => p.word).sort();
-      if (served.join('\n') === collection.join('\n')) break;
-      await sleep(200);
-    }
-    assert.deepEqual(served, collection, `replica ${i} serves the collection`);
+    await eventually(async () => (await allPhrases(host.url)).map((p) => p.word).sort(), collection, 20_000, `replica ${i} serves the collection`);
   }
   await Promise.all(
     clients.flat().map((c, k) => c.until((me) => me.words().join('\n') === collection.join('\n'), 20_000, `live client ${k} converged`)),
   );
 
   const sorted = [...latencies].sort((a, b) => a - b);
-  t.diagnostic(`write → every live client of the steady replicas, ${sorted.length} writes: p50 ${percentile(sorted, 50)} ms, p99 ${percentile(sorted, 99)} ms, max ${sorted.at(-1)} ms`);
+  const p50 = percentile(sorted, 50);
+  t.diagnostic(`write → every live client of the steady replicas, ${sorted.length} writes: p50 ${p50} ms, p99 ${percentile(sorted, 99)} ms, max ${sorted.at(-1)} ms`);
   // A write reaches replicas that stayed up within a bound, a restart and a pause of
-  // Firestore elsewhere notwithstanding (the 6.5 s straggler of issue 21 would fail it).
-  assert.ok(sorted.at(-1) < 5000, `slowest write took ${sorted.at(-1)} ms to reach every live client`);
+  // Firestore elsewhere notwithstanding. The bound is the typical write of this run, times
+  // what a straggler costs: issue 21's took 6.5 s at a p50 of 228 ms (28 times), which
+  // 25 times fails; below 2 s, timers and scheduling are the grain.
+  const bound = margin(p50, 25, 2000);
+  assert.ok(sorted.at(-1) < bound, `slowest write took ${sorted.at(-1)} ms to reach every live client, over ${bound} ms (p50 ${p50} ms)`);
   for (const [i, host] of hosts.entries()) assert.doesNotMatch(host.log(), /panicked/, `replica ${i}`);
 });

@@ -48,10 +48,11 @@ function unchunk(body) {
 
 /**
  * Opens a connection to `url`'s host and port, writes each of `parts` (waiting for
- * `between(i)` before part i > 0, if given), and resolves to the parsed response once
- * the server closes the connection. Rejects after `timeoutMs`.
+ * `between(i)` before part i > 0, if given; calling `written()` once the last is handed
+ * to the kernel), and resolves to the parsed response once the server closes the
+ * connection. Rejects after `timeoutMs`.
  */
-export function rawExchange(url, parts, { between, timeoutMs = 15_000 } = {}) {
+export function rawExchange(url, parts, { between, written, timeoutMs = 15_000 } = {}) {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
     const socket = net.connect(Number(port), hostname);
@@ -75,7 +76,7 @@ export function rawExchange(url, parts, { between, timeoutMs = 15_000 } = {}) {
     socket.on('connect', async () => {
       for (const [i, part] of parts.entries()) {
         if (i > 0 && between) await between(i);
-        if (!socket.destroyed) socket.write(part);
+        if (!socket.destroyed) socket.write(part, i === parts.length - 1 ? written : undefined);
       }
     });
   });

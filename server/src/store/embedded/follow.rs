@@ -353,3 +353,98 @@ fn report_broken(path: &Path, broken: &[(String, ContentError)], feed: &Feed) {
         "stored phrases break the content rules and are not shown"
     );
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::Ordering;
+    use std::sync::{Arc, Mutex};
+
+    use super::*;
+    use crate::store::embedded::Seed;
+    use crate::store::embedded::schema::SAMPLES;
+
+    /// What the follower logs, kept to be read back.
+    #[derive(Clone, Default)]
+    struct Log(Arc<Mutex<Vec<u8>>>);
+
+    impl std::io::Write for Log {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .extend_from_slice(bytes);
+            Ok(bytes.len())
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    impl Log {
+        fn text(&self) -> String {
+            String::from_utf8_lossy(&self.0.lock().unwrap_or_else(|e| e.into_inner())).into_owned()
+        }
+    }
+
+    /// A follower of a new store, as [`Follower::start`] makes it, not yet running: the
+    /// test makes each look itself.
+    fn follower(dir: &Path, feed: &Feed) -> Follower {
+        let (store, _) = EmbeddedStore::open_or_create(dir, Seed::Samples).unwrap();
+        let read = store.read_all().unwrap();
+        feed.replace(read.phrases);
+        Follower {
+            sequence: read.sequence,
+            identity: store.opened_identity(),
+            wal_identity: file_identity(&inspect::sidecar(&store.path, "-wal")),
+            seen: None,
+            problem: None,
+            stamp: file_stamp(&store.path),
+            _folder_lock: None,
+            store,
+            feed: feed.clone(),
+        }
+    }
+
+    #[test]
+    fn a_damaged_store_is_said_once_however_often_it_is_looked_at() {
+        let dir = tempfile::tempdir().unwrap();
+        let feed = Feed::new();
+        let mut follower = follower(dir.path(), &feed);
+        let path = dir.path().join(FILE_NAME);
+        let mut bytes = std::fs::read(&path).unwrap();
+        bytes[..100].fill(0);
+        std::fs::write(&path, bytes).unwrap();
+
+        let log = Log::default();
+        let subscriber = tracing_subscriber::fmt()
+            .with_ansi(false)
+            .with_writer({
+                let log = log.clone();
+                move || log.clone()
+            })
+            .finish();
+        tracing::subscriber::with_default(subscriber, || {
+            follower.refresh();
+            // A problem is said once it has lasted this long; a sleep, because the
+            // follower reads the clock itself.
+            std::thread::sleep(CONFIRM_AFTER);
+            for _ in 0..10 {
+                follower.refresh();
+            }
+        });
+        let said = log.text();
+        assert_eq!(
+            said.matches("the embedded store cannot be read").count(),
+            1,
+            "{said}"
+        );
+        assert!(said.contains("is not an SQLite database"), "{said}");
+        assert_eq!(feed.health().store_problems.load(Ordering::Relaxed), 1);
+        assert_eq!(
+            feed.current().list.len(),
+            SAMPLES.len(),
+            "the last list is kept"
+        );
+    }
+}
