@@ -170,7 +170,7 @@ test('slow requests: a request still waiting at the request timeout gets 408; he
         try {
           const response = await fetch(`${slow.url}/words?check=${encodeURIComponent(`PHRASE ${i}`)}`);
           const html = await response.text();
-          return { status: response.status, took: Date.now() - started, whole: /<\/html>\s*$/.test(html) };
+          return { status: response.status, took: Date.now() - started, whole: /<\/html>\s*$/.test(html), text: html };
         } catch (error) {
           return { status: `${error.cause?.code ?? error.message}`, took: Date.now() - started };
         }
@@ -183,6 +183,7 @@ test('slow requests: a request still waiting at the request timeout gets 408; he
     // check rendered in time is the whole page.
     assert.ok(answers.every((a) => [200, 408].includes(a.status)), `statuses: ${[...new Set(answers.map((a) => a.status))]}`);
     assert.ok(answers.every((a) => a.status !== 200 || a.whole), 'every 200 is a whole page');
+    assert.deepEqual([...new Set(late.map((a) => a.text))], ['the request was not answered within 1 s; try again\n'], 'a 408 says why');
     const latest = Math.max(...late.map((a) => a.took));
     assert.ok(latest < 1000 + lateBy, `the last 408 came ${latest} ms after the first request, not at the 1 s timeout (+${lateBy} ms: a render took ${render.toFixed(1)} ms)`);
     // On a connection of its own: fetch's pooled ones have been idle past the 1 s the

@@ -93,6 +93,19 @@ async fn every_request(State(state): State<AppState>, request: Request, next: Ne
         next.run(request).await
     })
     .await;
+    // The timeout layer answers with an empty body; say what happened, as every other
+    // refusal does.
+    if response.status() == StatusCode::REQUEST_TIMEOUT
+        && !response.headers().contains_key(header::CONTENT_TYPE)
+    {
+        response = crate::error::refusal(
+            StatusCode::REQUEST_TIMEOUT,
+            format_args!(
+                "the request was not answered within {} s; try again",
+                state.config.http.request_timeout.as_secs()
+            ),
+        );
+    }
     headers::add_security_headers(response.headers_mut(), state.config.hsts());
     response
 }
