@@ -64,21 +64,6 @@ pub async fn scrape(State(state): State<AppState>) -> Response {
             "Connections served in full at once; past it only the probes are answered.",
             connections.budget() as f64,
         ),
-        counter(
-            "lastwords_connections_refused_total",
-            "Connections past the budget answered 503 or closed unanswered.",
-            connections.refused.load(Ordering::Relaxed),
-        ),
-        counter(
-            "lastwords_connections_idle_closed_total",
-            "Connections closed for sending no request within the request timeout.",
-            connections.idle_closed.load(Ordering::Relaxed),
-        ),
-        counter(
-            "lastwords_connections_write_stalled_total",
-            "Connections closed because the peer read nothing within the request timeout.",
-            connections.write_stalled.load(Ordering::Relaxed),
-        ),
         gauge(
             "lastwords_render_cache_pages",
             "Pages in the render cache now (phrase pages, pages of the list).",
@@ -154,10 +139,7 @@ pub async fn scrape(State(state): State<AppState>) -> Response {
 
 /// A connection past the budget asked for something other than the probes.
 pub async fn too_many_connections(State(state): State<AppState>) -> Response {
-    state
-        .connections
-        .refused
-        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    state.metrics.connections_refused.inc();
     refusal(
         StatusCode::SERVICE_UNAVAILABLE,
         "too many connections; try again shortly",
