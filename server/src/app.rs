@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use crate::config::Config;
 use crate::feed::Feed;
+use crate::metrics::Metrics;
 use crate::render::assets::Ui;
 use crate::state::AppState;
 use crate::store::Backend;
@@ -13,8 +14,10 @@ use crate::store::Backend;
 /// Starts following `config`'s store and the renderers of `ui`.
 pub async fn start(config: Arc<Config>, ui: Ui) -> anyhow::Result<AppState> {
     let feed = Feed::new();
-    Backend::of(&config.store).follow(&feed).await?;
+    let metrics = Arc::new(Metrics::new());
+    Backend::of(&config.store).follow(&feed, &metrics).await?;
     // Starting a JS engine per renderer thread blocks.
-    let state = tokio::task::spawn_blocking(move || AppState::start(config, ui, feed)).await??;
+    let state =
+        tokio::task::spawn_blocking(move || AppState::start(config, ui, feed, metrics)).await??;
     Ok(state)
 }

@@ -10,7 +10,7 @@
 //! and escaped by one library.
 use std::time::Duration;
 
-use prometheus::proto::{Counter, Gauge, Metric, MetricFamily, MetricType};
+use prometheus::proto::{Gauge, Metric, MetricFamily, MetricType};
 use prometheus::{
     Encoder as _, Histogram, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGauge,
     Opts, Registry, TextEncoder,
@@ -60,6 +60,12 @@ pub struct Metrics {
     pub card_hits: IntCounter,
     /// Sitemaps and feeds made rather than served as kept.
     pub listings_made: IntCounter,
+    /// Documents or stored rows the phrase source skipped for breaking the content rules.
+    pub feed_skipped: IntCounter,
+    /// Times the embedded store's file went bad under the running host.
+    pub feed_store_problems: IntCounter,
+    /// Times Firestore disagreed with our list and sent it again.
+    pub feed_resyncs: IntCounter,
 }
 
 impl Default for Metrics {
@@ -158,6 +164,18 @@ impl Metrics {
             "lastwords_listings_made_total",
             "Sitemaps and feeds made rather than served as kept.",
         );
+        let feed_skipped = counter(
+            "lastwords_feed_documents_skipped_total",
+            "Documents or stored rows skipped because they break the content rules (a missing or non-string word or name, invisible or control characters, lengths).",
+        );
+        let feed_store_problems = counter(
+            "lastwords_feed_store_problems_total",
+            "Times the embedded store's file became unreadable, replaced by something that is not a phrase store, or damaged under the running host.",
+        );
+        let feed_resyncs = counter(
+            "lastwords_feed_resyncs_total",
+            "Times Firestore disagreed with our list and sent it again.",
+        );
         let engine = if cfg!(feature = "v8") {
             "v8"
         } else {
@@ -173,7 +191,10 @@ impl Metrics {
         )
         .expect("valid gauge options");
         build.set(1);
-        let collectors: [Box<dyn prometheus::core::Collector>; 19] = [
+        let collectors: [Box<dyn prometheus::core::Collector>; 22] = [
+            Box::new(feed_skipped.clone()),
+            Box::new(feed_store_problems.clone()),
+            Box::new(feed_resyncs.clone()),
             Box::new(connections_refused.clone()),
             Box::new(connections_idle_closed.clone()),
             Box::new(connections_write_stalled.clone()),
@@ -220,6 +241,9 @@ impl Metrics {
             card_renders,
             card_hits,
             listings_made,
+            feed_skipped,
+            feed_store_problems,
+            feed_resyncs,
         }
     }
 
@@ -282,27 +306,14 @@ impl RouteCount {
     }
 }
 
-/// A counter's value as it is now, for [`Metrics::encode`].
-pub fn counter(name: &str, help: &str, value: u64) -> MetricFamily {
-    let mut counter = Counter::default();
-    counter.set_value(value as f64);
-    let mut metric = Metric::default();
-    metric.set_counter(counter);
-    family(name, help, MetricType::COUNTER, metric)
-}
-
 /// A gauge's value as it is now, for [`Metrics::encode`].
 pub fn gauge(name: &str, help: &str, value: f64) -> MetricFamily {
     let mut gauge = Gauge::default();
     gauge.set_value(value);
-    family(name, help, MetricType::GAUGE, Metric::from_gauge(gauge))
-}
-
-fn family(name: &str, help: &str, kind: MetricType, metric: Metric) -> MetricFamily {
     let mut family = MetricFamily::default();
     family.set_name(name.to_owned());
     family.set_help(help.to_owned());
-    family.set_field_type(kind);
-    family.set_metric(vec![metric]);
+    family.set_field_type(MetricType::GAUGE);
+    family.set_metric(vec![Metric::from_gauge(gauge)]);
     family
 }

@@ -85,12 +85,17 @@ pub struct Shared {
 
 impl AppState {
     /// Starts the renderers (each loads the server bundle; this blocks for a moment)
-    /// and the hub. Call it inside a tokio runtime.
-    pub fn start(config: Arc<Config>, ui: Ui, feed: Feed) -> Result<Self, RenderError> {
+    /// and the hub, counting in `metrics` (which the store's follower counts in too).
+    /// Call it inside a tokio runtime.
+    pub fn start(
+        config: Arc<Config>,
+        ui: Ui,
+        feed: Feed,
+        metrics: Arc<Metrics>,
+    ) -> Result<Self, RenderError> {
         let renderer = RendererPool::start(ui.server_bundle.into(), config.render.clone())?;
         let site = SiteProps::of(&config.site);
         let site_files = Arc::new(SiteFiles::new(&config, ui.icon_svg, ui.images));
-        let metrics = Arc::new(Metrics::new());
         let page_cache = Arc::new(PageCache::new(&metrics));
         page_cache.follow(&feed);
         let listings = Listings::follow(&feed, &metrics);

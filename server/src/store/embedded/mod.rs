@@ -26,6 +26,7 @@ use rusqlite::{Connection, ErrorCode, OpenFlags, OptionalExtension as _, params}
 
 use super::{AddOutcome, NewPhrase, PhraseStore, StoreError, new_document_id};
 use crate::feed::{Feed, Phrase};
+use crate::metrics::Metrics;
 use crate::text::ContentError;
 pub use backup::{BackupReport, RestoreReport};
 use inspect::{APPLICATION_ID, Found};
@@ -345,10 +346,11 @@ impl EmbeddedStore {
         .ok_or_else(|| StoreError::NoSuchId(id.to_owned()))
     }
 
-    /// Publishes the store into `feed` now, then keeps it current in the background.
-    pub fn start(self, feed: Feed) -> Result<(), StoreError> {
+    /// Publishes the store into `feed` now, then keeps it current in the background,
+    /// counting in `metrics` the rows it hides and the times the file goes bad.
+    pub fn start(self, feed: Feed, metrics: &Metrics) -> Result<(), StoreError> {
         let read = self.read_all()?;
-        follow::Follower::start(self, read, feed);
+        follow::Follower::start(self, read, feed, metrics);
         Ok(())
     }
 }
@@ -598,7 +600,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let (store, _) = EmbeddedStore::open_or_create(dir.path(), Seed::Empty).unwrap();
         let feed = Feed::new();
-        store.start(feed.clone()).unwrap();
+        let metrics = Metrics::new();
+        store.start(feed.clone(), &metrics).unwrap();
         eventually(&feed, &[]).await;
 
         // Another process, as the `sqlite3` shell would be: plain SQL, no checks.
@@ -616,11 +619,7 @@ mod tests {
         insert("b", "\u{1b}[2JWIPE");
         insert("c", "lower case");
         eventually(&feed, &["BY HAND"]).await;
-        let skipped = || {
-            feed.health()
-                .skipped
-                .load(std::sync::atomic::Ordering::Relaxed)
-        };
+        let skipped = || metrics.feed_skipped.get();
         let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
         while skipped() < 2 && tokio::time::Instant::now() < deadline {
             tokio::time::sleep(Duration::from_millis(20)).await;
