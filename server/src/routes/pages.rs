@@ -20,7 +20,7 @@ use crate::feed::list::{Anchor, Cursor, PAGE_SIZE};
 use crate::feed::paging::{PageRequest, PhrasePage};
 use crate::net::headers;
 use crate::render::negotiate::{Encoding, add_coding_headers, not_modified, preferred_encoding};
-use crate::render::page_cache::{Page, PageKey, Span};
+use crate::render::page_cache::{CachedPage, PageKey, Span};
 use crate::render::pool::RenderError;
 use crate::render::props::{RenderRequest, SiteOnly, WordsProps};
 use crate::render::shell::{self, Head};
@@ -101,7 +101,7 @@ pub(super) async fn page_response(
     state: &AppState,
     status: StatusCode,
     headers: &HeaderMap,
-    page: Arc<Page>,
+    page: Arc<CachedPage>,
 ) -> Response {
     if status == StatusCode::OK && not_modified(headers, &page.etag) {
         let mut response = StatusCode::NOT_MODIFIED.into_response();
@@ -131,7 +131,7 @@ pub(super) async fn page_response(
 /// Every header of a page's response in `encoding` but the Date and Content-Length
 /// hyper writes: its type, validator, caching and coding, and the security headers
 /// (HSTS when `hsts`). Made once per page and encoding.
-pub(super) fn page_head(page: &Page, encoding: Encoding, hsts: bool) -> &HeaderMap {
+pub(super) fn page_head(page: &CachedPage, encoding: Encoding, hsts: bool) -> &HeaderMap {
     page.head(encoding, || {
         let mut out = HeaderMap::with_capacity(PAGE_HEADERS);
         out.insert(
@@ -150,7 +150,7 @@ pub(super) fn page_head(page: &Page, encoding: Encoding, hsts: bool) -> &HeaderM
 const PAGE_HEADERS: usize = 16;
 
 /// The home page, rendered once.
-async fn home_page(state: &AppState) -> Result<Arc<Page>, AppError> {
+async fn home_page(state: &AppState) -> Result<Arc<CachedPage>, AppError> {
     let page = || {
         let head = Head {
             title: site::HOME_TITLE.into(),
@@ -176,7 +176,7 @@ async fn words_page(
     state: &AppState,
     check: &str,
     request: &PageRequest,
-) -> Result<Arc<Page>, AppError> {
+) -> Result<Arc<CachedPage>, AppError> {
     let snapshot = state.feed.current();
     // Built only when a render is due: a cache hit must not cut a page.
     let page = || {
@@ -296,7 +296,7 @@ fn before_span(cursor: &Cursor, snapshot: &Snapshot, request: &PageRequest) -> S
 }
 
 /// The 404 page. It does not repeat the path, so one cached render serves every miss.
-pub(super) async fn not_found_page(state: &AppState) -> Result<Arc<Page>, AppError> {
+pub(super) async fn not_found_page(state: &AppState) -> Result<Arc<CachedPage>, AppError> {
     let page = || {
         let head = Head {
             title: site::title("Page not found"),
@@ -335,7 +335,7 @@ pub(super) async fn cached<'a>(
     state: &'a AppState,
     key: PageKey,
     page: impl FnOnce() -> (Head, RenderRequest<'a>),
-) -> Result<Arc<Page>, AppError> {
+) -> Result<Arc<CachedPage>, AppError> {
     let route = key.route();
     // The head and props are built only on a miss; a hit only reads the cache.
     let fresh = state
@@ -362,7 +362,7 @@ pub(super) async fn render(
     state: &AppState,
     head: &Head,
     request: &RenderRequest<'_>,
-) -> Result<Page, AppError> {
+) -> Result<CachedPage, AppError> {
     let route = request.route();
     let mut request = serde_json::to_value(request).map_err(|e| AppError::Internal(e.into()))?;
     let props = request
@@ -392,7 +392,7 @@ pub(super) async fn render(
     tokio::task::spawn_blocking(move || {
         let html = shell::document(&ui.manifest, &head, &body, &props)
             .map_err(|e| AppError::Internal(e.into()))?;
-        Ok(Page::new(html))
+        Ok(CachedPage::new(html))
     })
     .await
     .map_err(|e| AppError::Internal(e.into()))?

@@ -12,7 +12,7 @@ use serde_json::json;
 use super::pages::{cached, html_error, not_found_page, page_response};
 use crate::error::AppError;
 use crate::feed::list::Phrase;
-use crate::render::page_cache::{Page, PageKey};
+use crate::render::page_cache::{CachedPage, PageKey};
 use crate::render::props::{PhraseProps, RenderRequest};
 use crate::render::shell::{self, Head};
 use crate::site;
@@ -54,7 +54,7 @@ async fn phrase_page(
     state: &AppState,
     version: u64,
     phrase: Arc<Phrase>,
-) -> Result<Arc<Page>, AppError> {
+) -> Result<Arc<CachedPage>, AppError> {
     let key = PageKey::Phrase(phrase.clone());
     let page = || {
         let config = &state.config.site;

@@ -1,5 +1,5 @@
-//! Following the database: what other processes commit reaches the feed, read as a
-//! delta from the last sequence number the host has seen.
+//! Following the database: what other processes commit reaches the feed, read as
+//! the rows changed since the last sequence number the host has seen.
 
 use std::path::Path;
 use std::time::Duration;
@@ -240,28 +240,28 @@ impl Follower {
             self.wal_identity = file_identity(&wal);
             return Ok(());
         }
-        let delta = self
+        let changed = self
             .store
             .read_since(self.sequence)
             .map_err(|e| e.to_string())?;
-        if delta.sequence == self.sequence {
+        if changed.sequence == self.sequence {
             return Ok(());
         }
-        if delta.sequence < self.sequence {
+        if changed.sequence < self.sequence {
             // The sequence went back: not the store we read before. Read it whole.
             return self.reload();
         }
-        report_broken(&self.store.path, &delta.broken, &self.skipped);
-        let (added, removed) = (delta.upserts.len(), delta.removals.len());
-        let changes = (delta.removals.into_iter().map(|id| Change::Remove { id }))
+        report_broken(&self.store.path, &changed.broken, &self.skipped);
+        let (added, removed) = (changed.upserts.len(), changed.removals.len());
+        let changes = (changed.removals.into_iter().map(|id| Change::Remove { id }))
             .chain(
-                delta
+                changed
                     .upserts
                     .into_iter()
                     .map(|phrase| Change::Upsert { phrase }),
             )
             .collect();
-        self.sequence = delta.sequence;
+        self.sequence = changed.sequence;
         let snapshot = self.feed.apply(changes);
         self.feed.health().synced();
         tracing::info!(

@@ -102,6 +102,7 @@ impl Drop for StoreConnection {
 /// Everything in the store at one sequence number.
 #[derive(Debug)]
 pub struct FullRead {
+    /// The sequence number read at: the follower reads what changed after it.
     pub sequence: i64,
     /// Oldest first.
     pub phrases: Vec<Phrase>,
@@ -109,12 +110,16 @@ pub struct FullRead {
     pub broken: Vec<(String, ContentError)>,
 }
 
-/// What changed after a sequence number.
+/// The rows that changed after a sequence number (beside [`FullRead`], which is every row).
 #[derive(Debug, Default)]
-struct Delta {
+struct ChangesSince {
+    /// The sequence number read up to.
     sequence: i64,
+    /// Rows added or edited, that follow the content rules.
     upserts: Vec<Phrase>,
+    /// Ids of rows removed, or edited into breaking the rules.
     removals: Vec<String>,
+    /// Rows that break the content rules (written by hand): their ids and why.
     broken: Vec<(String, ContentError)>,
 }
 
@@ -253,34 +258,34 @@ impl EmbeddedStore {
     }
 
     /// What changed after `since`, in one read transaction.
-    fn read_since(&self, since: i64) -> Result<Delta, StoreError> {
+    fn read_since(&self, since: i64) -> Result<ChangesSince, StoreError> {
         self.with(|connection| {
             let transaction = connection.transaction()?;
             let sequence = current_sequence(&transaction)?;
-            let mut delta = Delta {
+            let mut changes = ChangesSince {
                 sequence,
-                ..Delta::default()
+                ..ChangesSince::default()
             };
             if sequence != since {
                 let mut changed = transaction
                     .prepare("SELECT id, word, name, created FROM phrases WHERE changed > ?1")?;
                 for row in changed.query_map([since], row_phrase)? {
                     match checked(row?) {
-                        Ok(phrase) => delta.upserts.push(phrase),
+                        Ok(phrase) => changes.upserts.push(phrase),
                         Err((id, error)) => {
-                            delta.removals.push(id.clone());
-                            delta.broken.push((id, error));
+                            changes.removals.push(id.clone());
+                            changes.broken.push((id, error));
                         }
                     }
                 }
                 let mut removed =
                     transaction.prepare("SELECT id FROM removals WHERE changed > ?1")?;
                 for id in removed.query_map([since], |row| row.get::<_, String>(0))? {
-                    delta.removals.push(id?);
+                    changes.removals.push(id?);
                 }
             }
             transaction.commit()?;
-            Ok(delta)
+            Ok(changes)
         })
     }
 
