@@ -26,10 +26,11 @@ use lastwords::feed::list::{PAGE_SIZE, PhraseList};
 use lastwords::feed::paging::{PageRequest, PhrasePage};
 use lastwords::feed::{Phrase, Snapshot};
 use lastwords::render::assets::Ui;
+use lastwords::render::head::Head;
 use lastwords::render::negotiate::Encoding;
 use lastwords::render::page_cache::CachedPage;
 use lastwords::render::pool::{PoolOptions, RendererPool};
-use lastwords::render::shell::{self, Head};
+use lastwords::render::shell;
 
 /// How many phrases the `/words` page lists.
 const PHRASES: usize = 200;

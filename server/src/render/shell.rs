@@ -5,36 +5,7 @@ use askama::Template;
 
 pub use crate::escape::inert_json;
 use crate::render::assets::Manifest;
-
-/// What the `<head>` says about one page.
-#[derive(Debug, Clone)]
-pub struct Head {
-    pub title: String,
-    pub description: String,
-    /// Absolute URL of the page.
-    pub canonical: String,
-    /// False for pages search engines should skip, such as the 404 page.
-    pub indexable: bool,
-    /// Absolute URL of the 1200×630 link-preview image.
-    pub image: String,
-    /// What the image shows, for those who cannot see it.
-    pub image_alt: String,
-    /// The Atom feed the page offers.
-    pub feed: Option<FeedLink>,
-    /// schema.org data about the site, already inert (see [`inert_json`]).
-    pub structured_data: Option<String>,
-    /// Absolute URLs of the pages before and after this one in a series.
-    pub prev: Option<String>,
-    pub next: Option<String>,
-}
-
-/// A `<link rel="alternate">` to an Atom feed.
-#[derive(Debug, Clone)]
-pub struct FeedLink {
-    pub title: String,
-    /// Absolute URL of the feed.
-    pub href: String,
-}
+use crate::render::head::Head;
 
 #[derive(Template)]
 #[template(path = "shell.html")]

@@ -1,4 +1,4 @@
-//! The site's pages: what each route passes to React, what its `<head>` says, how a
+//! The site's pages: what each route passes to React and which [`Head`] it has, how a
 //! render is cached and wrapped in the document shell, and how it is sent.
 
 use std::ops::Bound;
@@ -10,22 +10,19 @@ use axum::extract::{Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
-use serde_json::json;
 
-use crate::config::Site;
 use crate::error::AppError;
 use crate::feed::Snapshot;
 use crate::feed::check::{Check, find_text};
 use crate::feed::list::{Anchor, Cursor, PAGE_SIZE};
 use crate::feed::paging::{PageRequest, PhrasePage};
 use crate::net::headers;
+use crate::render::head::Head;
 use crate::render::negotiate::{Encoding, add_coding_headers, not_modified, preferred_encoding};
 use crate::render::page_cache::{CachedPage, PageKey, Span};
 use crate::render::pool::RenderError;
 use crate::render::props::{RenderRequest, SiteOnly, WordsProps};
-use crate::render::shell::{self, Head};
-use crate::render::site_files;
-use crate::site;
+use crate::render::shell;
 use crate::state::AppState;
 
 pub async fn home(State(state): State<AppState>, headers: HeaderMap) -> Response {
@@ -152,20 +149,11 @@ const PAGE_HEADERS: usize = 16;
 /// The home page, rendered once.
 async fn home_page(state: &AppState) -> Result<Arc<CachedPage>, AppError> {
     let page = || {
-        let head = Head {
-            title: site::HOME_TITLE.into(),
-            description: site::HOME_DESCRIPTION.into(),
-            canonical: state.config.site.absolute_url("/"),
-            indexable: true,
-            image: state.config.site.absolute_url(site_files::OG_IMAGE),
-            image_alt: site::PREVIEW_IMAGE_ALT.into(),
-            feed: None,
-            structured_data: Some(organization(&state.config.site)),
-            prev: None,
-            next: None,
-        };
         let site = state.site_props();
-        (head, RenderRequest::Home(SiteOnly { site }))
+        (
+            Head::home(&state.config.site),
+            RenderRequest::Home(SiteOnly { site }),
+        )
     };
     cached(state, PageKey::Home, page).await
 }
@@ -183,38 +171,7 @@ async fn words_page(
         let config = &state.config.site;
         let site = state.site_props();
         let cut = PhrasePage::cut(&snapshot, request, PAGE_SIZE);
-        let path = config.words_path();
-        let url_at = |key: &str, cursor: &Cursor| {
-            let mut query = url::form_urlencoded::Serializer::new(String::new());
-            if !check.is_empty() {
-                query.append_pair("check", check);
-            }
-            query.append_pair(key, &cursor.to_string());
-            config.absolute_url(&format!("{path}?{}", query.finish()))
-        };
-        let canonical = match (&request.after, &request.before) {
-            _ if !check.is_empty() => config.absolute_url(&path),
-            (Some(after), _) => url_at("after", after),
-            (None, Some(before)) => url_at("before", before),
-            (None, None) => config.absolute_url(&path),
-        };
-        let head = Head {
-            title: site::title(&format!("Already-minted Last {}", config.product_name)),
-            description: format!(
-                "Every Last {} already minted by the {} community, and a checker to see whether yours is still free.",
-                config.product_name,
-                site::NAME
-            ),
-            canonical,
-            // One listing for search engines; what a visitor typed is theirs.
-            indexable: check.is_empty(),
-            image: config.absolute_url(site_files::OG_IMAGE),
-            image_alt: site::PREVIEW_IMAGE_ALT.into(),
-            feed: Some(site_files::feed_link(config)),
-            structured_data: None,
-            prev: cut.prev.as_ref().map(|cursor| url_at("before", cursor)),
-            next: cut.next.as_ref().map(|cursor| url_at("after", cursor)),
-        };
+        let head = Head::words(config, check, request, cut.prev.as_ref(), cut.next.as_ref());
         let props = WordsProps {
             site,
             version: snapshot.version,
@@ -298,37 +255,13 @@ fn before_span(cursor: &Cursor, snapshot: &Snapshot, request: &PageRequest) -> S
 /// The 404 page. It does not repeat the path, so one cached render serves every miss.
 pub(super) async fn not_found_page(state: &AppState) -> Result<Arc<CachedPage>, AppError> {
     let page = || {
-        let head = Head {
-            title: site::title("Page not found"),
-            description: "This page does not exist. The meteor may have got it.".into(),
-            canonical: state.config.site.absolute_url("/"),
-            indexable: false,
-            image: state.config.site.absolute_url(site_files::OG_IMAGE),
-            image_alt: site::PREVIEW_IMAGE_ALT.into(),
-            feed: None,
-            structured_data: None,
-            prev: None,
-            next: None,
-        };
         let site = state.site_props();
-        (head, RenderRequest::NotFound(SiteOnly { site }))
+        (
+            Head::not_found(&state.config.site),
+            RenderRequest::NotFound(SiteOnly { site }),
+        )
     };
     cached(state, PageKey::NotFound, page).await
-}
-
-/// schema.org's description of who runs the site, for search engines.
-fn organization(config: &Site) -> String {
-    let links = &config.links;
-    shell::inert_json(&json!({
-        "@context": "https://schema.org",
-        "@type": "Organization",
-        "name": site::NAME,
-        "url": config.absolute_url("/"),
-        "logo": config.absolute_url(site_files::ICON_512),
-        "description": site::ORGANIZATION_DESCRIPTION,
-        "email": config.press_email,
-        "sameAs": [links.chat, links.social, links.marketplace, links.blog],
-    }))
 }
 
 pub(super) async fn cached<'a>(
