@@ -30,6 +30,7 @@ use lastwords::render::head::Head;
 use lastwords::render::negotiate::Encoding;
 use lastwords::render::page_cache::CachedPage;
 use lastwords::render::pool::{PoolOptions, RendererPool};
+use lastwords::render::props::request_json;
 use lastwords::render::shell;
 
 /// How many phrases the `/words` page lists.
@@ -70,7 +71,8 @@ fn bench(phrases: Vec<Phrase>) -> anyhow::Result<()> {
     let words = words_request(phrases)?;
     let empty_words = words_request(Vec::new())?;
     let request = words.to_string();
-    let props = &words["props"];
+    let props_value = &words["props"];
+    let props = &props_value.to_string();
     println!(
         "words request: {PHRASES} phrases, {} bytes of JSON; {WARM_UP} warm-up runs, then {RUNS} timed",
         request.len()
@@ -127,9 +129,9 @@ fn bench(phrases: Vec<Phrase>) -> anyhow::Result<()> {
     report(
         &format!("page words ({PHRASES} phrases, render + shell + brotli)"),
         measure(|| {
-            let request = serde_json::json!({ "route": "words", "props": props }).to_string();
-            let body = render(request)?;
-            let html = shell::document(&ui.manifest, &words_head(), &body, props)?;
+            let props = serde_json::value::to_raw_value(props_value)?;
+            let body = render(request_json("words", &props)?)?;
+            let html = shell::document(&ui.manifest, &words_head(), &body, props.get())?;
             drop(CachedPage::new(html).encode(Encoding::Brotli));
             Ok::<_, anyhow::Error>(())
         })?,

@@ -15,8 +15,9 @@
 //!   WebSocket's framing and session.
 //! - [`store`]: where the feed comes from (the embedded SQLite store, Firestore) and where
 //!   the operator's CLI writes, chosen once as a [`store::Backend`].
-//! - [`render`]: React on JS engines behind a bounded queue, the page cache, the HTML
-//!   shell, each page's head for search engines, the props, content encodings, the UI build embedded in the binary, the cards,
+//! - [`render`]: React on JS engines behind a bounded queue, the page cache, the render
+//!   service that runs a page's render through both, the HTML shell, each page's head
+//!   for search engines, the props, content encodings, the UI build embedded in the binary, the cards,
 //!   the sitemap and feed, robots and icons.
 //! - [`net`]: under the accept loop: the listener, the connection budget and deadlines,
 //!   who a request comes from and how fast it may ask, the headers of every response.

@@ -1,5 +1,6 @@
 //! What the host makes for a request: React rendered on JS engines behind a bounded queue
-//! ([`pool`]), the pages kept by what they show ([`page_cache`]), the document around
+//! ([`pool`]), the pages kept by what they show ([`page_cache`]), a page's render run
+//! through both with its metrics and fallback ([`service`]), the document around
 //! React's markup ([`shell`]), what its `<head>` tells search engines and link previews
 //! ([`head`]) and what React renders with ([`props`]), the UI build
 //! embedded in the binary ([`assets`]), each phrase's card image ([`card`]), the sitemap
@@ -14,5 +15,6 @@ pub mod negotiate;
 pub mod page_cache;
 pub mod pool;
 pub mod props;
+pub mod service;
 pub mod shell;
 pub mod site_files;

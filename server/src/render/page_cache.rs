@@ -23,7 +23,7 @@ use axum::http::{HeaderMap, HeaderValue};
 use bytes::Bytes;
 use moka::future::Cache;
 
-use crate::feed::list::{Cursor, Phrase};
+use crate::feed::list::{Anchor, Cursor, ListPage, Phrase};
 use crate::feed::{Change, Delta, Feed, Snapshot};
 use crate::metrics::Metrics;
 use crate::render::negotiate::Encoding;
@@ -77,6 +77,34 @@ pub struct Span {
 }
 
 impl Span {
+    /// What `page`, the page of the list that starts at `anchor`, shows: from its
+    /// cursor (excluded) to its last phrase the way it runs, or to the end of the list
+    /// when there is no page beyond.
+    pub fn of_page(anchor: Anchor<'_>, page: &ListPage) -> Self {
+        let newest = || match (&page.prev, page.phrases.first()) {
+            (Some(_), Some(first)) => Bound::Included(Cursor::of(first)),
+            _ => Bound::Unbounded,
+        };
+        let oldest = || match (&page.next, page.phrases.last()) {
+            (Some(_), Some(last)) => Bound::Included(Cursor::of(last)),
+            _ => Bound::Unbounded,
+        };
+        match anchor {
+            Anchor::Before(cursor) => Span {
+                newest: newest(),
+                oldest: Bound::Excluded(cursor.clone()),
+            },
+            Anchor::After(cursor) => Span {
+                newest: Bound::Excluded(cursor.clone()),
+                oldest: oldest(),
+            },
+            Anchor::First => Span {
+                newest: Bound::Unbounded,
+                oldest: oldest(),
+            },
+        }
+    }
+
     /// Whether a phrase at `at` (added, removed or changed) belongs to the span.
     pub fn holds(&self, at: &Cursor) -> bool {
         let after_newest = match &self.newest {

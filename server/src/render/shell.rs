@@ -3,6 +3,7 @@
 
 use askama::Template;
 
+use crate::escape::inert;
 pub use crate::escape::inert_json;
 use crate::render::assets::Manifest;
 use crate::render::head::Head;
@@ -39,14 +40,14 @@ pub fn error_document(manifest: &Manifest, title: &str, message: &str) -> String
     .unwrap_or_else(|_| format!("<!doctype html><title>{title}</title><p>{message}</p>"))
 }
 
-/// Wraps `body` (React's markup) in the document, with `props` for hydration.
+/// Wraps `body` (React's markup) in the document, with `props` (JSON) for hydration.
 pub fn document(
     manifest: &Manifest,
     head: &Head,
     body: &str,
-    props: &serde_json::Value,
+    props: &str,
 ) -> Result<String, askama::Error> {
-    let props_json = inert_json(props);
+    let props_json = inert(props);
     Shell {
         head,
         css: &manifest.css,
@@ -101,13 +102,7 @@ mod tests {
             prev: None,
             next: Some("https://x.example/words?after=1-a&b=\"".into()),
         };
-        let html = document(
-            &Manifest::default(),
-            &head,
-            "<p>ok</p>",
-            &serde_json::json!({}),
-        )
-        .unwrap();
+        let html = document(&Manifest::default(), &head, "<p>ok</p>", "{}").unwrap();
         assert!(
             html.contains("A &#34;quoted&#34; &#60;title&#62;"),
             "{html}"

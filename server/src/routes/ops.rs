@@ -49,7 +49,7 @@ pub async fn readyz(State(state): State<AppState>) -> Response {
 /// `GET /metrics`: the counters and histograms of [`crate::metrics::Metrics`], and the
 /// gauges below, read now.
 pub async fn scrape(State(state): State<AppState>) -> Response {
-    let cache = &state.page_cache;
+    let cache = state.pages.cache();
     let sockets = &state.sockets;
     let health = state.feed.health();
     let snapshot = state.feed.current();

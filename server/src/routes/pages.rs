@@ -1,7 +1,7 @@
-//! The site's pages: what each route passes to React and which [`Head`] it has, how a
-//! render is cached and wrapped in the document shell, and how it is sent.
+//! The site's pages: what each route passes to React and which [`Head`] it has, which
+//! page of the cache it is (the render service, [`crate::render::service`], makes and
+//! keeps it), and how it is sent.
 
-use std::ops::Bound;
 use std::sync::Arc;
 
 use axum::body::Body;
@@ -12,15 +12,13 @@ use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 
 use crate::error::AppError;
-use crate::feed::Snapshot;
 use crate::feed::check::{Check, find_text};
-use crate::feed::list::{Anchor, Cursor, PAGE_SIZE};
+use crate::feed::list::{Anchor, PAGE_SIZE};
 use crate::feed::paging::{PageRequest, PhrasePage};
 use crate::net::headers;
 use crate::render::head::Head;
 use crate::render::negotiate::{Encoding, add_coding_headers, not_modified, preferred_encoding};
 use crate::render::page_cache::{CachedPage, PageKey, Span};
-use crate::render::pool::RenderError;
 use crate::render::props::{RenderRequest, SiteOnly, WordsProps};
 use crate::render::shell;
 use crate::state::AppState;
@@ -155,7 +153,7 @@ async fn home_page(state: &AppState) -> Result<Arc<CachedPage>, AppError> {
             RenderRequest::Home(SiteOnly { site }),
         )
     };
-    cached(state, PageKey::Home, page).await
+    state.pages.cached(PageKey::Home, page).await
 }
 
 /// One page of the phrases page; with `check`, the checker's answer computed on the
@@ -192,63 +190,30 @@ async fn words_page(
             .await
             .map_err(|_| AppError::Busy)?;
         let (head, request) = page();
-        return render(state, &head, &request).await.map(Arc::new);
+        return state.pages.render(&head, &request).await.map(Arc::new);
     }
     match request.anchor() {
         Anchor::First => {
             let key = PageKey::Words {
                 version: snapshot.version,
             };
-            cached(state, key, page).await
+            state.pages.cached(key, page).await
         }
         Anchor::After(cursor) | Anchor::Before(cursor) => {
-            let before = matches!(request.anchor(), Anchor::Before(_));
-            let at = format!("{}={cursor}", if before { "before" } else { "after" });
-            let snapshot = &snapshot;
-            state
-                .page_cache
-                .get_or_render_further(&at, || async move {
-                    let span = if before {
-                        before_span(cursor, snapshot, request)
-                    } else {
-                        after_span(cursor, snapshot, request)
-                    };
-                    let (head, props) = page();
-                    let page = render(state, &head, &props).await?;
-                    Ok(page.showing(span, snapshot.version))
-                })
-                .await
+            let way = match request.anchor() {
+                Anchor::Before(_) => "before",
+                _ => "after",
+            };
+            let at = format!("{way}={cursor}");
+            let further = || {
+                let shown = snapshot
+                    .list
+                    .page(request.anchor(), PAGE_SIZE, &request.find);
+                let (head, props) = page();
+                (head, props, Span::of_page(request.anchor(), &shown))
+            };
+            state.pages.further(&at, snapshot.version, further).await
         }
-    }
-}
-
-/// What a page `after` a cursor shows: the places older than the cursor, down to its
-/// last phrase (to the end of the list when it has no next page).
-fn after_span(cursor: &Cursor, snapshot: &Snapshot, request: &PageRequest) -> Span {
-    let page = snapshot
-        .list
-        .page(request.anchor(), PAGE_SIZE, &request.find);
-    Span {
-        newest: Bound::Excluded(cursor.clone()),
-        oldest: match (&page.next, page.phrases.last()) {
-            (Some(_), Some(last)) => Bound::Included(Cursor::of(last)),
-            _ => Bound::Unbounded,
-        },
-    }
-}
-
-/// What a page `before` a cursor shows: the places newer than the cursor, up to its
-/// first phrase (to the top of the list when it has no previous page).
-fn before_span(cursor: &Cursor, snapshot: &Snapshot, request: &PageRequest) -> Span {
-    let page = snapshot
-        .list
-        .page(request.anchor(), PAGE_SIZE, &request.find);
-    Span {
-        newest: match (&page.prev, page.phrases.first()) {
-            (Some(_), Some(first)) => Bound::Included(Cursor::of(first)),
-            _ => Bound::Unbounded,
-        },
-        oldest: Bound::Excluded(cursor.clone()),
     }
 }
 
@@ -261,72 +226,5 @@ pub(super) async fn not_found_page(state: &AppState) -> Result<Arc<CachedPage>, 
             RenderRequest::NotFound(SiteOnly { site }),
         )
     };
-    cached(state, PageKey::NotFound, page).await
-}
-
-pub(super) async fn cached<'a>(
-    state: &'a AppState,
-    key: PageKey,
-    page: impl FnOnce() -> (Head, RenderRequest<'a>),
-) -> Result<Arc<CachedPage>, AppError> {
-    let route = key.route();
-    // The head and props are built only on a miss; a hit only reads the cache.
-    let fresh = state
-        .page_cache
-        .get_or_render(key.clone(), || async move {
-            let (head, request) = page();
-            render(state, &head, &request).await
-        })
-        .await;
-    match fresh {
-        Ok(page) => Ok(page),
-        Err(AppError::Busy) => Err(AppError::Busy),
-        Err(error) => match state.page_cache.last_good(&key) {
-            Some(page) => {
-                tracing::warn!(route, "serving the last good page after a failed render");
-                Ok(page)
-            }
-            None => Err(error),
-        },
-    }
-}
-
-pub(super) async fn render(
-    state: &AppState,
-    head: &Head,
-    request: &RenderRequest<'_>,
-) -> Result<CachedPage, AppError> {
-    let route = request.route();
-    let mut request = serde_json::to_value(request).map_err(|e| AppError::Internal(e.into()))?;
-    let props = request
-        .get_mut("props")
-        .map(serde_json::Value::take)
-        .unwrap_or_default();
-    let request = format!(r#"{{"route":"{route}","props":{props}}}"#);
-    let started = std::time::Instant::now();
-    let rendered = state.renderer.render(request).await;
-    match &rendered {
-        Ok(_) => state.metrics.observe_render(started.elapsed()),
-        Err(RenderError::Busy) => state.metrics.render_overflowed(),
-        Err(_) => state.metrics.render_failed(),
-    }
-    let body = rendered.map_err(|error| match error {
-        RenderError::Busy => AppError::Busy,
-        RenderError::Js { message, stack } => {
-            tracing::error!(route, %message, stack = stack.as_deref().unwrap_or(""), "render threw");
-            AppError::Internal(anyhow::anyhow!("render of {route} threw: {message}"))
-        }
-        other => AppError::Internal(anyhow::anyhow!("render of {route} failed: {other}")),
-    })?;
-    // The shell, hash and compression take milliseconds of CPU: off the async threads,
-    // so sockets and timeouts keep being served meanwhile.
-    let ui = state.ui.clone();
-    let head = head.clone();
-    tokio::task::spawn_blocking(move || {
-        let html = shell::document(&ui.manifest, &head, &body, &props)
-            .map_err(|e| AppError::Internal(e.into()))?;
-        Ok(CachedPage::new(html))
-    })
-    .await
-    .map_err(|e| AppError::Internal(e.into()))?
+    state.pages.cached(PageKey::NotFound, page).await
 }

@@ -8,7 +8,7 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 
-use super::pages::{cached, html_error, not_found_page, page_response};
+use super::pages::{html_error, not_found_page, page_response};
 use crate::error::AppError;
 use crate::feed::list::Phrase;
 use crate::render::head::Head;
@@ -39,7 +39,7 @@ pub async fn phrase(
                 AppError::Unavailable("the list of phrases has not loaded yet"),
             );
         }
-        None if state.page_cache.is_gone(&id) => StatusCode::GONE,
+        None if state.pages.cache().is_gone(&id) => StatusCode::GONE,
         None => StatusCode::NOT_FOUND,
     };
     match not_found_page(&state).await {
@@ -68,5 +68,5 @@ async fn phrase_page(
         };
         (head, RenderRequest::Phrase(props))
     };
-    cached(state, key, page).await
+    state.pages.cached(key, page).await
 }
