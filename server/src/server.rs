@@ -256,6 +256,7 @@ impl Connection {
     ) {
         let peer = self.peer;
         let proxies = self.proxies.clone();
+        // Unlike `serve`'s: no fast path for the probes; RESERVE_DEADLINE, not idling, ends it.
         let service =
             hyper::service::service_fn(move |mut request: axum::extract::Request<Incoming>| {
                 identify(&mut request, peer, &proxies);
