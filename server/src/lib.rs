@@ -7,7 +7,7 @@
 //! - Leaves that import nothing of the crate: [`text`] (the content rules, counting, the
 //!   look-alike skeleton), [`site`] (the site's own facts), [`escape`] (inert JSON, URL
 //!   checks), [`error`] (every outcome a client can see, as a response), [`metrics`]
-//!   (every series `/metrics` serves).
+//!   (every series `/metrics` serves; the parts that count hold its counters).
 //! - [`feed`]: the versioned phrase list every reader shares ([`feed::Feed`]), the list
 //!   itself ([`feed::list`]), its pages ([`feed::paging`]), a word checked against it
 //!   ([`feed::check`], [`feed::alternatives`]).
