@@ -10,6 +10,7 @@
 
 mod support;
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use axum::body::Body;
@@ -17,6 +18,7 @@ use axum::http::{Request, StatusCode};
 use http_body_util::BodyExt as _;
 use lastwords::feed::Feed;
 use lastwords::feed::list::Phrase;
+use lastwords::metrics::Metrics;
 use lastwords::routes;
 use lastwords::state::AppState;
 use tower::ServiceExt as _;
@@ -85,7 +87,10 @@ async fn bench(out: Option<std::path::PathBuf>) -> anyhow::Result<()> {
         created: 0,
     }));
     feed.replace(phrases);
-    let state = tokio::task::spawn_blocking(move || AppState::start(config, ui, feed)).await??;
+    let state = tokio::task::spawn_blocking(move || {
+        AppState::start(config, ui, feed, Arc::new(Metrics::new()))
+    })
+    .await??;
     let painter = state.cards.painter();
     let router = routes::router(state);
     let started = Instant::now();

@@ -9,12 +9,14 @@
 
 mod support;
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
 use http_body_util::BodyExt as _;
 use lastwords::feed::{Change, Feed, Phrase};
+use lastwords::metrics::Metrics;
 use lastwords::routes;
 use lastwords::state::AppState;
 use tower::ServiceExt as _;
@@ -51,7 +53,10 @@ async fn bench() -> anyhow::Result<()> {
         feed.replace(phrases(size));
         let state = {
             let feed = feed.clone();
-            tokio::task::spawn_blocking(move || AppState::start(config, ui, feed)).await??
+            tokio::task::spawn_blocking(move || {
+                AppState::start(config, ui, feed, Arc::new(Metrics::new()))
+            })
+            .await??
         };
         let router = routes::router(state);
         print!("{size:>8}");

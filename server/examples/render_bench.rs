@@ -2,7 +2,7 @@
 //!
 //! Builds the renderer pool from the embedded UI with one thread, as the host does,
 //! and times the `words` route with 200 generated phrases: the render alone, the
-//! askama shell, the ETag of `Page::new` and each encoding `Page::encode` makes the
+//! askama shell, the ETag of `CachedPage::new` and each encoding `CachedPage::encode` makes the
 //! first time a client asks for it, and the whole page path as `routes::pages` runs it. A last section times the same bundle inside one engine
 //! without the pool, to show where a render's time goes.
 //!
@@ -26,10 +26,12 @@ use lastwords::feed::list::{PAGE_SIZE, PhraseList};
 use lastwords::feed::paging::{PageRequest, PhrasePage};
 use lastwords::feed::{Phrase, Snapshot};
 use lastwords::render::assets::Ui;
+use lastwords::render::head::Head;
 use lastwords::render::negotiate::Encoding;
-use lastwords::render::page_cache::Page;
+use lastwords::render::page_cache::CachedPage;
 use lastwords::render::pool::{PoolOptions, RendererPool};
-use lastwords::render::shell::{self, Head};
+use lastwords::render::props::request_json;
+use lastwords::render::shell;
 
 /// How many phrases the `/words` page lists.
 const PHRASES: usize = 200;
@@ -69,7 +71,8 @@ fn bench(phrases: Vec<Phrase>) -> anyhow::Result<()> {
     let words = words_request(phrases)?;
     let empty_words = words_request(Vec::new())?;
     let request = words.to_string();
-    let props = &words["props"];
+    let props_value = &words["props"];
+    let props = &props_value.to_string();
     println!(
         "words request: {PHRASES} phrases, {} bytes of JSON; {WARM_UP} warm-up runs, then {RUNS} timed",
         request.len()
@@ -90,7 +93,7 @@ fn bench(phrases: Vec<Phrase>) -> anyhow::Result<()> {
 
     let body = render(request.clone())?;
     let html = shell::document(&ui.manifest, &words_head(), &body, props)?;
-    let page = Page::new(html.clone());
+    let page = CachedPage::new(html.clone());
     println!(
         "words page: {} bytes of React markup, {} bytes of HTML, {} gzip, {} br",
         body.len(),
@@ -109,14 +112,14 @@ fn bench(phrases: Vec<Phrase>) -> anyhow::Result<()> {
         measure(|| shell::document(&ui.manifest, &words_head(), &body, props).map(drop))?,
     );
     for (label, encoding) in [
-        ("ETag (Page::new)", Encoding::Identity),
+        ("ETag (CachedPage::new)", Encoding::Identity),
         ("ETag and gzip", Encoding::Gzip),
         ("ETag and brotli", Encoding::Brotli),
     ] {
         report(
             &format!("compress words: {label}"),
             measure(|| {
-                drop(Page::new(html.clone()).encode(encoding));
+                drop(CachedPage::new(html.clone()).encode(encoding));
                 Ok::<_, anyhow::Error>(())
             })?,
         );
@@ -126,10 +129,10 @@ fn bench(phrases: Vec<Phrase>) -> anyhow::Result<()> {
     report(
         &format!("page words ({PHRASES} phrases, render + shell + brotli)"),
         measure(|| {
-            let request = serde_json::json!({ "route": "words", "props": props }).to_string();
-            let body = render(request)?;
-            let html = shell::document(&ui.manifest, &words_head(), &body, props)?;
-            drop(Page::new(html).encode(Encoding::Brotli));
+            let props = serde_json::value::to_raw_value(props_value)?;
+            let body = render(request_json("words", &props)?)?;
+            let html = shell::document(&ui.manifest, &words_head(), &body, props.get())?;
+            drop(CachedPage::new(html).encode(Encoding::Brotli));
             Ok::<_, anyhow::Error>(())
         })?,
     );

@@ -13,6 +13,7 @@ use notify::Watcher as _;
 
 use crate::config::Config;
 use crate::feed::Feed;
+use crate::metrics::Metrics;
 use crate::render::assets::Ui;
 use crate::state::AppState;
 use crate::store::Backend;
@@ -25,9 +26,11 @@ const LOOK_EVERY: Duration = Duration::from_secs(1);
 /// it was read from one.
 pub async fn start(config: Arc<Config>, ui: Ui) -> anyhow::Result<AppState> {
     let feed = Feed::new();
-    Backend::of(&config.store).follow(&feed).await?;
+    let metrics = Arc::new(Metrics::new());
+    Backend::of(&config.store).follow(&feed, &metrics).await?;
     // Starting a JS engine per renderer thread blocks.
-    let state = tokio::task::spawn_blocking(move || AppState::start(config, ui, feed)).await??;
+    let state =
+        tokio::task::spawn_blocking(move || AppState::start(config, ui, feed, metrics)).await??;
     if let Some(folder) = state.ui.get().folder() {
         tokio::spawn(follow_ui(folder.to_owned(), state.clone()));
     }
@@ -95,13 +98,7 @@ async fn follow_ui(folder: PathBuf, state: AppState) {
 /// then pages link its files and render anew. A build that does not load changes nothing.
 fn take_up(folder: &Path, state: &AppState) -> Result<(), String> {
     let ui = Ui::from_folder(folder)?;
-    state
-        .renderer
-        .reload(ui.server_bundle.clone())
-        .map_err(|error| error.to_string())?;
-    state.ui.replace(ui);
-    state.page_cache.clear();
-    Ok(())
+    state.pages.take_up(ui).map_err(|error| error.to_string())
 }
 
 /// What tells one manifest file from the next: a build renames a new file into place.

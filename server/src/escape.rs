@@ -5,7 +5,11 @@
 /// strings contain: no `</script>`, no `<!--`, and no line separators that older
 /// parsers treat as line ends.
 pub fn inert_json(value: &serde_json::Value) -> String {
-    let json = value.to_string();
+    inert(&value.to_string())
+}
+
+/// [`inert_json`] of JSON already written out.
+pub fn inert(json: &str) -> String {
     let mut out = String::with_capacity(json.len() + 16);
     for c in json.chars() {
         match c {

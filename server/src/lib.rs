@@ -7,7 +7,7 @@
 //! - Leaves that import nothing of the crate: [`text`] (the content rules, counting, the
 //!   look-alike skeleton), [`site`] (the site's own facts), [`escape`] (inert JSON, URL
 //!   checks), [`error`] (every outcome a client can see, as a response), [`metrics`]
-//!   (every series `/metrics` serves).
+//!   (every series `/metrics` serves; the parts that count hold its counters).
 //! - [`feed`]: the versioned phrase list every reader shares ([`feed::Feed`]), the list
 //!   itself ([`feed::list`]), its pages ([`feed::paging`]), a word checked against it
 //!   ([`feed::check`], [`feed::alternatives`]).
@@ -15,9 +15,11 @@
 //!   WebSocket's framing and session.
 //! - [`store`]: where the feed comes from (the embedded SQLite store, Firestore) and where
 //!   the operator's CLI writes, chosen once as a [`store::Backend`].
-//! - [`render`]: React on JS engines behind a bounded queue, the page cache, the HTML
-//!   shell and props, content encodings, the UI build (embedded in the binary, or in
-//!   development read from a folder), the cards, the sitemap and feed, robots and icons.
+//! - [`render`]: React on JS engines behind a bounded queue, the page cache, the render
+//!   service that runs a page's render through both, the HTML shell, each page's head
+//!   for search engines, the props, content encodings, the UI build (embedded in the
+//!   binary, or in development read from a folder), the cards, the sitemap and feed,
+//!   robots and icons.
 //! - [`net`]: under the accept loop: the listener, the connection budget and deadlines,
 //!   who a request comes from and how fast it may ask, the headers of every response.
 //! - [`config`]: one typed configuration, each setting declared once; it gathers each

@@ -1,15 +1,16 @@
 //! What the host counts, in Prometheus' text format through the `prometheus` crate.
 //!
 //! One [`Metrics`] a running app: the requests (counted by `routes`' request layer), the
-//! renders, the live sockets, the rate limit, the page and card caches and the listings
-//! are its counters and histograms, which the parts that count take as handles; the
-//! process series come from the library's process collector. What other parts still
-//! keep (the connections' gauges and counts, the feed's health, the phrase count) is read when
-//! `/metrics` is scraped and handed to the same encoder (see `routes::ops`), so every
-//! line is written, typed and escaped by one library.
+//! renders, the connections, the live sockets, the rate limit, the page and card caches,
+//! the listings and the phrase sources are its counters and histograms, which the parts
+//! that count take as handles; the process series come from the library's process
+//! collector. What is a state rather than a count (connections and sockets open, the
+//! feed's health, the phrase count) is read from its owner when `/metrics` is scraped
+//! and handed to the same encoder (see `routes::ops`), so every line is written, typed
+//! and escaped by one library.
 use std::time::Duration;
 
-use prometheus::proto::{Counter, Gauge, Metric, MetricFamily, MetricType};
+use prometheus::proto::{Gauge, Metric, MetricFamily, MetricType};
 use prometheus::{
     Encoder as _, Histogram, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGauge,
     Opts, Registry, TextEncoder,
@@ -23,6 +24,7 @@ const BUCKETS: [f64; 14] = [
 /// The host's own series, in one registry per app (tests run several in one process).
 #[derive(Debug)]
 pub struct Metrics {
+    /// Where every series below is registered, for [`Metrics::encode`].
     registry: Registry,
     /// Responses by route template and status.
     requests: IntCounterVec,
@@ -34,6 +36,12 @@ pub struct Metrics {
     render_overflows: IntCounter,
     /// Renders that threw or timed out.
     render_failures: IntCounter,
+    /// Connections past the budget answered 503 or closed unanswered.
+    pub connections_refused: IntCounter,
+    /// Connections closed for sending no request within the request timeout.
+    pub connections_idle_closed: IntCounter,
+    /// Connections closed because the peer read nothing within the request timeout.
+    pub connections_write_stalled: IntCounter,
     /// Messages written to live WebSockets.
     pub socket_messages: IntCounter,
     /// Live sockets that fell behind the broadcast and were sent the whole list instead.
@@ -42,14 +50,22 @@ pub struct Metrics {
     pub sockets_refused: IntCounter,
     /// Requests answered 429.
     pub rate_limited: IntCounter,
-    /// Pages served from the page cache, and pages that had to be rendered.
+    /// Pages served from the page cache.
     pub cache_hits: IntCounter,
+    /// Pages that had to be rendered.
     pub cache_misses: IntCounter,
-    /// Phrase cards drawn, and served from the card cache.
+    /// Phrase cards drawn.
     pub card_renders: IntCounter,
+    /// Phrase cards served from the card cache.
     pub card_hits: IntCounter,
     /// Sitemaps and feeds made rather than served as kept.
     pub listings_made: IntCounter,
+    /// Documents or stored rows the phrase source skipped for breaking the content rules.
+    pub feed_skipped: IntCounter,
+    /// Times the embedded store's file went bad under the running host.
+    pub feed_store_problems: IntCounter,
+    /// Times Firestore disagreed with our list and sent it again.
+    pub feed_resyncs: IntCounter,
 }
 
 impl Default for Metrics {
@@ -100,6 +116,18 @@ impl Metrics {
         .expect("valid counter options");
         let counter =
             |name: &str, help: &str| IntCounter::new(name, help).expect("valid counter options");
+        let connections_refused = counter(
+            "lastwords_connections_refused_total",
+            "Connections past the budget answered 503 or closed unanswered.",
+        );
+        let connections_idle_closed = counter(
+            "lastwords_connections_idle_closed_total",
+            "Connections closed for sending no request within the request timeout.",
+        );
+        let connections_write_stalled = counter(
+            "lastwords_connections_write_stalled_total",
+            "Connections closed because the peer read nothing within the request timeout.",
+        );
         let socket_messages = counter(
             "lastwords_websocket_messages_sent_total",
             "Messages written to live WebSockets.",
@@ -136,6 +164,18 @@ impl Metrics {
             "lastwords_listings_made_total",
             "Sitemaps and feeds made rather than served as kept.",
         );
+        let feed_skipped = counter(
+            "lastwords_feed_documents_skipped_total",
+            "Documents or stored rows skipped because they break the content rules (a missing or non-string word or name, invisible or control characters, lengths).",
+        );
+        let feed_store_problems = counter(
+            "lastwords_feed_store_problems_total",
+            "Times the embedded store's file became unreadable, replaced by something that is not a phrase store, or damaged under the running host.",
+        );
+        let feed_resyncs = counter(
+            "lastwords_feed_resyncs_total",
+            "Times Firestore disagreed with our list and sent it again.",
+        );
         let engine = if cfg!(feature = "v8") {
             "v8"
         } else {
@@ -151,7 +191,13 @@ impl Metrics {
         )
         .expect("valid gauge options");
         build.set(1);
-        let collectors: [Box<dyn prometheus::core::Collector>; 16] = [
+        let collectors: [Box<dyn prometheus::core::Collector>; 22] = [
+            Box::new(feed_skipped.clone()),
+            Box::new(feed_store_problems.clone()),
+            Box::new(feed_resyncs.clone()),
+            Box::new(connections_refused.clone()),
+            Box::new(connections_idle_closed.clone()),
+            Box::new(connections_write_stalled.clone()),
             Box::new(cache_hits.clone()),
             Box::new(cache_misses.clone()),
             Box::new(card_renders.clone()),
@@ -183,6 +229,9 @@ impl Metrics {
             render,
             render_overflows,
             render_failures,
+            connections_refused,
+            connections_idle_closed,
+            connections_write_stalled,
             socket_messages,
             socket_resnapshots,
             sockets_refused,
@@ -192,6 +241,9 @@ impl Metrics {
             card_renders,
             card_hits,
             listings_made,
+            feed_skipped,
+            feed_store_problems,
+            feed_resyncs,
         }
     }
 
@@ -241,7 +293,9 @@ impl Metrics {
 /// One route's answers of 200 and their time, resolved once (see [`Metrics::route_ok`]).
 #[derive(Debug, Clone)]
 pub struct RouteCount {
+    /// The route's series of 200s in `lastwords_http_requests_total`.
     requests: IntCounter,
+    /// The route's series in `lastwords_http_request_duration_seconds`.
     latency: Histogram,
 }
 
@@ -252,27 +306,14 @@ impl RouteCount {
     }
 }
 
-/// A counter's value as it is now, for [`Metrics::encode`].
-pub fn counter(name: &str, help: &str, value: u64) -> MetricFamily {
-    let mut counter = Counter::default();
-    counter.set_value(value as f64);
-    let mut metric = Metric::default();
-    metric.set_counter(counter);
-    family(name, help, MetricType::COUNTER, metric)
-}
-
 /// A gauge's value as it is now, for [`Metrics::encode`].
 pub fn gauge(name: &str, help: &str, value: f64) -> MetricFamily {
     let mut gauge = Gauge::default();
     gauge.set_value(value);
-    family(name, help, MetricType::GAUGE, Metric::from_gauge(gauge))
-}
-
-fn family(name: &str, help: &str, kind: MetricType, metric: Metric) -> MetricFamily {
     let mut family = MetricFamily::default();
     family.set_name(name.to_owned());
     family.set_help(help.to_owned());
-    family.set_field_type(kind);
-    family.set_metric(vec![metric]);
+    family.set_field_type(MetricType::GAUGE);
+    family.set_metric(vec![Metric::from_gauge(gauge)]);
     family
 }

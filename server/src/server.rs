@@ -19,14 +19,13 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tower::ServiceExt as _;
 
+use crate::metrics::Metrics;
 use crate::net::client::{ClientAddr, TrustedProxies};
 use crate::net::headers;
 use crate::routes::{self, FastPath};
 use crate::state::AppState;
 
-use crate::net::connections::{
-    self, Activity, Admission, Connections, Guarded, Place, RESERVE_DEADLINE,
-};
+use crate::net::connections::{self, Activity, Admission, Guarded, Place, RESERVE_DEADLINE};
 
 /// How long a connection told to close (idle, or the server stopping) may take to go.
 const CLOSE_GRACE: Duration = Duration::from_secs(1);
@@ -74,6 +73,7 @@ pub async fn serve(
     let closing = CancellationToken::new();
     let tasks = TaskTracker::new();
     let proxies = Arc::new(state.config.http.trusted_proxies.clone());
+    let metrics = state.metrics.clone();
     let accept = |stream: TcpStream, peer: SocketAddr| {
         let _ = stream.set_nodelay(true);
         let connection = Connection {
@@ -82,7 +82,7 @@ pub async fn serve(
             proxies: proxies.clone(),
             limit,
             closing: closing.clone(),
-            connections: connections.clone(),
+            metrics: metrics.clone(),
         };
         match connections.admit() {
             Admission::Budget(place) => {
@@ -154,7 +154,9 @@ async fn accept_until(
 
 /// What serving one accepted connection needs.
 struct Connection {
+    /// hyper's HTTP/1 and HTTP/2 settings, shared by every connection.
     builder: Builder<TokioExecutor>,
+    /// The TCP peer: the client, or the proxy in front of it.
     peer: SocketAddr,
     /// Whose forwarded headers name the client.
     proxies: Arc<TrustedProxies>,
@@ -162,7 +164,8 @@ struct Connection {
     limit: Duration,
     /// Cancelled when the server stops.
     closing: CancellationToken,
-    connections: std::sync::Arc<Connections>,
+    /// Where what becomes of the connection is counted.
+    metrics: Arc<Metrics>,
 }
 
 impl Connection {
@@ -196,7 +199,8 @@ impl Connection {
                         .map(|response| response.map(|body| connections::tracked(body, in_flight)))
                 }
             });
-        let io = TokioIo::new(Guarded::new(stream, place, self.limit));
+        let stalls = self.metrics.connections_write_stalled.clone();
+        let io = TokioIo::new(Guarded::new(stream, place, self.limit, stalls));
         let connection = self.builder.serve_connection_with_upgrades(io, service);
         tokio::pin!(connection);
         // One timer for the connection's life, looked at when it fires rather than
@@ -227,7 +231,7 @@ impl Connection {
                     }
                     match activity.idle_deadline(self.limit) {
                         Some(at) if at <= now => {
-                            self.connections.idle_closed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            self.metrics.connections_idle_closed.inc();
                             connection.as_mut().graceful_shutdown();
                             close_by = Some(now + CLOSE_GRACE);
                             wake.as_mut().reset(now + CLOSE_GRACE);
@@ -252,6 +256,7 @@ impl Connection {
     ) {
         let peer = self.peer;
         let proxies = self.proxies.clone();
+        // Unlike `serve`'s: no fast path for the probes; RESERVE_DEADLINE, not idling, ends it.
         let service =
             hyper::service::service_fn(move |mut request: axum::extract::Request<Incoming>| {
                 identify(&mut request, peer, &proxies);
@@ -263,12 +268,13 @@ impl Connection {
                     }
                 }
             });
-        let io = TokioIo::new(Guarded::new(stream, place, RESERVE_DEADLINE));
+        let stalls = self.metrics.connections_write_stalled.clone();
+        let io = TokioIo::new(Guarded::new(stream, place, RESERVE_DEADLINE, stalls));
         let connection = self.builder.serve_connection(io, service);
         tokio::select! {
             _ = timeout(RESERVE_DEADLINE, connection) => {}
             () = evicted.cancelled() => {
-                self.connections.refused.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                self.metrics.connections_refused.inc();
             }
             () = self.closing.cancelled() => {}
         }

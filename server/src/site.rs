@@ -50,6 +50,11 @@ pub fn title(page: &str) -> String {
     format!("{page} — {NAME}")
 }
 
+/// The hashtag a shared phrase carries, for the product (`#myLastWords`).
+pub fn hashtag(product: &str) -> String {
+    format!("#myLast{product}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -23,6 +23,7 @@ use crate::render::card::{self, Cards};
 use crate::render::listings::Listings;
 use crate::render::page_cache::PageCache;
 use crate::render::pool::{RenderError, RendererPool};
+use crate::render::service::PageRenderer;
 use crate::render::site_files::SiteFiles;
 
 /// Everything the handlers share, behind one pointer: axum clones the state for every
@@ -44,10 +45,8 @@ impl Deref for AppState {
 pub struct Shared {
     /// The effective configuration.
     pub config: Arc<Config>,
-    /// The threads that run React.
-    pub renderer: RendererPool,
-    /// Rendered pages by route and data version.
-    pub page_cache: Arc<PageCache>,
+    /// Renders the pages on the threads that run React, and keeps them.
+    pub pages: PageRenderer,
     /// The current phrase list.
     pub feed: Feed,
     /// Fans the feed out to every WebSocket.
@@ -85,17 +84,25 @@ pub struct Shared {
 
 impl AppState {
     /// Starts the renderers (each loads the server bundle; this blocks for a moment)
-    /// and the hub. Call it inside a tokio runtime.
-    pub fn start(config: Arc<Config>, ui: Ui, feed: Feed) -> Result<Self, RenderError> {
+    /// and the hub, counting in `metrics` (which the store's follower counts in too).
+    /// Call it inside a tokio runtime.
+    pub fn start(
+        config: Arc<Config>,
+        ui: Ui,
+        feed: Feed,
+        metrics: Arc<Metrics>,
+    ) -> Result<Self, RenderError> {
         let renderer = RendererPool::start(ui.server_bundle.clone(), config.render.clone())?;
         let site = SiteProps::of(&config.site);
         let site_files = Arc::new(SiteFiles::new(&config, ui.icon_svg, ui.images));
-        let metrics = Arc::new(Metrics::new());
         let page_cache = Arc::new(PageCache::new(&metrics));
         page_cache.follow(&feed);
         let listings = Listings::follow(&feed, &metrics);
+        let cards = Cards::new(card::painter(&ui.card), &metrics);
+        let ui = CurrentUi::new(ui);
         Ok(Self(Arc::new(Shared {
-            cards: Cards::new(card::painter(&ui.card), &metrics),
+            pages: PageRenderer::new(renderer, page_cache, metrics.clone(), ui.clone()),
+            cards,
             metrics,
             check_renders: Arc::new(Semaphore::new(config.render.threads.max(2) - 1)),
             rate_limit: RateLimit::new(config.http.rate),
@@ -104,14 +111,12 @@ impl AppState {
             connections: Connections::new(connections::budget(config.http.max_connections)),
             site_files,
             config,
-            renderer,
-            page_cache,
             listings,
             hub: Hub::start(feed.clone()),
             feed,
             shutdown: CancellationToken::new(),
             sessions: TaskTracker::new(),
-            ui: CurrentUi::new(ui),
+            ui,
             site: Arc::new(site),
         })))
     }

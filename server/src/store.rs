@@ -18,6 +18,7 @@ use rand::Rng as _;
 
 use crate::config::FirestoreSettings;
 use crate::feed::{Feed, Phrase};
+use crate::metrics::Metrics;
 use crate::text::{ContentError, NormalizedWord, validated_name};
 use embedded::{EmbeddedStore, Seed};
 use firestore::FirestoreStore;
@@ -47,22 +48,23 @@ impl Backend {
         }
     }
 
-    /// Keeps `feed` current from the store. Firestore is followed in the background
-    /// (the host serves the saved list, or an "unavailable" page, until it answers);
-    /// the embedded store is created when missing and must load now.
-    pub async fn follow(&self, feed: &Feed) -> anyhow::Result<()> {
+    /// Keeps `feed` current from the store, counting what it skips or sends again in
+    /// `metrics`. Firestore is followed in the background (the host serves the saved
+    /// list, or an "unavailable" page, until it answers); the embedded store is created
+    /// when missing and must load now.
+    pub async fn follow(&self, feed: &Feed, metrics: &Metrics) -> anyhow::Result<()> {
         match self {
             Backend::Firestore { settings, data_dir } => {
                 std::fs::create_dir_all(data_dir).with_context(|| {
                     format!("cannot create the data folder {}", data_dir.display())
                 })?;
                 saved::restore_and_keep(data_dir, feed);
-                firestore::follow(settings.clone(), feed.clone());
+                firestore::follow(settings.clone(), feed.clone(), metrics);
                 Ok(())
             }
             Backend::Embedded { data_dir } => {
                 let (store, _) = EmbeddedStore::open_or_create(data_dir, Seed::Samples)?;
-                Ok(store.start(feed.clone())?)
+                Ok(store.start(feed.clone(), metrics)?)
             }
         }
     }

@@ -32,7 +32,7 @@ async fn settle(host: &TestHost, marker: &str) {
         .feed
         .apply(vec![Change::Remove { id: marker.into() }]);
     let applied = async {
-        while !host.state.page_cache.is_gone(marker) {
+        while !host.state.pages.cache().is_gone(marker) {
             tokio::time::sleep(Duration::from_millis(5)).await;
         }
     };

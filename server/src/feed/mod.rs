@@ -82,7 +82,9 @@ pub struct Feed {
     stop: CancellationToken,
 }
 
-/// How the source behind the feed is doing, for `/readyz` and `/metrics`.
+/// How the source behind the feed is doing, for `/readyz` and `/metrics`. What the
+/// source skips or sends again is counted in [`crate::metrics::Metrics`] by the store's
+/// follower.
 #[derive(Debug, Default)]
 pub struct FeedHealth {
     /// Unix milliseconds when the source last confirmed the list is complete (0 = never).
@@ -91,15 +93,8 @@ pub struct FeedHealth {
     down_since_ms: AtomicU64,
     /// The list on screen came from the snapshot file, not yet from the source.
     restored: AtomicBool,
-    /// Documents skipped because `word` or `name` was missing or not a string.
-    pub skipped: AtomicU64,
-    /// Times the source disagreed with our list and sent it again in full.
-    pub resyncs: AtomicU64,
     /// Why the source is down, when it says (the embedded store's file went bad).
     problem: std::sync::Mutex<Option<String>>,
-    /// Times the embedded store's file became unreadable, replaced by something else or
-    /// damaged under a running host (each episode once).
-    pub store_problems: AtomicU64,
 }
 
 impl FeedHealth {

@@ -19,6 +19,7 @@ use std::time::Duration;
 use axum::body::Body;
 use bytes::Bytes;
 use hyper::body::{Frame, SizeHint};
+use prometheus::IntCounter;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::time::{Instant, Sleep};
 use tokio_util::sync::CancellationToken;
@@ -54,7 +55,8 @@ pub fn budget(configured: Option<usize>) -> usize {
     }
 }
 
-/// The open connections under the budget and in the reserve, with their counters.
+/// The open connections under the budget and in the reserve. What becomes of them is
+/// counted in [`crate::metrics::Metrics`] by the accept loop and by [`Guarded`].
 #[derive(Debug)]
 pub struct Connections {
     /// Connections served in full at once.
@@ -63,13 +65,8 @@ pub struct Connections {
     open: AtomicUsize,
     /// The reserve's places, oldest first, each with the token that closes it.
     reserve: Mutex<VecDeque<(u64, CancellationToken)>>,
+    /// The id the next reserve place gets.
     next_id: AtomicU64,
-    /// Connections past the budget that got a 503 or were closed unanswered.
-    pub refused: AtomicU64,
-    /// Connections closed because they sent no request within the request timeout.
-    pub idle_closed: AtomicU64,
-    /// Connections closed because the peer did not read what it was sent in time.
-    pub write_stalled: AtomicU64,
 }
 
 /// Where an accepted connection is served.
@@ -83,6 +80,7 @@ pub enum Admission {
 /// A connection's place, given back when the socket closes (which for a WebSocket is
 /// long after its HTTP request ended).
 pub struct Place {
+    /// Where the place is given back.
     connections: Arc<Connections>,
     /// The reserve place's id; None for a place under the budget.
     reserve_id: Option<u64>,
@@ -95,9 +93,6 @@ impl Connections {
             open: AtomicUsize::new(0),
             reserve: Mutex::default(),
             next_id: AtomicU64::new(0),
-            refused: AtomicU64::new(0),
-            idle_closed: AtomicU64::new(0),
-            write_stalled: AtomicU64::new(0),
         })
     }
 
@@ -167,20 +162,26 @@ impl Drop for Place {
 /// takes none of what it is sent for `stall_limit` gets an error instead of holding the
 /// connection (and the response's memory) for good.
 pub struct Guarded<IO> {
+    /// The socket.
     io: IO,
-    place: Place,
+    /// Held for as long as the socket is open.
+    _place: Place,
+    /// How long a write may wait for the peer.
     stall_limit: Duration,
     /// Set while a write is waiting for the peer.
     stalled: Option<Pin<Box<Sleep>>>,
+    /// `lastwords_connections_write_stalled_total`, counted when a write times out.
+    stalls: IntCounter,
 }
 
 impl<IO> Guarded<IO> {
-    pub fn new(io: IO, place: Place, stall_limit: Duration) -> Self {
+    pub fn new(io: IO, place: Place, stall_limit: Duration, stalls: IntCounter) -> Self {
         Self {
             io,
-            place,
+            _place: place,
             stall_limit,
             stalled: None,
+            stalls,
         }
     }
 
@@ -200,10 +201,7 @@ impl<IO> Guarded<IO> {
             .get_or_insert_with(|| Box::pin(tokio::time::sleep(limit)));
         match timer.as_mut().poll(cx) {
             Poll::Ready(()) => {
-                self.place
-                    .connections
-                    .write_stalled
-                    .fetch_add(1, Ordering::Relaxed);
+                self.stalls.inc();
                 Poll::Ready(Err(io::Error::new(
                     io::ErrorKind::TimedOut,
                     "the peer read nothing within the request timeout",
@@ -265,7 +263,9 @@ impl<IO: AsyncWrite + Unpin> AsyncWrite for Guarded<IO> {
 /// Whether a connection has a request in flight, and since when it has had none.
 #[derive(Debug)]
 pub struct Activity {
+    /// When the connection was accepted: the origin of `idle_since_ms`.
     started: Instant,
+    /// Requests whose response has not been sent in full.
     in_flight: AtomicUsize,
     /// Milliseconds after `started` at which the last request in flight finished.
     idle_since_ms: AtomicU64,
@@ -326,7 +326,9 @@ pub fn tracked_bytes(bytes: Bytes, in_flight: InFlight) -> Tracked {
 }
 
 pub struct Tracked {
+    /// What is sent.
     body: Reply,
+    /// Ends the request's time in flight when the body is dropped, sent or not.
     _in_flight: InFlight,
 }
 

@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use crate::config::Site;
 use crate::feed::list::Phrase;
 use crate::feed::{Change, Delta, Feed, Snapshot, now_ms};
-use crate::render::page_cache::Page;
+use crate::render::page_cache::CachedPage;
 
 /// The most URLs one sitemap may hold (sitemaps.org).
 pub const SITEMAP_URLS: usize = 50_000;
@@ -61,7 +61,7 @@ impl Document {
 }
 
 /// A made document, with its validator and compressed variants made when first asked.
-pub type Made = Arc<Page>;
+pub type Made = Arc<CachedPage>;
 
 /// When phrases were first seen, and each document made for the current version.
 pub struct Listings {
@@ -218,7 +218,7 @@ impl Listings {
             Document::Atom => self.atom(site, snapshot),
         };
         self.makes.inc();
-        Some(Arc::new(Page::new(body)))
+        Some(Arc::new(CachedPage::new(body)))
     }
 
     /// A `<urlset>`: the site's pages if `pages`, and the phrases at oldest-first

@@ -23,7 +23,7 @@ use axum::http::{HeaderMap, HeaderValue};
 use bytes::Bytes;
 use moka::future::Cache;
 
-use crate::feed::list::{Cursor, Phrase};
+use crate::feed::list::{Anchor, Cursor, ListPage, Phrase};
 use crate::feed::{Change, Delta, Feed, Snapshot};
 use crate::metrics::Metrics;
 use crate::render::negotiate::Encoding;
@@ -77,6 +77,34 @@ pub struct Span {
 }
 
 impl Span {
+    /// What `page`, the page of the list that starts at `anchor`, shows: from its
+    /// cursor (excluded) to its last phrase the way it runs, or to the end of the list
+    /// when there is no page beyond.
+    pub fn of_page(anchor: Anchor<'_>, page: &ListPage) -> Self {
+        let newest = || match (&page.prev, page.phrases.first()) {
+            (Some(_), Some(first)) => Bound::Included(Cursor::of(first)),
+            _ => Bound::Unbounded,
+        };
+        let oldest = || match (&page.next, page.phrases.last()) {
+            (Some(_), Some(last)) => Bound::Included(Cursor::of(last)),
+            _ => Bound::Unbounded,
+        };
+        match anchor {
+            Anchor::Before(cursor) => Span {
+                newest: newest(),
+                oldest: Bound::Excluded(cursor.clone()),
+            },
+            Anchor::After(cursor) => Span {
+                newest: Bound::Excluded(cursor.clone()),
+                oldest: oldest(),
+            },
+            Anchor::First => Span {
+                newest: Bound::Unbounded,
+                oldest: oldest(),
+            },
+        }
+    }
+
     /// Whether a phrase at `at` (added, removed or changed) belongs to the span.
     pub fn holds(&self, at: &Cursor) -> bool {
         let after_newest = match &self.newest {
@@ -93,10 +121,11 @@ impl Span {
     }
 }
 
-/// A finished HTML document with its validator. Each compressed variant is made the
-/// first time a client asks for it: a miss then costs one compression, not two.
+/// A finished document as it is kept and served: a page's HTML (or a sitemap's, the
+/// feed's XML) with its validator. Each compressed variant is made the first time a
+/// client asks for it: a miss then costs one compression, not two.
 #[derive(Debug)]
-pub struct Page {
+pub struct CachedPage {
     pub html: Bytes,
     /// A strong validator: the quoted start of the SHA-256 of `html`.
     pub etag: String,
@@ -113,7 +142,7 @@ pub struct Page {
     heads: [OnceLock<HeaderMap>; 3],
 }
 
-impl Page {
+impl CachedPage {
     pub fn new(html: String) -> Self {
         let etag = crate::render::negotiate::strong_etag(html.as_bytes());
         Self {
@@ -245,7 +274,7 @@ impl RenderFailure for crate::error::AppError {
 enum Miss<E> {
     Failed(E),
     /// A change fell in its span while it rendered: served once, not kept.
-    Stale(Arc<Page>),
+    Stale(Arc<CachedPage>),
 }
 
 /// The further pages of `/words` in the cache and the changes of recent versions: each
@@ -259,7 +288,7 @@ struct Watch {
     /// Versions up to this one are not in `recent`: a page from before it is stale.
     known_from: u64,
     /// The further pages, by key; gone from the cache, they are dropped at the next change.
-    pages: Vec<(Arc<str>, std::sync::Weak<Page>)>,
+    pages: Vec<(Arc<str>, std::sync::Weak<CachedPage>)>,
 }
 
 impl Watch {
@@ -279,9 +308,9 @@ impl Watch {
 
 /// Every rendered page, the removed phrases, and counters for the metrics.
 pub struct PageCache {
-    pages: Cache<PageKey, Arc<Page>>,
+    pages: Cache<PageKey, Arc<CachedPage>>,
     /// Per whole route, its newest good page: served when a fresh render fails.
-    latest: RwLock<HashMap<usize, (PageKey, Arc<Page>)>>,
+    latest: RwLock<HashMap<usize, (PageKey, Arc<CachedPage>)>>,
     /// Ids of phrases removed while this process ran (and not added back).
     gone: Cache<Arc<str>, ()>,
     watch: Mutex<Watch>,
@@ -303,7 +332,7 @@ impl PageCache {
         Self {
             pages: Cache::builder()
                 .max_capacity(bytes)
-                .weigher(|_, page: &Arc<Page>| page.weight())
+                .weigher(|_, page: &Arc<CachedPage>| page.weight())
                 .support_invalidation_closures()
                 .build(),
             latest: RwLock::default(),
@@ -317,10 +346,14 @@ impl PageCache {
 
     /// The page for `key`, rendering it with `render` on a miss. Misses for one key wait
     /// for one render; misses for different keys render at once.
-    pub async fn get_or_render<F, Fut, E>(&self, key: PageKey, render: F) -> Result<Arc<Page>, E>
+    pub async fn get_or_render<F, Fut, E>(
+        &self,
+        key: PageKey,
+        render: F,
+    ) -> Result<Arc<CachedPage>, E>
     where
         F: FnOnce() -> Fut,
-        Fut: Future<Output = Result<Page, E>>,
+        Fut: Future<Output = Result<CachedPage, E>>,
         E: RenderFailure,
     {
         let slot = key.slot();
@@ -344,16 +377,16 @@ impl PageCache {
     }
 
     /// The page of `/words` that starts `at` (`after=…` or `before=…`), rendered by
-    /// `render` from the list at `version` (with [`Page::showing`] its span) on a miss,
+    /// `render` from the list at `version` (with [`CachedPage::showing`] its span) on a miss,
     /// or when a change fell in the span of the one kept.
     pub async fn get_or_render_further<F, Fut, E>(
         &self,
         at: &str,
         render: F,
-    ) -> Result<Arc<Page>, E>
+    ) -> Result<Arc<CachedPage>, E>
     where
         F: FnOnce() -> Fut,
-        Fut: Future<Output = Result<Page, E>>,
+        Fut: Future<Output = Result<CachedPage, E>>,
         E: RenderFailure,
     {
         let key = PageKey::Further(at.into());
@@ -368,10 +401,15 @@ impl PageCache {
 
     /// The page for `key` from the cache or from `render`, kept unless it is stale or
     /// the cache was cleared since `cleared` was read.
-    async fn fetch<F, Fut, E>(&self, key: PageKey, render: F, cleared: u64) -> Result<Arc<Page>, E>
+    async fn fetch<F, Fut, E>(
+        &self,
+        key: PageKey,
+        render: F,
+        cleared: u64,
+    ) -> Result<Arc<CachedPage>, E>
     where
         F: FnOnce() -> Fut,
-        Fut: Future<Output = Result<Page, E>>,
+        Fut: Future<Output = Result<CachedPage, E>>,
         E: RenderFailure,
     {
         let rendered = AtomicBool::new(false);
@@ -410,7 +448,7 @@ impl PageCache {
     }
 
     /// Watches a further page for changes in its span; false if one already came.
-    fn watching(&self, at: Arc<str>, page: &Arc<Page>) -> bool {
+    fn watching(&self, at: Arc<str>, page: &Arc<CachedPage>) -> bool {
         let Ok(mut watch) = self.watch.lock() else {
             return false;
         };
@@ -423,7 +461,7 @@ impl PageCache {
         }
     }
 
-    fn latest_for(&self, key: &PageKey) -> Option<Arc<Page>> {
+    fn latest_for(&self, key: &PageKey) -> Option<Arc<CachedPage>> {
         let latest = self.latest.read().ok()?;
         match latest.get(&key.slot()?) {
             Some((stored, page)) if stored == key => Some(page.clone()),
@@ -434,7 +472,7 @@ impl PageCache {
     /// The page for `key` if it is cached and needs no render, counted as a hit; `None`
     /// for a miss (and for a further page of `/words`, which may be stale), which the
     /// caller leaves to [`Self::get_or_render`].
-    pub async fn cached(&self, key: &PageKey) -> Option<Arc<Page>> {
+    pub async fn cached(&self, key: &PageKey) -> Option<Arc<CachedPage>> {
         let page = match key.slot() {
             Some(_) => self.latest_for(key),
             None if matches!(key, PageKey::Further(_)) => None,
@@ -446,7 +484,7 @@ impl PageCache {
 
     /// The newest page of the route of `key`, whatever its version: served when a
     /// fresh render fails, because an old list beats an error page.
-    pub fn last_good(&self, key: &PageKey) -> Option<Arc<Page>> {
+    pub fn last_good(&self, key: &PageKey) -> Option<Arc<CachedPage>> {
         let latest = self.latest.read().ok()?;
         latest.get(&key.slot()?).map(|(_, page)| page.clone())
     }
@@ -601,8 +639,8 @@ mod tests {
         }
     }
 
-    fn html(text: &str) -> Result<Page, Infallible> {
-        Ok(Page::new(format!("<p>{text}</p>")))
+    fn html(text: &str) -> Result<CachedPage, Infallible> {
+        Ok(CachedPage::new(format!("<p>{text}</p>")))
     }
 
     /// Places `from`..=`to` of the list `p9`(newest)…`p0`(oldest), as a further page shows them.
@@ -650,7 +688,7 @@ mod tests {
                 cache
                     .get_or_render_further(at, || async move {
                         both.wait().await;
-                        Ok::<_, Infallible>(Page::new(at.into()).showing(span(None, None), 1))
+                        Ok::<_, Infallible>(CachedPage::new(at.into()).showing(span(None, None), 1))
                     })
                     .await
             })
@@ -719,7 +757,7 @@ mod tests {
                     .get_or_render_further(at, || async move {
                         let version = feed.current().version;
                         renders.lock().unwrap().push(at.into());
-                        Ok::<_, Infallible>(Page::new(at.into()).showing(shows, version))
+                        Ok::<_, Infallible>(CachedPage::new(at.into()).showing(shows, version))
                     })
                     .await
                     .unwrap()
@@ -829,7 +867,8 @@ mod tests {
                 .get_or_render_further("after=p3", || async {
                     renders.fetch_add(1, Ordering::SeqCst);
                     Ok::<_, Infallible>(
-                        Page::new("old".into()).showing(span(Some(&phrases[3]), None), rendered_at),
+                        CachedPage::new("old".into())
+                            .showing(span(Some(&phrases[3]), None), rendered_at),
                     )
                 })
                 .await
@@ -909,7 +948,7 @@ mod tests {
             let key = PageKey::Phrase(Arc::new(phrase(&n.to_string(), n)));
             cache
                 .get_or_render(key, || async {
-                    Ok::<_, Infallible>(Page::new("x".repeat(4096)))
+                    Ok::<_, Infallible>(CachedPage::new("x".repeat(4096)))
                 })
                 .await
                 .unwrap();
@@ -921,13 +960,19 @@ mod tests {
 
     #[test]
     fn the_etag_follows_the_content() {
-        assert_eq!(Page::new("a".into()).etag, Page::new("a".into()).etag);
-        assert_ne!(Page::new("a".into()).etag, Page::new("b".into()).etag);
+        assert_eq!(
+            CachedPage::new("a".into()).etag,
+            CachedPage::new("a".into()).etag
+        );
+        assert_ne!(
+            CachedPage::new("a".into()).etag,
+            CachedPage::new("b".into()).etag
+        );
     }
 
     #[test]
     fn compresses_each_encoding_once_when_first_asked() {
-        let page = Page::new("<p>words</p>".repeat(100));
+        let page = CachedPage::new("<p>words</p>".repeat(100));
         assert_eq!(page.ready(Encoding::Identity), Some(page.html.clone()));
         assert_eq!(page.ready(Encoding::Brotli), None);
         let br = page.encode(Encoding::Brotli);

@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use serde::Serialize;
+use serde_json::value::{RawValue, to_raw_value};
 
 use crate::config::{Site, SiteLinks};
 use crate::feed::check::Check;
@@ -67,9 +68,9 @@ pub struct PhraseProps<'a> {
     pub post_url: String,
 }
 
-/// `RenderRequest`: what the server bundle is asked to render.
-#[derive(Debug, Serialize)]
-#[serde(tag = "route", content = "props", rename_all = "snake_case")]
+/// `RenderRequest`: what the server bundle is asked to render, a route and its props
+/// (as JSON, see [`RenderRequest::props_json`] and [`request_json`]).
+#[derive(Debug)]
 // Made once per render and never stored: boxing the big one would only add an allocation.
 #[allow(clippy::large_enum_variant)]
 pub enum RenderRequest<'a> {
@@ -87,5 +88,57 @@ impl RenderRequest<'_> {
             RenderRequest::NotFound(_) => "not_found",
             RenderRequest::Phrase(_) => "phrase",
         }
+    }
+
+    /// The props as JSON, made once a render: the page embeds them for hydration, and
+    /// the server bundle's request carries them ([`request_json`]).
+    pub fn props_json(&self) -> serde_json::Result<Box<RawValue>> {
+        match self {
+            RenderRequest::Home(props) | RenderRequest::NotFound(props) => to_raw_value(props),
+            RenderRequest::Words(props) => to_raw_value(props),
+            RenderRequest::Phrase(props) => to_raw_value(props),
+        }
+    }
+}
+
+/// The request as the server bundle reads it, `{"route": …, "props": …}`, around props
+/// already serialised.
+pub fn request_json(route: &'static str, props: &RawValue) -> serde_json::Result<String> {
+    /// `RenderRequest` in `ui/src/types.ts`.
+    #[derive(Serialize)]
+    struct Request<'a> {
+        /// Which page.
+        route: &'static str,
+        /// What it renders with.
+        props: &'a RawValue,
+    }
+    serde_json::to_string(&Request { route, props })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_request_carries_the_props_as_the_page_embeds_them() {
+        let site = SiteProps {
+            product_name: "Words".into(),
+            words_path: "/words".into(),
+            links: SiteLinks {
+                chat: "c".into(),
+                social: "s".into(),
+                marketplace: "m".into(),
+                blog: "b".into(),
+            },
+            press_email: "p@x.example".into(),
+        };
+        let request = RenderRequest::NotFound(SiteOnly { site: &site });
+        let props = request.props_json().unwrap();
+        let expected = r#"{"site":{"productName":"Words","wordsPath":"/words","links":{"chat":"c","social":"s","marketplace":"m","blog":"b"},"pressEmail":"p@x.example"}}"#;
+        assert_eq!(props.get(), expected);
+        assert_eq!(
+            request_json(request.route(), &props).unwrap(),
+            format!(r#"{{"route":"not_found","props":{expected}}}"#)
+        );
     }
 }

@@ -3,38 +3,10 @@
 
 use askama::Template;
 
+use crate::escape::inert;
 pub use crate::escape::inert_json;
 use crate::render::assets::Manifest;
-
-/// What the `<head>` says about one page.
-#[derive(Debug, Clone)]
-pub struct Head {
-    pub title: String,
-    pub description: String,
-    /// Absolute URL of the page.
-    pub canonical: String,
-    /// False for pages search engines should skip, such as the 404 page.
-    pub indexable: bool,
-    /// Absolute URL of the 1200×630 link-preview image.
-    pub image: String,
-    /// What the image shows, for those who cannot see it.
-    pub image_alt: String,
-    /// The Atom feed the page offers.
-    pub feed: Option<FeedLink>,
-    /// schema.org data about the site, already inert (see [`inert_json`]).
-    pub structured_data: Option<String>,
-    /// Absolute URLs of the pages before and after this one in a series.
-    pub prev: Option<String>,
-    pub next: Option<String>,
-}
-
-/// A `<link rel="alternate">` to an Atom feed.
-#[derive(Debug, Clone)]
-pub struct FeedLink {
-    pub title: String,
-    /// Absolute URL of the feed.
-    pub href: String,
-}
+use crate::render::head::Head;
 
 #[derive(Template)]
 #[template(path = "shell.html")]
@@ -68,14 +40,14 @@ pub fn error_document(manifest: &Manifest, title: &str, message: &str) -> String
     .unwrap_or_else(|_| format!("<!doctype html><title>{title}</title><p>{message}</p>"))
 }
 
-/// Wraps `body` (React's markup) in the document, with `props` for hydration.
+/// Wraps `body` (React's markup) in the document, with `props` (JSON) for hydration.
 pub fn document(
     manifest: &Manifest,
     head: &Head,
     body: &str,
-    props: &serde_json::Value,
+    props: &str,
 ) -> Result<String, askama::Error> {
-    let props_json = inert_json(props);
+    let props_json = inert(props);
     Shell {
         head,
         css: &manifest.css,
@@ -130,13 +102,7 @@ mod tests {
             prev: None,
             next: Some("https://x.example/words?after=1-a&b=\"".into()),
         };
-        let html = document(
-            &Manifest::default(),
-            &head,
-            "<p>ok</p>",
-            &serde_json::json!({}),
-        )
-        .unwrap();
+        let html = document(&Manifest::default(), &head, "<p>ok</p>", "{}").unwrap();
         assert!(
             html.contains("A &#34;quoted&#34; &#60;title&#62;"),
             "{html}"

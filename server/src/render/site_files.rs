@@ -25,14 +25,6 @@ pub const WEB_MANIFEST: &str = "/manifest.webmanifest";
 /// The Atom feed of the newest phrases.
 pub const ATOM_FEED: &str = "/feed.atom";
 
-/// The link to the Atom feed a page's head carries.
-pub fn feed_link(site: &Site) -> crate::render::shell::FeedLink {
-    crate::render::shell::FeedLink {
-        title: format!("New Last {} — {}", site.product_name, site::NAME),
-        href: site.absolute_url(ATOM_FEED),
-    }
-}
-
 /// The generated files with their media types, ready to serve.
 #[derive(Debug)]
 pub struct SiteFiles {

@@ -117,7 +117,7 @@ impl FastPath {
                     ),
                     Target::Card(..) => return None,
                 };
-                let page = state.page_cache.cached(&key).await?;
+                let page = state.pages.cache().cached(&key).await?;
                 let encoding = preferred_encoding(request.headers());
                 let body = page.ready(encoding)?;
                 let headers = page_head(&page, encoding, hsts).clone();

@@ -71,7 +71,7 @@ async fn listing(
 }
 
 fn respond(
-    page: &Arc<crate::render::page_cache::Page>,
+    page: &Arc<crate::render::page_cache::CachedPage>,
     body: bytes::Bytes,
     encoding: Encoding,
     content_type: HeaderValue,

@@ -7,7 +7,7 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
 use crate::error::refusal;
-use crate::metrics::{counter, gauge};
+use crate::metrics::gauge;
 use crate::state::AppState;
 
 pub async fn healthz() -> &'static str {
@@ -46,13 +46,17 @@ pub async fn readyz(State(state): State<AppState>) -> Response {
     }
 }
 
-/// `GET /metrics`: the library's series and what the other parts keep, read now.
+/// `GET /metrics`: the counters and histograms of [`crate::metrics::Metrics`], and the
+/// gauges below, read now.
 pub async fn scrape(State(state): State<AppState>) -> Response {
-    let cache = &state.page_cache;
+    let cache = state.pages.cache();
     let sockets = &state.sockets;
     let health = state.feed.health();
     let snapshot = state.feed.current();
     let connections = &state.connections;
+    // Each gauge is a state its owner keeps anyway (connections and sockets held, pages
+    // cached, the source's health, the list): read here when scraped, it cannot drift
+    // from that state, as a copy kept in step by every change could.
     let sampled = vec![
         gauge(
             "lastwords_connections",
@@ -63,21 +67,6 @@ pub async fn scrape(State(state): State<AppState>) -> Response {
             "lastwords_connections_budget",
             "Connections served in full at once; past it only the probes are answered.",
             connections.budget() as f64,
-        ),
-        counter(
-            "lastwords_connections_refused_total",
-            "Connections past the budget answered 503 or closed unanswered.",
-            connections.refused.load(Ordering::Relaxed),
-        ),
-        counter(
-            "lastwords_connections_idle_closed_total",
-            "Connections closed for sending no request within the request timeout.",
-            connections.idle_closed.load(Ordering::Relaxed),
-        ),
-        counter(
-            "lastwords_connections_write_stalled_total",
-            "Connections closed because the peer read nothing within the request timeout.",
-            connections.write_stalled.load(Ordering::Relaxed),
         ),
         gauge(
             "lastwords_render_cache_pages",
@@ -112,16 +101,6 @@ pub async fn scrape(State(state): State<AppState>) -> Response {
             "Seconds since the source last delivered a complete list (-1: never).",
             health.since_sync().map_or(-1.0, |d| d.as_secs_f64()),
         ),
-        counter(
-            "lastwords_feed_documents_skipped_total",
-            "Documents or stored rows skipped because they break the content rules (a missing or non-string word or name, invisible or control characters, lengths).",
-            health.skipped.load(Ordering::Relaxed),
-        ),
-        counter(
-            "lastwords_feed_store_problems_total",
-            "Times the embedded store's file became unreadable, replaced by something that is not a phrase store, or damaged under the running host.",
-            health.store_problems.load(Ordering::Relaxed),
-        ),
         gauge(
             "lastwords_draining",
             "1 from SIGTERM on: /readyz answers 503 while the host still serves.",
@@ -136,11 +115,6 @@ pub async fn scrape(State(state): State<AppState>) -> Response {
             "Phrases in the current list.",
             snapshot.list.len() as f64,
         ),
-        counter(
-            "lastwords_feed_resyncs_total",
-            "Times Firestore disagreed with our list and sent it again.",
-            health.resyncs.load(Ordering::Relaxed),
-        ),
     ];
     (
         [(
@@ -154,10 +128,7 @@ pub async fn scrape(State(state): State<AppState>) -> Response {
 
 /// A connection past the budget asked for something other than the probes.
 pub async fn too_many_connections(State(state): State<AppState>) -> Response {
-    state
-        .connections
-        .refused
-        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    state.metrics.connections_refused.inc();
     refusal(
         StatusCode::SERVICE_UNAVAILABLE,
         "too many connections; try again shortly",

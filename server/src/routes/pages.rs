@@ -1,7 +1,7 @@
-//! The site's pages: what each route passes to React, what its `<head>` says, how a
-//! render is cached and wrapped in the document shell, and how it is sent.
+//! The site's pages: what each route passes to React and which [`Head`] it has, which
+//! page of the cache it is (the render service, [`crate::render::service`], makes and
+//! keeps it), and how it is sent.
 
-use std::ops::Bound;
 use std::sync::Arc;
 
 use axum::body::Body;
@@ -10,22 +10,17 @@ use axum::extract::{Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
-use serde_json::json;
 
-use crate::config::Site;
 use crate::error::AppError;
-use crate::feed::Snapshot;
 use crate::feed::check::{Check, find_text};
-use crate::feed::list::{Anchor, Cursor, PAGE_SIZE};
+use crate::feed::list::{Anchor, PAGE_SIZE};
 use crate::feed::paging::{PageRequest, PhrasePage};
 use crate::net::headers;
+use crate::render::head::Head;
 use crate::render::negotiate::{Encoding, add_coding_headers, not_modified, preferred_encoding};
-use crate::render::page_cache::{Page, PageKey, Span};
-use crate::render::pool::RenderError;
+use crate::render::page_cache::{CachedPage, PageKey, Span};
 use crate::render::props::{RenderRequest, SiteOnly, WordsProps};
-use crate::render::shell::{self, Head};
-use crate::render::site_files;
-use crate::site;
+use crate::render::shell;
 use crate::state::AppState;
 
 pub async fn home(State(state): State<AppState>, headers: HeaderMap) -> Response {
@@ -101,7 +96,7 @@ pub(super) async fn page_response(
     state: &AppState,
     status: StatusCode,
     headers: &HeaderMap,
-    page: Arc<Page>,
+    page: Arc<CachedPage>,
 ) -> Response {
     if status == StatusCode::OK && not_modified(headers, &page.etag) {
         let mut response = StatusCode::NOT_MODIFIED.into_response();
@@ -131,7 +126,7 @@ pub(super) async fn page_response(
 /// Every header of a page's response in `encoding` but the Date and Content-Length
 /// hyper writes: its type, validator, caching and coding, and the security headers
 /// (HSTS when `hsts`). Made once per page and encoding.
-pub(super) fn page_head(page: &Page, encoding: Encoding, hsts: bool) -> &HeaderMap {
+pub(super) fn page_head(page: &CachedPage, encoding: Encoding, hsts: bool) -> &HeaderMap {
     page.head(encoding, || {
         let mut out = HeaderMap::with_capacity(PAGE_HEADERS);
         out.insert(
@@ -150,24 +145,15 @@ pub(super) fn page_head(page: &Page, encoding: Encoding, hsts: bool) -> &HeaderM
 const PAGE_HEADERS: usize = 16;
 
 /// The home page, rendered once.
-async fn home_page(state: &AppState) -> Result<Arc<Page>, AppError> {
+async fn home_page(state: &AppState) -> Result<Arc<CachedPage>, AppError> {
     let page = || {
-        let head = Head {
-            title: site::HOME_TITLE.into(),
-            description: site::HOME_DESCRIPTION.into(),
-            canonical: state.config.site.absolute_url("/"),
-            indexable: true,
-            image: state.config.site.absolute_url(site_files::OG_IMAGE),
-            image_alt: site::PREVIEW_IMAGE_ALT.into(),
-            feed: None,
-            structured_data: Some(organization(&state.config.site)),
-            prev: None,
-            next: None,
-        };
         let site = state.site_props();
-        (head, RenderRequest::Home(SiteOnly { site }))
+        (
+            Head::home(&state.config.site),
+            RenderRequest::Home(SiteOnly { site }),
+        )
     };
-    cached(state, PageKey::Home, page).await
+    state.pages.cached(PageKey::Home, page).await
 }
 
 /// One page of the phrases page; with `check`, the checker's answer computed on the
@@ -176,45 +162,14 @@ async fn words_page(
     state: &AppState,
     check: &str,
     request: &PageRequest,
-) -> Result<Arc<Page>, AppError> {
+) -> Result<Arc<CachedPage>, AppError> {
     let snapshot = state.feed.current();
     // Built only when a render is due: a cache hit must not cut a page.
     let page = || {
         let config = &state.config.site;
         let site = state.site_props();
         let cut = PhrasePage::cut(&snapshot, request, PAGE_SIZE);
-        let path = config.words_path();
-        let url_at = |key: &str, cursor: &Cursor| {
-            let mut query = url::form_urlencoded::Serializer::new(String::new());
-            if !check.is_empty() {
-                query.append_pair("check", check);
-            }
-            query.append_pair(key, &cursor.to_string());
-            config.absolute_url(&format!("{path}?{}", query.finish()))
-        };
-        let canonical = match (&request.after, &request.before) {
-            _ if !check.is_empty() => config.absolute_url(&path),
-            (Some(after), _) => url_at("after", after),
-            (None, Some(before)) => url_at("before", before),
-            (None, None) => config.absolute_url(&path),
-        };
-        let head = Head {
-            title: site::title(&format!("Already-minted Last {}", config.product_name)),
-            description: format!(
-                "Every Last {} already minted by the {} community, and a checker to see whether yours is still free.",
-                config.product_name,
-                site::NAME
-            ),
-            canonical,
-            // One listing for search engines; what a visitor typed is theirs.
-            indexable: check.is_empty(),
-            image: config.absolute_url(site_files::OG_IMAGE),
-            image_alt: site::PREVIEW_IMAGE_ALT.into(),
-            feed: Some(site_files::feed_link(config)),
-            structured_data: None,
-            prev: cut.prev.as_ref().map(|cursor| url_at("before", cursor)),
-            next: cut.next.as_ref().map(|cursor| url_at("after", cursor)),
-        };
+        let head = Head::words(config, check, request, cut.prev.as_ref(), cut.next.as_ref());
         let props = WordsProps {
             site,
             version: snapshot.version,
@@ -235,165 +190,41 @@ async fn words_page(
             .await
             .map_err(|_| AppError::Busy)?;
         let (head, request) = page();
-        return render(state, &head, &request).await.map(Arc::new);
+        return state.pages.render(&head, &request).await.map(Arc::new);
     }
     match request.anchor() {
         Anchor::First => {
             let key = PageKey::Words {
                 version: snapshot.version,
             };
-            cached(state, key, page).await
+            state.pages.cached(key, page).await
         }
         Anchor::After(cursor) | Anchor::Before(cursor) => {
-            let before = matches!(request.anchor(), Anchor::Before(_));
-            let at = format!("{}={cursor}", if before { "before" } else { "after" });
-            let snapshot = &snapshot;
-            state
-                .page_cache
-                .get_or_render_further(&at, || async move {
-                    let span = if before {
-                        before_span(cursor, snapshot, request)
-                    } else {
-                        after_span(cursor, snapshot, request)
-                    };
-                    let (head, props) = page();
-                    let page = render(state, &head, &props).await?;
-                    Ok(page.showing(span, snapshot.version))
-                })
-                .await
+            let way = match request.anchor() {
+                Anchor::Before(_) => "before",
+                _ => "after",
+            };
+            let at = format!("{way}={cursor}");
+            let further = || {
+                let shown = snapshot
+                    .list
+                    .page(request.anchor(), PAGE_SIZE, &request.find);
+                let (head, props) = page();
+                (head, props, Span::of_page(request.anchor(), &shown))
+            };
+            state.pages.further(&at, snapshot.version, further).await
         }
-    }
-}
-
-/// What a page `after` a cursor shows: the places older than the cursor, down to its
-/// last phrase (to the end of the list when it has no next page).
-fn after_span(cursor: &Cursor, snapshot: &Snapshot, request: &PageRequest) -> Span {
-    let page = snapshot
-        .list
-        .page(request.anchor(), PAGE_SIZE, &request.find);
-    Span {
-        newest: Bound::Excluded(cursor.clone()),
-        oldest: match (&page.next, page.phrases.last()) {
-            (Some(_), Some(last)) => Bound::Included(Cursor::of(last)),
-            _ => Bound::Unbounded,
-        },
-    }
-}
-
-/// What a page `before` a cursor shows: the places newer than the cursor, up to its
-/// first phrase (to the top of the list when it has no previous page).
-fn before_span(cursor: &Cursor, snapshot: &Snapshot, request: &PageRequest) -> Span {
-    let page = snapshot
-        .list
-        .page(request.anchor(), PAGE_SIZE, &request.find);
-    Span {
-        newest: match (&page.prev, page.phrases.first()) {
-            (Some(_), Some(first)) => Bound::Included(Cursor::of(first)),
-            _ => Bound::Unbounded,
-        },
-        oldest: Bound::Excluded(cursor.clone()),
     }
 }
 
 /// The 404 page. It does not repeat the path, so one cached render serves every miss.
-pub(super) async fn not_found_page(state: &AppState) -> Result<Arc<Page>, AppError> {
+pub(super) async fn not_found_page(state: &AppState) -> Result<Arc<CachedPage>, AppError> {
     let page = || {
-        let head = Head {
-            title: site::title("Page not found"),
-            description: "This page does not exist. The meteor may have got it.".into(),
-            canonical: state.config.site.absolute_url("/"),
-            indexable: false,
-            image: state.config.site.absolute_url(site_files::OG_IMAGE),
-            image_alt: site::PREVIEW_IMAGE_ALT.into(),
-            feed: None,
-            structured_data: None,
-            prev: None,
-            next: None,
-        };
         let site = state.site_props();
-        (head, RenderRequest::NotFound(SiteOnly { site }))
+        (
+            Head::not_found(&state.config.site),
+            RenderRequest::NotFound(SiteOnly { site }),
+        )
     };
-    cached(state, PageKey::NotFound, page).await
-}
-
-/// schema.org's description of who runs the site, for search engines.
-fn organization(config: &Site) -> String {
-    let links = &config.links;
-    shell::inert_json(&json!({
-        "@context": "https://schema.org",
-        "@type": "Organization",
-        "name": site::NAME,
-        "url": config.absolute_url("/"),
-        "logo": config.absolute_url(site_files::ICON_512),
-        "description": site::ORGANIZATION_DESCRIPTION,
-        "email": config.press_email,
-        "sameAs": [links.chat, links.social, links.marketplace, links.blog],
-    }))
-}
-
-pub(super) async fn cached<'a>(
-    state: &'a AppState,
-    key: PageKey,
-    page: impl FnOnce() -> (Head, RenderRequest<'a>),
-) -> Result<Arc<Page>, AppError> {
-    let route = key.route();
-    // The head and props are built only on a miss; a hit only reads the cache.
-    let fresh = state
-        .page_cache
-        .get_or_render(key.clone(), || async move {
-            let (head, request) = page();
-            render(state, &head, &request).await
-        })
-        .await;
-    match fresh {
-        Ok(page) => Ok(page),
-        Err(AppError::Busy) => Err(AppError::Busy),
-        Err(error) => match state.page_cache.last_good(&key) {
-            Some(page) => {
-                tracing::warn!(route, "serving the last good page after a failed render");
-                Ok(page)
-            }
-            None => Err(error),
-        },
-    }
-}
-
-pub(super) async fn render(
-    state: &AppState,
-    head: &Head,
-    request: &RenderRequest<'_>,
-) -> Result<Page, AppError> {
-    let route = request.route();
-    let mut request = serde_json::to_value(request).map_err(|e| AppError::Internal(e.into()))?;
-    let props = request
-        .get_mut("props")
-        .map(serde_json::Value::take)
-        .unwrap_or_default();
-    let request = format!(r#"{{"route":"{route}","props":{props}}}"#);
-    let started = std::time::Instant::now();
-    let rendered = state.renderer.render(request).await;
-    match &rendered {
-        Ok(_) => state.metrics.observe_render(started.elapsed()),
-        Err(RenderError::Busy) => state.metrics.render_overflowed(),
-        Err(_) => state.metrics.render_failed(),
-    }
-    let body = rendered.map_err(|error| match error {
-        RenderError::Busy => AppError::Busy,
-        RenderError::Js { message, stack } => {
-            tracing::error!(route, %message, stack = stack.as_deref().unwrap_or(""), "render threw");
-            AppError::Internal(anyhow::anyhow!("render of {route} threw: {message}"))
-        }
-        other => AppError::Internal(anyhow::anyhow!("render of {route} failed: {other}")),
-    })?;
-    // The shell, hash and compression take milliseconds of CPU: off the async threads,
-    // so sockets and timeouts keep being served meanwhile.
-    let ui = state.ui.get();
-    let head = head.clone();
-    tokio::task::spawn_blocking(move || {
-        let html = shell::document(&ui.manifest, &head, &body, &props)
-            .map_err(|e| AppError::Internal(e.into()))?;
-        Ok(Page::new(html))
-    })
-    .await
-    .map_err(|e| AppError::Internal(e.into()))?
+    state.pages.cached(PageKey::NotFound, page).await
 }

@@ -42,7 +42,8 @@ pub enum Anchor<'a> {
 
 /// One page of the list (or of the phrases that match a find).
 #[derive(Debug, Clone, Serialize)]
-pub struct Page {
+pub struct ListPage {
+    /// Newest first.
     pub phrases: Vec<Arc<Phrase>>,
     /// Where the following (older) page starts, if there is one.
     pub next: Option<Cursor>,
@@ -50,8 +51,8 @@ pub struct Page {
     pub prev: Option<Cursor>,
 }
 
-/// A phrase's place: its chunk, and its index in that chunk.
-type Place = (usize, usize);
+/// Where a phrase is stored: its chunk, and its index in that chunk.
+type Position = (usize, usize);
 
 /// The phrases at one version. Cloning shares everything.
 #[derive(Debug, Clone, Default)]
@@ -117,7 +118,7 @@ impl PhraseList {
             created,
             id: id.to_owned(),
         };
-        let (chunk, index) = self.place(&cursor);
+        let (chunk, index) = self.position(&cursor);
         self.chunks
             .get(chunk)?
             .phrases
@@ -165,7 +166,7 @@ impl PhraseList {
             created: *self.created.get(id)?,
             id: id.to_owned(),
         };
-        let (chunk, index) = self.place(&cursor);
+        let (chunk, index) = self.position(&cursor);
         let before: usize = self.chunks[..chunk].iter().map(|c| c.phrases.len()).sum();
         Some(before + index)
     }
@@ -190,12 +191,12 @@ impl PhraseList {
             self.chunks.push(Arc::new(Chunk::new(vec![phrase])));
             return true;
         }
-        let (chunk, index) = match self.place(&cursor) {
+        let (chunk, index) = match self.position(&cursor) {
             // After every phrase: at the end of the last chunk.
             (chunk, _) if chunk == self.chunks.len() => {
                 (chunk - 1, self.chunks[chunk - 1].phrases.len())
             }
-            place => place,
+            position => position,
         };
         let target = Arc::make_mut(&mut self.chunks[chunk]);
         target.phrases.insert(index, phrase);
@@ -218,7 +219,7 @@ impl PhraseList {
             created,
             id: id.to_owned(),
         };
-        let (chunk, index) = self.place(&cursor);
+        let (chunk, index) = self.position(&cursor);
         let target = Arc::make_mut(&mut self.chunks[chunk]);
         let removed = target.phrases.remove(index);
         if target.phrases.is_empty() {
@@ -237,8 +238,8 @@ impl PhraseList {
         true
     }
 
-    /// The place of the first phrase at or after `cursor`.
-    fn place(&self, cursor: &Cursor) -> Place {
+    /// The position of the first phrase at or after `cursor`.
+    fn position(&self, cursor: &Cursor) -> Position {
         let chunk = self.chunks.partition_point(|chunk| {
             chunk
                 .phrases
@@ -253,7 +254,7 @@ impl PhraseList {
 
     /// Up to `limit` phrases from `anchor`, newest first, of those whose word contains
     /// `find` (already normalised; empty finds nothing out).
-    pub fn page(&self, anchor: Anchor<'_>, limit: usize, find: &str) -> Page {
+    pub fn page(&self, anchor: Anchor<'_>, limit: usize, find: &str) -> ListPage {
         let limit = limit.max(1);
         let finder = (!find.is_empty()).then(|| memmem::Finder::new(find.as_bytes()));
         let finder = finder.as_ref();
@@ -261,7 +262,7 @@ impl PhraseList {
             Anchor::First | Anchor::After(_) => {
                 let start = match anchor {
                     Anchor::After(cursor) => {
-                        let (chunk, index) = self.place(cursor);
+                        let (chunk, index) = self.position(cursor);
                         let exact = self
                             .chunks
                             .get(chunk)
@@ -282,14 +283,14 @@ impl PhraseList {
                     (true, None, Anchor::After(cursor)) => Some(cursor.clone()),
                     (true, None, _) => None,
                 };
-                Page {
+                ListPage {
                     phrases,
                     next,
                     prev,
                 }
             }
             Anchor::Before(cursor) => {
-                let end = self.place(cursor);
+                let end = self.position(cursor);
                 let mut phrases = self.scan_backward(end, limit + 1, finder);
                 let newer = phrases.len() > limit;
                 phrases.truncate(limit);
@@ -301,7 +302,7 @@ impl PhraseList {
                     (true, Some(last)) => Some(Cursor::of(last)),
                     (true, None) => Some(cursor.clone()),
                 };
-                Page {
+                ListPage {
                     phrases,
                     next,
                     prev,
@@ -313,7 +314,7 @@ impl PhraseList {
     /// Up to `limit` matching phrases at or after `start`, in order.
     fn scan_forward(
         &self,
-        start: Place,
+        start: Position,
         limit: usize,
         finder: Option<&memmem::Finder<'_>>,
     ) -> Vec<Arc<Phrase>> {
@@ -338,7 +339,7 @@ impl PhraseList {
     /// Up to `limit` matching phrases before `end`, nearest first.
     fn scan_backward(
         &self,
-        end: Place,
+        end: Position,
         limit: usize,
         finder: Option<&memmem::Finder<'_>>,
     ) -> Vec<Arc<Phrase>> {
@@ -390,7 +391,7 @@ mod tests {
         }
     }
 
-    fn words(page: &Page) -> Vec<&str> {
+    fn words(page: &ListPage) -> Vec<&str> {
         page.phrases.iter().map(|p| p.word.as_str()).collect()
     }
 

@@ -1,14 +1,16 @@
-//! Following the database: what other processes commit reaches the feed, read as a
-//! delta from the last sequence number the host has seen.
+//! Following the database: what other processes commit reaches the feed, read as
+//! the rows changed since the last sequence number the host has seen.
 
 use std::path::Path;
 use std::time::Duration;
 
 use notify::Watcher as _;
+use prometheus::IntCounter;
 
 use super::inspect::{self, Found};
 use super::{EmbeddedStore, FILE_NAME, FullRead, file_identity};
 use crate::feed::{Change, Feed};
+use crate::metrics::Metrics;
 use crate::text::ContentError;
 
 /// Without file events (no inotify, say), how often the host asks for new changes.
@@ -32,7 +34,9 @@ const SETTLE: [Duration; 5] = [
 
 /// Keeps the feed current with what other processes commit.
 pub(super) struct Follower {
+    /// The connection read from, opened afresh when the file is replaced.
     store: EmbeddedStore,
+    /// Where what the store holds is published.
     feed: Feed,
     /// The last change already in the feed.
     sequence: i64,
@@ -51,12 +55,17 @@ pub(super) struct Follower {
     /// A shared lock on the data folder while this host follows it: `phrases restore`
     /// takes it exclusively, so it knows a host is serving.
     _folder_lock: Option<std::fs::File>,
+    /// `lastwords_feed_documents_skipped_total`: stored rows hidden for breaking the rules.
+    skipped: IntCounter,
+    /// `lastwords_feed_store_problems_total`: each time the file went bad.
+    problems: IntCounter,
 }
 
 impl Follower {
     /// Publishes `read` into `feed` and follows the store from there in the background.
-    pub(super) fn start(store: EmbeddedStore, read: FullRead, feed: Feed) {
-        report_broken(&store.path, &read.broken, &feed);
+    pub(super) fn start(store: EmbeddedStore, read: FullRead, feed: Feed, metrics: &Metrics) {
+        let skipped = metrics.feed_skipped.clone();
+        report_broken(&store.path, &read.broken, &skipped);
         feed.replace(read.phrases);
         feed.health().synced();
         let follower = Follower {
@@ -69,6 +78,8 @@ impl Follower {
             _folder_lock: lock_folder(store.path.parent().unwrap_or(Path::new("."))),
             store,
             feed,
+            skipped,
+            problems: metrics.feed_store_problems.clone(),
         };
         let feed = follower.feed.clone();
         feed.spawn_task(follower.run());
@@ -166,14 +177,11 @@ impl Follower {
                 if since.elapsed() < CONFIRM_AFTER || self.problem.as_ref() == Some(&problem) {
                     return;
                 }
-                let health = self.feed.health();
                 if self.problem.is_none() {
-                    health
-                        .store_problems
-                        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    self.problems.inc();
                 }
                 tracing::error!(%problem, count = self.feed.current().list.len(), "the embedded store cannot be read; still serving the last list");
-                health.down_because(problem.clone());
+                self.feed.health().down_because(problem.clone());
                 self.problem = Some(problem);
             }
         }
@@ -232,28 +240,28 @@ impl Follower {
             self.wal_identity = file_identity(&wal);
             return Ok(());
         }
-        let delta = self
+        let changed = self
             .store
             .read_since(self.sequence)
             .map_err(|e| e.to_string())?;
-        if delta.sequence == self.sequence {
+        if changed.sequence == self.sequence {
             return Ok(());
         }
-        if delta.sequence < self.sequence {
+        if changed.sequence < self.sequence {
             // The sequence went back: not the store we read before. Read it whole.
             return self.reload();
         }
-        report_broken(&self.store.path, &delta.broken, &self.feed);
-        let (added, removed) = (delta.upserts.len(), delta.removals.len());
-        let changes = (delta.removals.into_iter().map(|id| Change::Remove { id }))
+        report_broken(&self.store.path, &changed.broken, &self.skipped);
+        let (added, removed) = (changed.upserts.len(), changed.removals.len());
+        let changes = (changed.removals.into_iter().map(|id| Change::Remove { id }))
             .chain(
-                delta
+                changed
                     .upserts
                     .into_iter()
                     .map(|phrase| Change::Upsert { phrase }),
             )
             .collect();
-        self.sequence = delta.sequence;
+        self.sequence = changed.sequence;
         let snapshot = self.feed.apply(changes);
         self.feed.health().synced();
         tracing::info!(
@@ -269,7 +277,7 @@ impl Follower {
 
     fn reload(&mut self) -> Result<(), String> {
         let read = self.store.read_all().map_err(|e| e.to_string())?;
-        report_broken(&self.store.path, &read.broken, &self.feed);
+        report_broken(&self.store.path, &read.broken, &self.skipped);
         self.sequence = read.sequence;
         let snapshot = self.feed.replace(read.phrases);
         self.feed.health().synced();
@@ -338,13 +346,11 @@ async fn sleep_until_or_forever(deadline: Option<tokio::time::Instant>) {
 }
 
 /// Says once per read which stored rows break the content rules, and counts them.
-fn report_broken(path: &Path, broken: &[(String, ContentError)], feed: &Feed) {
+fn report_broken(path: &Path, broken: &[(String, ContentError)], skipped: &IntCounter) {
     let Some((id, error)) = broken.first() else {
         return;
     };
-    feed.health()
-        .skipped
-        .fetch_add(broken.len() as u64, std::sync::atomic::Ordering::Relaxed);
+    skipped.inc_by(broken.len() as u64);
     tracing::warn!(
         path = %path.display(),
         count = broken.len(),
@@ -356,7 +362,6 @@ fn report_broken(path: &Path, broken: &[(String, ContentError)], feed: &Feed) {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::atomic::Ordering;
     use std::sync::{Arc, Mutex};
 
     use super::*;
@@ -389,7 +394,7 @@ mod tests {
 
     /// A follower of a new store, as [`Follower::start`] makes it, not yet running: the
     /// test makes each look itself.
-    fn follower(dir: &Path, feed: &Feed) -> Follower {
+    fn follower(dir: &Path, feed: &Feed, metrics: &Metrics) -> Follower {
         let (store, _) = EmbeddedStore::open_or_create(dir, Seed::Samples).unwrap();
         let read = store.read_all().unwrap();
         feed.replace(read.phrases);
@@ -403,6 +408,8 @@ mod tests {
             _folder_lock: None,
             store,
             feed: feed.clone(),
+            skipped: metrics.feed_skipped.clone(),
+            problems: metrics.feed_store_problems.clone(),
         }
     }
 
@@ -410,7 +417,8 @@ mod tests {
     fn a_damaged_store_is_said_once_however_often_it_is_looked_at() {
         let dir = tempfile::tempdir().unwrap();
         let feed = Feed::new();
-        let mut follower = follower(dir.path(), &feed);
+        let metrics = Metrics::new();
+        let mut follower = follower(dir.path(), &feed, &metrics);
         let path = dir.path().join(FILE_NAME);
         let mut bytes = std::fs::read(&path).unwrap();
         bytes[..100].fill(0);
@@ -440,7 +448,7 @@ mod tests {
             "{said}"
         );
         assert!(said.contains("is not an SQLite database"), "{said}");
-        assert_eq!(feed.health().store_problems.load(Ordering::Relaxed), 1);
+        assert_eq!(metrics.feed_store_problems.get(), 1);
         assert_eq!(
             feed.current().list.len(),
             SAMPLES.len(),

@@ -26,6 +26,7 @@ use rusqlite::{Connection, ErrorCode, OpenFlags, OptionalExtension as _, params}
 
 use super::{AddOutcome, NewPhrase, PhraseStore, StoreError, new_document_id};
 use crate::feed::{Feed, Phrase};
+use crate::metrics::Metrics;
 use crate::text::ContentError;
 pub use backup::{BackupReport, RestoreReport};
 use inspect::{APPLICATION_ID, Found};
@@ -101,6 +102,7 @@ impl Drop for StoreConnection {
 /// Everything in the store at one sequence number.
 #[derive(Debug)]
 pub struct FullRead {
+    /// The sequence number read at: the follower reads what changed after it.
     pub sequence: i64,
     /// Oldest first.
     pub phrases: Vec<Phrase>,
@@ -108,12 +110,16 @@ pub struct FullRead {
     pub broken: Vec<(String, ContentError)>,
 }
 
-/// What changed after a sequence number.
+/// The rows that changed after a sequence number (beside [`FullRead`], which is every row).
 #[derive(Debug, Default)]
-struct Delta {
+struct ChangesSince {
+    /// The sequence number read up to.
     sequence: i64,
+    /// Rows added or edited, that follow the content rules.
     upserts: Vec<Phrase>,
+    /// Ids of rows removed, or edited into breaking the rules.
     removals: Vec<String>,
+    /// Rows that break the content rules (written by hand): their ids and why.
     broken: Vec<(String, ContentError)>,
 }
 
@@ -252,34 +258,34 @@ impl EmbeddedStore {
     }
 
     /// What changed after `since`, in one read transaction.
-    fn read_since(&self, since: i64) -> Result<Delta, StoreError> {
+    fn read_since(&self, since: i64) -> Result<ChangesSince, StoreError> {
         self.with(|connection| {
             let transaction = connection.transaction()?;
             let sequence = current_sequence(&transaction)?;
-            let mut delta = Delta {
+            let mut changes = ChangesSince {
                 sequence,
-                ..Delta::default()
+                ..ChangesSince::default()
             };
             if sequence != since {
                 let mut changed = transaction
                     .prepare("SELECT id, word, name, created FROM phrases WHERE changed > ?1")?;
                 for row in changed.query_map([since], row_phrase)? {
                     match checked(row?) {
-                        Ok(phrase) => delta.upserts.push(phrase),
+                        Ok(phrase) => changes.upserts.push(phrase),
                         Err((id, error)) => {
-                            delta.removals.push(id.clone());
-                            delta.broken.push((id, error));
+                            changes.removals.push(id.clone());
+                            changes.broken.push((id, error));
                         }
                     }
                 }
                 let mut removed =
                     transaction.prepare("SELECT id FROM removals WHERE changed > ?1")?;
                 for id in removed.query_map([since], |row| row.get::<_, String>(0))? {
-                    delta.removals.push(id?);
+                    changes.removals.push(id?);
                 }
             }
             transaction.commit()?;
-            Ok(delta)
+            Ok(changes)
         })
     }
 
@@ -345,10 +351,11 @@ impl EmbeddedStore {
         .ok_or_else(|| StoreError::NoSuchId(id.to_owned()))
     }
 
-    /// Publishes the store into `feed` now, then keeps it current in the background.
-    pub fn start(self, feed: Feed) -> Result<(), StoreError> {
+    /// Publishes the store into `feed` now, then keeps it current in the background,
+    /// counting in `metrics` the rows it hides and the times the file goes bad.
+    pub fn start(self, feed: Feed, metrics: &Metrics) -> Result<(), StoreError> {
         let read = self.read_all()?;
-        follow::Follower::start(self, read, feed);
+        follow::Follower::start(self, read, feed, metrics);
         Ok(())
     }
 }
@@ -598,7 +605,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let (store, _) = EmbeddedStore::open_or_create(dir.path(), Seed::Empty).unwrap();
         let feed = Feed::new();
-        store.start(feed.clone()).unwrap();
+        let metrics = Metrics::new();
+        store.start(feed.clone(), &metrics).unwrap();
         eventually(&feed, &[]).await;
 
         // Another process, as the `sqlite3` shell would be: plain SQL, no checks.
@@ -616,11 +624,7 @@ mod tests {
         insert("b", "\u{1b}[2JWIPE");
         insert("c", "lower case");
         eventually(&feed, &["BY HAND"]).await;
-        let skipped = || {
-            feed.health()
-                .skipped
-                .load(std::sync::atomic::Ordering::Relaxed)
-        };
+        let skipped = || metrics.feed_skipped.get();
         let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
         while skipped() < 2 && tokio::time::Instant::now() < deadline {
             tokio::time::sleep(Duration::from_millis(20)).await;

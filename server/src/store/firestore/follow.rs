@@ -3,8 +3,9 @@
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use super::{FirestoreSettings, FirestoreStore};
+use super::{FirestoreSettings, FirestoreStore, SourceCounts};
 use crate::feed::{Feed, now_ms};
+use crate::metrics::Metrics;
 
 /// A listener silent this long gets its connection checked with a probe query.
 const PROBE_AFTER: Duration = Duration::from_secs(10);
@@ -26,13 +27,18 @@ pub fn backoff(attempt: u32) -> Duration {
 /// Keeps `feed` following the collection for the life of the process, whatever
 /// happens to the network: connects with backoff, listens, and when a silent listener's
 /// probe fails, marks the feed down, drops the listener and starts over with backoff.
-/// Returns at once; the list shown meanwhile is whatever `feed` holds.
-pub fn follow(settings: FirestoreSettings, feed: Feed) {
+/// What the listener skips or resyncs is counted in `metrics`. Returns at once; the
+/// list shown meanwhile is whatever `feed` holds.
+pub fn follow(settings: FirestoreSettings, feed: Feed, metrics: &Metrics) {
+    let counts = SourceCounts {
+        skipped: metrics.feed_skipped.clone(),
+        resyncs: metrics.feed_resyncs.clone(),
+    };
     feed.clone().spawn_task(async move {
         let mut attempt = 0;
         loop {
             match FirestoreStore::connect(settings.clone()).await {
-                Ok(store) => match store.listen(feed.clone()).await {
+                Ok(store) => match store.listen(feed.clone(), counts.clone()).await {
                     Ok(mut listener) => {
                         let connected = std::time::Instant::now();
                         store.watch(&feed).await;

@@ -20,6 +20,7 @@ use firestore::{
     FirestoreMemListenStateStorage, FirestoreWritePrecondition,
 };
 use futures_util::future::BoxFuture;
+use prometheus::IntCounter;
 use serde::{Deserialize, Serialize};
 
 use super::{AddOutcome, NewPhrase, PhraseStore, StoreError, new_document_id};
@@ -54,6 +55,15 @@ pub struct FirestoreStore {
     heard: Arc<AtomicU64>,
 }
 
+/// What the listener counts in [`crate::metrics::Metrics`].
+#[derive(Debug, Clone)]
+struct SourceCounts {
+    /// `lastwords_feed_documents_skipped_total`: malformed documents.
+    skipped: IntCounter,
+    /// `lastwords_feed_resyncs_total`: times Firestore sent the whole list again.
+    resyncs: IntCounter,
+}
+
 /// The fields of a phrase document.
 #[derive(Serialize, Deserialize)]
 struct StoredPhrase {
@@ -85,6 +95,7 @@ impl FirestoreStore {
     async fn listen(
         &self,
         feed: Feed,
+        counts: SourceCounts,
     ) -> Result<firestore::FirestoreListener<FirestoreDb, FirestoreMemListenStateStorage>, StoreError>
     {
         let mut listener = self
@@ -108,6 +119,7 @@ impl FirestoreStore {
         listener
             .start(move |event| {
                 let feed = feed.clone();
+                let counts = counts.clone();
                 let state = state.clone();
                 let control = control.clone();
                 heard.store(now_ms(), Ordering::Relaxed);
@@ -119,10 +131,10 @@ impl FirestoreStore {
                         Err(_) => Outcome::default(),
                     };
                     if outcome.skipped > 0 {
-                        health.skipped.fetch_add(outcome.skipped, Ordering::Relaxed);
+                        counts.skipped.inc_by(outcome.skipped);
                     }
                     if outcome.resync {
-                        health.resyncs.fetch_add(1, Ordering::Relaxed);
+                        counts.resyncs.inc();
                         tracing::warn!(
                             "Firestore existence filter disagrees with our list; resyncing"
                         );

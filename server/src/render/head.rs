@@ -1,0 +1,195 @@
+//! What each page's `<head>` tells search engines and link previews: its title and
+//! description, its canonical URL and place in a series, whether to index it, the
+//! preview image, the Atom feed it offers and schema.org data about it.
+
+use serde_json::json;
+
+use crate::config::Site;
+use crate::escape::inert_json;
+use crate::feed::Phrase;
+use crate::feed::list::Cursor;
+use crate::feed::paging::PageRequest;
+use crate::render::site_files::{ATOM_FEED, ICON_512, OG_IMAGE};
+use crate::site;
+use crate::text::grapheme_count;
+
+/// What the `<head>` says about one page.
+#[derive(Debug, Clone)]
+pub struct Head {
+    /// The page's title, ending with the site's name.
+    pub title: String,
+    /// The summary search results and link previews show.
+    pub description: String,
+    /// Absolute URL of the page.
+    pub canonical: String,
+    /// False for pages search engines should skip, such as the 404 page.
+    pub indexable: bool,
+    /// Absolute URL of the 1200×630 link-preview image.
+    pub image: String,
+    /// What the image shows, for those who cannot see it.
+    pub image_alt: String,
+    /// The Atom feed the page offers.
+    pub feed: Option<FeedLink>,
+    /// schema.org data about the site, already inert (see [`inert_json`]).
+    pub structured_data: Option<String>,
+    /// Absolute URL of the page before this one in a series.
+    pub prev: Option<String>,
+    /// Absolute URL of the page after this one in a series.
+    pub next: Option<String>,
+}
+
+/// A `<link rel="alternate">` to an Atom feed.
+#[derive(Debug, Clone)]
+pub struct FeedLink {
+    /// What a feed reader calls the feed.
+    pub title: String,
+    /// Absolute URL of the feed.
+    pub href: String,
+}
+
+impl FeedLink {
+    /// The feed of the newest phrases.
+    fn newest_phrases(config: &Site) -> Self {
+        Self {
+            title: format!("New Last {} — {}", config.product_name, site::NAME),
+            href: config.absolute_url(ATOM_FEED),
+        }
+    }
+}
+
+impl Head {
+    /// The home page's, with schema.org's description of who runs the site.
+    pub fn home(config: &Site) -> Self {
+        Self {
+            title: site::HOME_TITLE.into(),
+            description: site::HOME_DESCRIPTION.into(),
+            canonical: config.absolute_url("/"),
+            indexable: true,
+            image: config.absolute_url(OG_IMAGE),
+            image_alt: site::PREVIEW_IMAGE_ALT.into(),
+            feed: None,
+            structured_data: Some(organization(config)),
+            prev: None,
+            next: None,
+        }
+    }
+
+    /// A page of the phrases page: one listing for search engines, linked to the pages
+    /// before (`prev`) and after (`next`) it; with `check`, what a visitor typed, which
+    /// is theirs and not indexed.
+    pub fn words(
+        config: &Site,
+        check: &str,
+        request: &PageRequest,
+        prev: Option<&Cursor>,
+        next: Option<&Cursor>,
+    ) -> Self {
+        let path = config.words_path();
+        let url_at = |key: &str, cursor: &Cursor| {
+            let mut query = url::form_urlencoded::Serializer::new(String::new());
+            if !check.is_empty() {
+                query.append_pair("check", check);
+            }
+            query.append_pair(key, &cursor.to_string());
+            config.absolute_url(&format!("{path}?{}", query.finish()))
+        };
+        let canonical = match (&request.after, &request.before) {
+            _ if !check.is_empty() => config.absolute_url(&path),
+            (Some(after), _) => url_at("after", after),
+            (None, Some(before)) => url_at("before", before),
+            (None, None) => config.absolute_url(&path),
+        };
+        Self {
+            title: site::title(&format!("Already-minted Last {}", config.product_name)),
+            description: format!(
+                "Every Last {} already minted by the {} community, and a checker to see whether yours is still free.",
+                config.product_name,
+                site::NAME
+            ),
+            canonical,
+            indexable: check.is_empty(),
+            image: config.absolute_url(OG_IMAGE),
+            image_alt: site::PREVIEW_IMAGE_ALT.into(),
+            feed: Some(FeedLink::newest_phrases(config)),
+            structured_data: None,
+            prev: prev.map(|cursor| url_at("before", cursor)),
+            next: next.map(|cursor| url_at("after", cursor)),
+        }
+    }
+
+    /// The 404 page's: not indexed, and the same for every missing path.
+    pub fn not_found(config: &Site) -> Self {
+        Self {
+            title: site::title("Page not found"),
+            description: "This page does not exist. The meteor may have got it.".into(),
+            canonical: config.absolute_url("/"),
+            indexable: false,
+            image: config.absolute_url(OG_IMAGE),
+            image_alt: site::PREVIEW_IMAGE_ALT.into(),
+            feed: None,
+            structured_data: None,
+            prev: None,
+            next: None,
+        }
+    }
+
+    /// A phrase's page at `url`, whose link shows as a card: the phrase's card image,
+    /// and schema.org's description of the phrase, its author and the list it is in.
+    pub fn phrase(config: &Site, phrase: &Phrase, url: &str) -> Self {
+        let product = &config.product_name;
+        let (word, name) = (&phrase.word, &phrase.name);
+        let length = grapheme_count(word);
+        let characters = if length == 1 {
+            "character"
+        } else {
+            "characters"
+        };
+        let image = config.absolute_url(&format!("{}/card.png", config.phrase_path(&phrase.id)));
+        let structured_data = inert_json(&json!({
+            "@context": "https://schema.org",
+            "@type": "CreativeWork",
+            "name": word,
+            "text": word,
+            "url": url,
+            "image": image,
+            "author": { "@type": "Person", "name": name },
+            "isPartOf": {
+                "@type": "CollectionPage",
+                "name": format!("Already-minted Last {product}"),
+                "url": config.absolute_url(&config.words_path()),
+            },
+            "publisher": { "@type": "Organization", "name": site::NAME, "url": config.absolute_url("/") },
+        }));
+        Self {
+            title: site::title(&format!("“{word}” by {name}")),
+            description: format!(
+                "“{word}” ({length} {characters}): Last {product} minted by {name} in the {} community. {}",
+                site::NAME,
+                site::hashtag(product)
+            ),
+            canonical: url.to_owned(),
+            indexable: true,
+            image,
+            image_alt: format!("“{word}”, Last {product} by {name}"),
+            feed: None,
+            structured_data: Some(structured_data),
+            prev: None,
+            next: None,
+        }
+    }
+}
+
+/// schema.org's description of who runs the site, for search engines.
+fn organization(config: &Site) -> String {
+    let links = &config.links;
+    inert_json(&json!({
+        "@context": "https://schema.org",
+        "@type": "Organization",
+        "name": site::NAME,
+        "url": config.absolute_url("/"),
+        "logo": config.absolute_url(ICON_512),
+        "description": site::ORGANIZATION_DESCRIPTION,
+        "email": config.press_email,
+        "sameAs": [links.chat, links.social, links.marketplace, links.blog],
+    }))
+}
