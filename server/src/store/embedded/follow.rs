@@ -64,25 +64,36 @@ pub(super) struct Follower {
 impl Follower {
     /// Publishes `read` into `feed` and follows the store from there in the background.
     pub(super) fn start(store: EmbeddedStore, read: FullRead, feed: Feed, metrics: &Metrics) {
-        let skipped = metrics.feed_skipped.clone();
-        report_broken(&store.path, &read.broken, &skipped);
+        report_broken(&store.path, &read.broken, &metrics.feed_skipped);
         feed.replace(read.phrases);
         feed.health().synced();
-        let follower = Follower {
-            sequence: read.sequence,
+        let folder_lock = lock_folder(store.path.parent().unwrap_or(Path::new(".")));
+        let follower = Follower::new(store, read.sequence, feed, metrics, folder_lock);
+        let feed = follower.feed.clone();
+        feed.spawn_task(follower.run());
+    }
+
+    /// A follower of `store` from change `sequence` on, not yet looking.
+    fn new(
+        store: EmbeddedStore,
+        sequence: i64,
+        feed: Feed,
+        metrics: &Metrics,
+        folder_lock: Option<std::fs::File>,
+    ) -> Follower {
+        Follower {
+            sequence,
             identity: store.opened_identity(),
             wal_identity: file_identity(&inspect::sidecar(&store.path, "-wal")),
             seen: None,
             problem: None,
             stamp: file_stamp(&store.path),
-            _folder_lock: lock_folder(store.path.parent().unwrap_or(Path::new("."))),
+            _folder_lock: folder_lock,
             store,
             feed,
-            skipped,
+            skipped: metrics.feed_skipped.clone(),
             problems: metrics.feed_store_problems.clone(),
-        };
-        let feed = follower.feed.clone();
-        feed.spawn_task(follower.run());
+        }
     }
 
     async fn run(mut self) {
@@ -398,19 +409,7 @@ mod tests {
         let (store, _) = EmbeddedStore::open_or_create(dir, Seed::Samples).unwrap();
         let read = store.read_all().unwrap();
         feed.replace(read.phrases);
-        Follower {
-            sequence: read.sequence,
-            identity: store.opened_identity(),
-            wal_identity: file_identity(&inspect::sidecar(&store.path, "-wal")),
-            seen: None,
-            problem: None,
-            stamp: file_stamp(&store.path),
-            _folder_lock: None,
-            store,
-            feed: feed.clone(),
-            skipped: metrics.feed_skipped.clone(),
-            problems: metrics.feed_store_problems.clone(),
-        }
+        Follower::new(store, read.sequence, feed.clone(), metrics, None)
     }
 
     #[test]
