@@ -3,11 +3,14 @@
 //! phrases. Each document is made when first asked for, once however many ask at once,
 //! off the async threads, and kept with its ETag until a change falls in it.
 //!
-//! Child sitemaps hold the phrases oldest first, so an addition changes only the last
-//! one, and a change costs the children from its own on, never the ones before: the
-//! follower works out which from the change's place in the list. A `lastmod` is a phrase's creation time when the source says it (Firestore's
-//! create time); the embedded store keeps an order, not a time, so there the host says
-//! when it first saw the phrase, or, for what it loaded at start, when it started.
+//! Child sitemaps are [`shelves`]: stretches of the list, oldest first, that keep their
+//! phrases and their names, so a change makes again only the child it falls in (an
+//! addition, the last) and a crawler's `If-None-Match` matches every other. A `lastmod`
+//! is a phrase's creation time when the source says it (Firestore's create time); the
+//! embedded store keeps an order, not a time, so there the host says when it first saw
+//! the phrase, or, for what it loaded at start, when it started.
+
+mod shelves;
 
 use std::collections::{HashMap, VecDeque};
 use std::fmt::Write as _;
@@ -17,6 +20,7 @@ use crate::config::Site;
 use crate::feed::list::Phrase;
 use crate::feed::{Change, Delta, Feed, Snapshot, now_ms};
 use crate::render::page_cache::CachedPage;
+use shelves::{Altered, Label, Shelves};
 
 /// The most URLs one sitemap may hold (sitemaps.org).
 pub const SITEMAP_URLS: usize = 50_000;
@@ -38,8 +42,8 @@ pub enum Document {
     Sitemap,
     /// `/sitemaps/pages.xml`: the site's own pages, under an index.
     SitePages,
-    /// `/sitemaps/phrases-{n}.xml`, from 1: the `n`th 50,000 phrases, oldest first.
-    Phrases(usize),
+    /// `/sitemaps/phrases-{label}.xml`: a shelf of at most 50,000 phrases.
+    Phrases(Label),
     /// `/feed.atom`.
     Atom,
 }
@@ -50,7 +54,7 @@ impl Document {
         if file == "pages.xml" {
             return Some(Document::SitePages);
         }
-        let n: usize = file
+        let n: Label = file
             .strip_prefix("phrases-")?
             .strip_suffix(".xml")?
             .parse()
@@ -75,12 +79,22 @@ pub struct Listings {
     makes: prometheus::IntCounter,
 }
 
-/// The documents made for one version of the list, each made by whoever asks first
-/// while the others wait for it.
-#[derive(Default)]
+/// The list as the follower last reached it, and the documents made for it, each made
+/// by whoever asks first while the others wait for it.
 struct Kept {
-    version: u64,
+    snapshot: Arc<Snapshot>,
+    shelves: Shelves,
     documents: HashMap<Document, Arc<OnceLock<Option<Made>>>>,
+}
+
+impl Kept {
+    fn new(snapshot: Arc<Snapshot>) -> Self {
+        Self {
+            shelves: Shelves::pack(&snapshot.list, SITEMAP_URLS),
+            snapshot,
+            documents: HashMap::new(),
+        }
+    }
 }
 
 #[derive(Default)]
@@ -94,15 +108,11 @@ impl Listings {
     pub fn follow(feed: &Feed, metrics: &crate::metrics::Metrics) -> Arc<Self> {
         let started_ms = now_ms();
         let mut deltas = feed.deltas();
-        let mut before = feed.current();
         let listings = Arc::new(Self {
             started_ms,
             changed_ms: started_ms.into(),
             seen: Mutex::default(),
-            made: Mutex::new(Kept {
-                version: before.version,
-                documents: HashMap::new(),
-            }),
+            made: Mutex::new(Kept::new(feed.current())),
             makes: metrics.listings_made.clone(),
         });
         let noting = listings.clone();
@@ -112,8 +122,7 @@ impl Listings {
                 match deltas.recv().await {
                     Ok(delta) => {
                         noting.note(delta.changes.as_deref().unwrap_or_default());
-                        noting.keep_unchanged(&before, &delta);
-                        before = delta.after.clone();
+                        noting.keep_unchanged(&delta);
                     }
                     // The deltas that follow start from a version this task never saw, so
                     // the next one drops every document.
@@ -125,25 +134,34 @@ impl Listings {
         listings
     }
 
-    /// Moves the documents `delta` leaves as they were on to its version; drops the rest.
-    fn keep_unchanged(&self, before: &Snapshot, delta: &Delta) {
-        let first_changed = match &delta.changes {
-            Some(changes) if before.version == delta.from => {
-                first_changed_child(before, delta, changes)
-            }
-            _ => 0,
-        };
+    /// Moves the shelves and the children `delta` leaves as they were on to its version;
+    /// drops the rest.
+    fn keep_unchanged(&self, delta: &Delta) {
         let Ok(mut kept) = self.made.lock() else {
             return;
         };
-        if kept.version != delta.from {
-            kept.documents.clear();
-        }
-        kept.version = delta.version;
+        let altered = match &delta.changes {
+            Some(changes) if kept.snapshot.version == delta.from => {
+                let ids = changes.iter().map(|change| match change {
+                    Change::Upsert { phrase } => phrase.id.as_str(),
+                    Change::Remove { id } => id.as_str(),
+                });
+                let before = kept.snapshot.clone();
+                kept.shelves.follow(&before.list, &delta.after.list, ids)
+            }
+            // A change too big to list, or one after versions this follower missed.
+            _ => {
+                kept.shelves = Shelves::pack(&delta.after.list, SITEMAP_URLS);
+                Altered::All
+            }
+        };
+        kept.snapshot = delta.after.clone();
         // The rest are small, and whether they exist at all can change with the count.
-        kept.documents.retain(
-            |document, _| matches!(document, Document::Phrases(n) if n - 1 < first_changed),
-        );
+        kept.documents
+            .retain(|document, _| match (document, &altered) {
+                (Document::Phrases(label), Altered::Only(labels)) => !labels.contains(label),
+                _ => false,
+            });
     }
 
     fn note(&self, changes: &[Change]) {
@@ -182,37 +200,49 @@ impl Listings {
             .unwrap_or(self.started_ms)
     }
 
-    /// `document` for `snapshot`, made now unless it was for this version; `None` when
-    /// there is no such document (a child past the last, or under no index).
-    pub fn document(&self, site: &Site, snapshot: &Snapshot, document: Document) -> Option<Made> {
-        let slot = match self.made.lock() {
-            Ok(mut kept) if kept.version == snapshot.version => {
-                kept.documents.entry(document).or_default().clone()
+    /// `document` for the list the follower reached (microseconds behind `snapshot`, so
+    /// that the index and its children always agree), made now unless it was made for
+    /// that list; `None` when there is no such document (a child that is not on the
+    /// index, or one under no index).
+    pub fn document(
+        &self,
+        site: &Site,
+        snapshot: &Arc<Snapshot>,
+        document: Document,
+    ) -> Option<Made> {
+        let (slot, snapshot, shelves) = match self.made.lock() {
+            Ok(mut kept) if kept.snapshot.loaded || !snapshot.loaded => {
+                let slot = kept.documents.entry(document).or_default().clone();
+                (slot, kept.snapshot.clone(), kept.shelves.clone())
             }
-            // A list the follower has not reached yet, or one it has left: made for this
-            // request alone.
-            _ => Arc::default(),
+            // The follower has not reached the first list yet: made for this request alone.
+            _ => (
+                Arc::default(),
+                snapshot.clone(),
+                Shelves::pack(&snapshot.list, SITEMAP_URLS),
+            ),
         };
-        slot.get_or_init(|| self.make(site, snapshot, document))
+        slot.get_or_init(|| self.make(site, &snapshot, &shelves, document))
             .clone()
     }
 
-    fn make(&self, site: &Site, snapshot: &Snapshot, document: Document) -> Option<Made> {
+    fn make(
+        &self,
+        site: &Site,
+        snapshot: &Snapshot,
+        shelves: &Shelves,
+        document: Document,
+    ) -> Option<Made> {
         let body = match document {
             Document::Sitemap if snapshot.list.len() + 2 <= SITEMAP_URLS => {
                 self.urlset(site, snapshot, true, 0..snapshot.list.len())
             }
-            Document::Sitemap => self.index(site, snapshot),
+            Document::Sitemap => self.index(site, snapshot, shelves),
             Document::SitePages if snapshot.list.len() + 2 > SITEMAP_URLS => {
                 self.urlset(site, snapshot, true, 0..0)
             }
-            Document::Phrases(n) if snapshot.list.len() + 2 > SITEMAP_URLS => {
-                let from = (n - 1).checked_mul(SITEMAP_URLS)?;
-                if from >= snapshot.list.len() {
-                    return None;
-                }
-                let to = (from + SITEMAP_URLS).min(snapshot.list.len());
-                self.urlset(site, snapshot, false, from..to)
+            Document::Phrases(label) if snapshot.list.len() + 2 > SITEMAP_URLS => {
+                self.urlset(site, snapshot, false, shelves.places(label)?)
             }
             Document::SitePages | Document::Phrases(_) => return None,
             Document::Atom => self.atom(site, snapshot),
@@ -264,7 +294,7 @@ impl Listings {
         xml
     }
 
-    fn index(&self, site: &Site, snapshot: &Snapshot) -> String {
+    fn index(&self, site: &Site, snapshot: &Snapshot, shelves: &Shelves) -> String {
         let mut xml = String::from(
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<sitemapindex xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n",
         );
@@ -275,23 +305,16 @@ impl Listings {
             rfc3339(self.started_ms),
         );
         let len = snapshot.list.len();
-        let children = len.div_ceil(SITEMAP_URLS);
-        // The newest phrase of each child, whose time is the child's lastmod.
-        let newest: Vec<u64> = (0..children)
-            .map(|n| {
-                let oldest_first_end = ((n + 1) * SITEMAP_URLS).min(len);
-                snapshot
-                    .list
-                    .iter_from(len - oldest_first_end)
-                    .next()
-                    .map_or(self.started_ms, |phrase| self.minted_ms(phrase))
-            })
-            .collect();
-        for (n, lastmod) in newest.into_iter().enumerate() {
+        for &label in shelves.labels() {
+            // The child's newest phrase, whose time is its lastmod.
+            let lastmod = shelves
+                .places(label)
+                .and_then(|places| snapshot.list.iter_from(len.checked_sub(places.end)?).next())
+                .map_or(self.started_ms, |phrase| self.minted_ms(phrase));
             let _ = writeln!(
                 xml,
                 "  <sitemap><loc>{}</loc><lastmod>{}</lastmod></sitemap>",
-                escape_xml(&site.absolute_url(&format!("/sitemaps/phrases-{}.xml", n + 1))),
+                escape_xml(&site.absolute_url(&format!("/sitemaps/phrases-{label}.xml"))),
                 rfc3339(lastmod),
             );
         }
@@ -354,30 +377,6 @@ impl Listings {
         xml.push_str("</feed>\n");
         xml
     }
-}
-
-/// The first child sitemap (from 0) that `changes` alter, going from `before` to
-/// `delta.after`: a phrase added, removed or moved at an oldest-first place shifts every
-/// place after it. `usize::MAX` when they alter none.
-fn first_changed_child(before: &Snapshot, delta: &Delta, changes: &[Change]) -> usize {
-    let oldest_first = |list: &crate::feed::list::PhraseList, id: &str| {
-        list.rank(id).map(|rank| list.len() - 1 - rank)
-    };
-    let mut first = usize::MAX;
-    for change in changes {
-        let id = match change {
-            Change::Upsert { phrase } => phrase.id.as_str(),
-            Change::Remove { id } => id.as_str(),
-        };
-        let places = [
-            oldest_first(&before.list, id),
-            oldest_first(&delta.after.list, id),
-        ];
-        for place in places.into_iter().flatten() {
-            first = first.min(place / SITEMAP_URLS);
-        }
-    }
-    first
 }
 
 /// Text or an attribute value in XML: the five markup characters escaped, and what
