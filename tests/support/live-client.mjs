@@ -1,5 +1,7 @@
 // A real WebSocket client of /api/phrases/live that keeps the list the way the browser
-// does: snapshots replace it, changes apply only on top of the version they name. Also
+// does: snapshots replace it, changes apply only on top of the version they name. Changes
+// that skip a version (the browser would resync) are kept in `gaps`: the host never
+// sends one, and a test can say so. Also
 // the raw pieces abuse tests need: an upgrade's status, and a bare-socket client that
 // can stop reading or ignore pings.
 import net from 'node:net';
@@ -21,6 +23,8 @@ export function connectLive(baseUrl, since, { origin = baseUrl, localAddress, he
     version: since ?? 0,
     phrases: new Map(),
     messages: [],
+    /** `changes` messages that started past the version this client had. */
+    gaps: [],
     closed: null,
     words: () => [...client.phrases.values()].map((p) => p.word).sort(),
   };
@@ -37,6 +41,8 @@ export function connectLive(baseUrl, since, { origin = baseUrl, localAddress, he
         else client.phrases.delete(change.id);
       }
       client.version = message.version;
+    } else if (message.type === 'changes' && message.version > client.version) {
+      client.gaps.push({ had: client.version, from: message.from, version: message.version });
     }
     for (const check of waiters) check();
   });
