@@ -50,8 +50,11 @@ export async function startHost(options = {}) {
   const user = options.user && { ...options.user, binary };
   const cli = (...args) => runCli(['--data-dir', dataDir, ...(options.args ?? []), ...args], options.env, user);
   await options.prepare?.(cli);
+  // The host's own log filter unless a test sets one: RUST_LOG=info would let the
+  // Firestore client's warning at every RESET (one per write on the emulator) through.
+  const { RUST_LOG: _outer, ...outer } = process.env;
   const child = spawn(binary, ['serve', '--port', '0', '--data-dir', dataDir, ...(options.args ?? [])], {
-    env: { ...process.env, RUST_LOG: 'info', NO_COLOR: '1', ...options.env },
+    env: { ...outer, NO_COLOR: '1', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
     ...options.user,
   });
