@@ -83,8 +83,10 @@ test('the sitemap is an index of children of at most 50,000 URLs that list every
   // Oldest first, so an addition only ever changes the last child.
   assert.deepEqual(listed, phrases.map((phrase) => pageUrl(phrase.id)).reverse());
 
-  const missing = await fetch(`${host.url}/sitemaps/phrases-3.xml`);
-  assert.equal(missing.status, 404);
+  for (const name of ['phrases-3.xml', 'phrases-4294967295.xml', 'phrases-4294967296.xml']) {
+    const missing = await fetch(`${host.url}/sitemaps/${name}`);
+    assert.equal(missing.status, 404, name);
+  }
 });
 
 test('the Atom feed holds the newest 50, each linking to its page, everything escaped', async () => {

@@ -212,6 +212,13 @@ impl Listings {
     ) -> Option<Made> {
         let (slot, snapshot, shelves) = match self.made.lock() {
             Ok(mut kept) if kept.snapshot.loaded || !snapshot.loaded => {
+                // Only documents that exist get a slot: any number names a child, and
+                // asking for a billion of them must not keep a billion empty slots.
+                if let Document::Phrases(label) = document
+                    && !kept.shelves.labels().contains(&label)
+                {
+                    return None;
+                }
                 let slot = kept.documents.entry(document).or_default().clone();
                 (slot, kept.snapshot.clone(), kept.shelves.clone())
             }
