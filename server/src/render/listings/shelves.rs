@@ -95,22 +95,20 @@ impl Shelves {
                 added.push(Cursor::of(new));
             }
         }
-        // Oldest first, so a run of new newest phrases fills one shelf before the next.
+        // Oldest first, so a run of new newest phrases fills one shelf before the next: a
+        // place past the list's newest before is past every place added before it too.
         added.sort_by(|a, b| b.cmp(a));
-        let mut newest = before.iter().next().map(|phrase| Cursor::of(phrase));
+        let newest = before.iter().next().map(|phrase| Cursor::of(phrase));
         for place in added {
             let shelf = self.shelf_of(&place);
             let last = self.sizes.len() - 1;
             let past_newest = newest.as_ref().is_none_or(|newest| place < *newest);
             if shelf == last && past_newest && self.sizes[last] >= self.capacity {
-                let label = self.add_shelf(last + 1, place.clone(), 1);
+                let label = self.add_shelf(last + 1, place, 1);
                 altered.insert(label);
             } else {
                 self.sizes[shelf] += 1;
                 altered.insert(self.labels[shelf]);
-            }
-            if past_newest {
-                newest = Some(place);
             }
         }
         self.split_overflows(after, &mut altered);
