@@ -141,7 +141,7 @@ async function buildCard(art) {
       const ttf = await fontverter.convert(await readFile(path.join(source, name)), "truetype");
       version.update(ttf);
       const base = name.replace(/-(400|700|900)-normal\.woff2$/, "");
-      await writeFile(path.join(fontsDir, `${String(index).padStart(5, "0")}-${base}.ttf.br`), brotli(ttf));
+      await writeFile(path.join(fontsDir, `${String(index).padStart(5, "0")}-${base}.ttf.br`), packFont(ttf));
       index += 1;
     }
   }
@@ -367,6 +367,21 @@ function brotli(content) {
     params: {
       [zlib.BROTLI_PARAM_QUALITY]: 11,
       [zlib.BROTLI_PARAM_SIZE_HINT]: content.length,
+    },
+  });
+}
+
+/**
+ * The card fonts, 9 MB of TrueType, packed for the binary. Quality 5 with a 16 MB
+ * window comes within 5 % of quality 11's size in a fiftieth of the time (0.3 s
+ * against 21 s, most of a UI build), and the host unpacks either as fast.
+ */
+function packFont(ttf) {
+  return brotliCompressSync(ttf, {
+    params: {
+      [zlib.BROTLI_PARAM_QUALITY]: 5,
+      [zlib.BROTLI_PARAM_LGWIN]: 24,
+      [zlib.BROTLI_PARAM_SIZE_HINT]: ttf.length,
     },
   });
 }
