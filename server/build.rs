@@ -1,8 +1,8 @@
 //! Embeds the built UI (`ui/dist`) and the static files of the top-level `assets/`
-//! into the binary, so the release binary runs alone, and rasterises the UI's icon and
-//! Open Graph art (`icon.svg`, `og.svg`) into the PNG and ICO files that browsers, app
-//! launchers and link previews ask for. The phrase cards' backdrop and fonts
-//! (`card/`) are embedded as they are: the host draws the cards at run time.
+//! into the binary, so the release binary runs alone. The icon and Open Graph art
+//! (`icon.svg`, `og.svg`) and the phrase cards' backdrop and fonts (`card/`) are
+//! embedded as they are: the host rasterises them at run time (`render::raster`,
+//! `render::card`).
 //! Without a built UI the host still compiles and says at start-up how to build it.
 
 use std::fmt::Write as _;
@@ -44,11 +44,10 @@ fn main() {
         optional_text("icon.svg")
     )
     .ok();
-    let out_dir = PathBuf::from(std::env::var("OUT_DIR").expect("set by cargo"));
-    let images = raster_images(&dist, &out_dir);
     writeln!(
         out,
-        "pub static RASTER_IMAGES: Option<RasterImages> = {images};"
+        "pub static OG_SVG: Option<&str> = {};",
+        optional_text("og.svg")
     )
     .ok();
 
@@ -103,6 +102,7 @@ fn main() {
     }
     out.push_str("];\n");
 
+    let out_dir = PathBuf::from(std::env::var("OUT_DIR").expect("set by cargo"));
     std::fs::write(out_dir.join("ui_assets.rs"), out).expect("OUT_DIR is writable");
 }
 
@@ -127,88 +127,6 @@ fn card_art(dist: &Path) -> String {
         backdrop.display().to_string(),
         version.display().to_string()
     )
-}
-
-/// A `RasterImages { .. }` expression, or `None` when the UI is not built.
-fn raster_images(dist: &Path, out_dir: &Path) -> String {
-    let (icon, og) = (dist.join("icon.svg"), dist.join("og.svg"));
-    if !icon.is_file() || !og.is_file() {
-        return "None".into();
-    }
-    let icon = load_svg(&icon);
-    let og = load_svg(&og);
-    let mut fields = String::new();
-    for (field, tree, width, height) in [
-        ("og", &og, 1200, 630),
-        ("icon_192", &icon, 192, 192),
-        ("icon_512", &icon, 512, 512),
-        ("apple_touch_icon", &icon, 180, 180),
-    ] {
-        let path = out_dir.join(format!("{field}.png"));
-        std::fs::write(&path, render_png(tree, width, height)).expect("OUT_DIR is writable");
-        write!(
-            fields,
-            "{field}: include_bytes!({:?}), ",
-            path.display().to_string()
-        )
-        .ok();
-    }
-    let favicon = out_dir.join("favicon.ico");
-    std::fs::write(
-        &favicon,
-        ico(&[
-            (&render_png(&icon, 32, 32), 32),
-            (&render_png(&icon, 16, 16), 16),
-        ]),
-    )
-    .expect("OUT_DIR is writable");
-    write!(
-        fields,
-        "favicon_ico: include_bytes!({:?}), ",
-        favicon.display().to_string()
-    )
-    .ok();
-    format!("Some(RasterImages {{ {fields}}})")
-}
-
-fn load_svg(path: &Path) -> resvg::usvg::Tree {
-    let data =
-        std::fs::read(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
-    resvg::usvg::Tree::from_data(&data, &resvg::usvg::Options::default())
-        .unwrap_or_else(|e| panic!("{} is not an SVG resvg can draw: {e}", path.display()))
-}
-
-/// The whole drawing scaled to `width`×`height`.
-fn render_png(tree: &resvg::usvg::Tree, width: u32, height: u32) -> Vec<u8> {
-    let mut pixmap = resvg::tiny_skia::Pixmap::new(width, height).expect("non-zero size");
-    let size = tree.size();
-    let transform = resvg::tiny_skia::Transform::from_scale(
-        width as f32 / size.width(),
-        height as f32 / size.height(),
-    );
-    resvg::render(tree, transform, &mut pixmap.as_mut());
-    pixmap.encode_png().expect("a pixmap encodes as PNG")
-}
-
-/// An ICO file holding PNG images (supported by every browser since 2007).
-fn ico(images: &[(&[u8], u8)]) -> Vec<u8> {
-    let count = images.len() as u16;
-    let mut out = Vec::new();
-    out.extend_from_slice(&[0, 0, 1, 0]);
-    out.extend_from_slice(&count.to_le_bytes());
-    let mut offset = 6 + 16 * u32::from(count);
-    for (png, size) in images {
-        out.extend_from_slice(&[*size, *size, 0, 0]);
-        out.extend_from_slice(&1u16.to_le_bytes()); // colour planes
-        out.extend_from_slice(&32u16.to_le_bytes()); // bits per pixel
-        out.extend_from_slice(&(png.len() as u32).to_le_bytes());
-        out.extend_from_slice(&offset.to_le_bytes());
-        offset += png.len() as u32;
-    }
-    for (png, _) in images {
-        out.extend_from_slice(png);
-    }
-    out
 }
 
 fn collect(root: &Path, dir: &Path, files: &mut Vec<(String, PathBuf)>) {

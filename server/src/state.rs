@@ -94,7 +94,7 @@ impl AppState {
     ) -> Result<Self, RenderError> {
         let renderer = RendererPool::start(ui.server_bundle.clone(), config.render.clone())?;
         let site = SiteProps::of(&config.site);
-        let site_files = Arc::new(SiteFiles::new(&config, ui.icon_svg, ui.images));
+        let site_files = Arc::new(SiteFiles::new(&config, ui.icon_svg, ui.og_svg));
         let page_cache = Arc::new(PageCache::new(&metrics));
         page_cache.follow(&feed);
         let listings = Listings::follow(&feed, &metrics);

@@ -22,20 +22,6 @@ pub struct EmbeddedAsset {
     pub gzip: Option<&'static [u8]>,
 }
 
-/// The UI's icon and Open Graph art, rasterised by the build script.
-#[derive(Debug)]
-pub struct RasterImages {
-    /// 1200×630, for link previews.
-    pub og: &'static [u8],
-    /// For the web app manifest.
-    pub icon_192: &'static [u8],
-    pub icon_512: &'static [u8],
-    /// 180×180, what iOS puts on a home screen.
-    pub apple_touch_icon: &'static [u8],
-    /// 16 and 32 px, for browsers that ask for `/favicon.ico` whatever the page says.
-    pub favicon_ico: &'static [u8],
-}
-
 /// What the phrase cards are drawn on and with (`ui/dist/card`).
 #[derive(Debug)]
 pub struct CardArt {
@@ -76,8 +62,8 @@ pub struct Ui {
     pub manifest: Manifest,
     /// The square icon, served as the SVG favicon.
     pub icon_svg: &'static str,
-    /// The icon and Open Graph art as PNG and ICO.
-    pub images: &'static RasterImages,
+    /// The Open Graph art, drawn as `/og.png` (`render::raster`).
+    pub og_svg: &'static str,
     /// What the phrase cards are drawn on and with.
     pub card: CardSources,
     /// Where the files under `/assets/` come from.
@@ -118,13 +104,9 @@ pub struct CardSources {
 impl Ui {
     /// The embedded UI, or a message telling the operator how to build it.
     pub fn embedded() -> Result<Ui, String> {
-        let (Some(server_bundle), Some(manifest), Some(icon_svg), Some(images), Some(card_art)) = (
-            SERVER_BUNDLE,
-            MANIFEST,
-            ICON_SVG,
-            RASTER_IMAGES.as_ref(),
-            CARD_ART.as_ref(),
-        ) else {
+        let (Some(server_bundle), Some(manifest), Some(icon_svg), Some(og_svg), Some(card_art)) =
+            (SERVER_BUNDLE, MANIFEST, ICON_SVG, OG_SVG, CARD_ART.as_ref())
+        else {
             return Err(
                 "the UI (with its art) is not built into this binary: run scripts/build (or `npm run build` in ui/) and build again"
                     .into(),
@@ -155,7 +137,7 @@ impl Ui {
             server_bundle: server_bundle.into(),
             manifest,
             icon_svg,
-            images,
+            og_svg,
             card,
             assets: Assets::Embedded,
         })
@@ -163,8 +145,8 @@ impl Ui {
 
     /// The build `ui/build.mjs` (or `ui/dev.mjs`) wrote into `folder`: its server
     /// bundle, manifest and `assets/`. The icons and the phrase cards' art stay the
-    /// binary's (they are drawn from fonts and SVG at build time, too slowly to follow
-    /// an edit), so the binary must embed a build too.
+    /// binary's (drawn from its SVG and fonts once per process, not on every edit), so
+    /// the binary must embed a build too.
     pub fn from_folder(folder: &Path) -> Result<Ui, String> {
         let embedded = Ui::embedded()?;
         let read = |name: &str| {

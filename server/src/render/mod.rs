@@ -16,6 +16,7 @@ pub mod negotiate;
 pub mod page_cache;
 pub mod pool;
 pub mod props;
+pub mod raster;
 pub mod service;
 pub mod shell;
 pub mod site_files;

@@ -8,10 +8,11 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
 use serde_json::json;
+use tokio::sync::OnceCell;
 
 use crate::config::{Config, Environment, Site};
-use crate::render::assets::RasterImages;
 use crate::render::negotiate;
+use crate::render::raster::RasterImages;
 use crate::site;
 
 /// Paths the pages link to; the shell and the manifest name them.
@@ -29,6 +30,11 @@ pub const ATOM_FEED: &str = "/feed.atom";
 #[derive(Debug)]
 pub struct SiteFiles {
     files: Vec<File>,
+    /// The icons and the Open Graph image, drawn when one is first asked for: most
+    /// processes (a test's host, a replica behind a CDN) never are, and drawing takes a
+    /// tenth of a second of CPU in the debug build.
+    drawn: OnceCell<Result<Vec<File>, String>>,
+    art: (&'static str, &'static str),
     /// A day in production; a minute in staging, where the art and URLs change often.
     cache_control: HeaderValue,
 }
@@ -41,10 +47,29 @@ struct File {
     etag: String,
 }
 
+impl File {
+    fn new(path: &'static str, content_type: &'static str, body: Bytes) -> File {
+        File {
+            path,
+            content_type,
+            etag: negotiate::strong_etag(&body),
+            body,
+        }
+    }
+}
+
+/// The drawn files, in the order [`SiteFiles::paths`] lists them after the others.
+const DRAWN: [(&str, &str); 5] = [
+    (FAVICON_ICO, "image/x-icon"),
+    (APPLE_TOUCH_ICON, "image/png"),
+    (ICON_192, "image/png"),
+    (ICON_512, "image/png"),
+    (OG_IMAGE, "image/png"),
+];
+
 impl SiteFiles {
-    pub fn new(config: &Config, icon_svg: &'static str, images: &'static RasterImages) -> Self {
+    pub fn new(config: &Config, icon_svg: &'static str, og_svg: &'static str) -> Self {
         let text = |body: String| Bytes::from(body);
-        let image = |body: &'static [u8]| Bytes::from_static(body);
         let files = [
             (
                 "/robots.txt",
@@ -61,28 +86,14 @@ impl SiteFiles {
                 "image/svg+xml",
                 Bytes::from_static(icon_svg.as_bytes()),
             ),
-            (FAVICON_ICO, "image/x-icon", image(images.favicon_ico)),
-            (
-                APPLE_TOUCH_ICON,
-                "image/png",
-                image(images.apple_touch_icon),
-            ),
-            (ICON_192, "image/png", image(images.icon_192)),
-            (ICON_512, "image/png", image(images.icon_512)),
-            (OG_IMAGE, "image/png", image(images.og)),
         ]
         .into_iter()
         .chain(
             crate::render::assets::STATIC_FILES
                 .iter()
-                .map(|&(path, body)| (path, media_type(path), image(body))),
+                .map(|&(path, body)| (path, media_type(path), Bytes::from_static(body))),
         )
-        .map(|(path, content_type, body)| File {
-            path,
-            content_type,
-            etag: negotiate::strong_etag(&body),
-            body,
-        })
+        .map(|(path, content_type, body)| File::new(path, content_type, body))
         .collect();
         let cache_control = HeaderValue::from_static(match config.environment {
             Environment::Production => "public, max-age=86400",
@@ -90,21 +101,60 @@ impl SiteFiles {
         });
         Self {
             files,
+            drawn: OnceCell::new(),
+            art: (icon_svg, og_svg),
             cache_control,
         }
     }
 
     /// The path of each file, in the order [`SiteFiles::response`] numbers them.
     pub fn paths(&self) -> impl Iterator<Item = &'static str> + '_ {
-        self.files.iter().map(|file| file.path)
+        self.files
+            .iter()
+            .map(|file| file.path)
+            .chain(DRAWN.iter().map(|(path, _)| *path))
     }
 
     /// File `index` with its ETag and cache lifetime, or 304 when the client has it.
-    pub fn response(&self, index: usize, headers: &HeaderMap) -> Response {
-        match self.files.get(index) {
+    pub async fn response(&self, index: usize, headers: &HeaderMap) -> Response {
+        let file = match index.checked_sub(self.files.len()) {
+            None => self.files.get(index),
+            Some(drawn) => match self.drawn().await {
+                Ok(files) => files.get(drawn),
+                Err(error) => {
+                    tracing::error!(%error, "cannot draw the icons");
+                    return StatusCode::INTERNAL_SERVER_ERROR.into_response();
+                }
+            },
+        };
+        match file {
             Some(file) => file.response(headers, &self.cache_control),
             None => StatusCode::NOT_FOUND.into_response(),
         }
+    }
+
+    async fn drawn(&self) -> &Result<Vec<File>, String> {
+        let (icon_svg, og_svg) = self.art;
+        self.drawn
+            .get_or_init(|| async move {
+                let images =
+                    tokio::task::spawn_blocking(move || RasterImages::draw(icon_svg, og_svg))
+                        .await
+                        .map_err(|e| format!("drawing stopped: {e}"))??;
+                let bodies = [
+                    images.favicon_ico,
+                    images.apple_touch_icon,
+                    images.icon_192,
+                    images.icon_512,
+                    images.og,
+                ];
+                Ok(DRAWN
+                    .iter()
+                    .zip(bodies)
+                    .map(|(&(path, content_type), body)| File::new(path, content_type, body))
+                    .collect())
+            })
+            .await
     }
 }
 

@@ -44,7 +44,7 @@ pub fn site_files(files: &SiteFiles) -> Router<AppState> {
             path,
             get(
                 move |State(files): State<Arc<SiteFiles>>, headers: HeaderMap| async move {
-                    files.response(index, &headers)
+                    files.response(index, &headers).await
                 },
             ),
         );
