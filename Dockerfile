@@ -41,13 +41,13 @@ COPY server/ server/
 COPY assets/ assets/
 COPY --from=ui /src/ui/dist/ ui/dist/
 # ENGINE is a cargo feature of the host: quickjs (the default) or v8, the type-checked
-# alternative of scripts/test (cargo names any other value it does not know). Both
-# engines share the cached target folder (cargo keeps each feature set apart), so the
-# binary is copied out of it right after its build.
+# alternative of scripts/test (cargo names any other value it does not know), with the
+# Firestore store either way. Both engines share the cached target folder (cargo keeps
+# each feature set apart), so the binary is copied out of it right after its build.
 ARG ENGINE=quickjs
 RUN --mount=type=cache,target=/usr/local/cargo/registry \
     --mount=type=cache,target=/src/target \
-    cargo build --release --locked -p lastwords --bin lastwords --no-default-features --features "$ENGINE" \
+    cargo build --release --locked -p lastwords --bin lastwords --no-default-features --features "$ENGINE,firestore" \
     && cp target/release/lastwords /usr/local/bin/lastwords
 
 # --- the runtime -------------------------------------------------------------------------

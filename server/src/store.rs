@@ -2,26 +2,40 @@
 //!
 //! With no Firestore configured the host uses [`embedded::EmbeddedStore`], an SQLite
 //! database in the data folder, so a fresh clone runs with no cloud account; with a
-//! project it follows [`firestore`]. Both take only a [`NewPhrase`], which exists only
+//! project it follows `firestore`. Both take only a [`NewPhrase`], which exists only
 //! once the content rules (`crate::text`) have passed, so no way in can skip them.
+//!
+//! Firestore is a cargo feature, on by default: without it (`scripts/run`, which serves
+//! the embedded store) the build skips its client, a third of the dependencies.
 
 pub mod embedded;
+#[cfg(feature = "firestore")]
 pub mod firestore;
 pub mod saved;
 
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
-use anyhow::Context as _;
 use futures_util::future::BoxFuture;
 use rand::Rng as _;
 
-use crate::config::FirestoreSettings;
 use crate::feed::{Feed, Phrase};
 use crate::metrics::Metrics;
 use crate::text::{ContentError, NormalizedWord, validated_name};
 use embedded::{EmbeddedStore, Seed};
+#[cfg(feature = "firestore")]
 use firestore::FirestoreStore;
+
+/// Where the collection lives.
+#[derive(Debug, Clone)]
+pub struct FirestoreSettings {
+    pub project: String,
+    pub database: String,
+    pub collection: String,
+    /// How long the listener waits before reconnecting after an error.
+    pub retry_delay: Duration,
+}
 
 /// The configured store: the one place that tells the two kinds apart.
 #[derive(Debug, Clone)]
@@ -54,7 +68,9 @@ impl Backend {
     /// when missing and must load now.
     pub async fn follow(&self, feed: &Feed, metrics: &Metrics) -> anyhow::Result<()> {
         match self {
+            #[cfg(feature = "firestore")]
             Backend::Firestore { settings, data_dir } => {
+                use anyhow::Context as _;
                 std::fs::create_dir_all(data_dir).with_context(|| {
                     format!("cannot create the data folder {}", data_dir.display())
                 })?;
@@ -62,6 +78,8 @@ impl Backend {
                 firestore::follow(settings.clone(), feed.clone(), metrics);
                 Ok(())
             }
+            #[cfg(not(feature = "firestore"))]
+            Backend::Firestore { .. } => Err(built_without_firestore()),
             Backend::Embedded { data_dir } => {
                 let (store, _) = EmbeddedStore::open_or_create(data_dir, Seed::Samples)?;
                 Ok(store.start(feed.clone(), metrics)?)
@@ -73,12 +91,22 @@ impl Backend {
     /// makes one up, except `phrases init`.
     pub async fn writer(&self) -> anyhow::Result<Arc<dyn PhraseStore>> {
         Ok(match self {
+            #[cfg(feature = "firestore")]
             Backend::Firestore { settings, .. } => {
                 Arc::new(FirestoreStore::connect(settings.clone()).await?)
             }
+            #[cfg(not(feature = "firestore"))]
+            Backend::Firestore { .. } => return Err(built_without_firestore()),
             Backend::Embedded { data_dir } => Arc::new(EmbeddedStore::open(data_dir)?),
         })
     }
+}
+
+#[cfg(not(feature = "firestore"))]
+fn built_without_firestore() -> anyhow::Error {
+    anyhow::anyhow!(
+        "a Firestore project is configured, but this host was built without Firestore (scripts/run builds it so): build it with scripts/build, or `cargo build` with the default features, or choose the embedded store (--store embedded)"
+    )
 }
 
 /// Why a store operation failed, in words an operator can act on.

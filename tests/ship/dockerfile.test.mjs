@@ -69,14 +69,16 @@ test('the host stage builds the release binary as scripts/build does, with ENGIN
   assert.ok(build, 'the host stage runs cargo build');
   const scriptBuild = /^cargo build "\$\{profile\[@\]\}" (.*) "\$@"$/m.exec(read('scripts/build'));
   assert.ok(scriptBuild, 'scripts/build runs cargo build');
-  const expected = ['cargo', 'build', '--release', ...scriptBuild[1].split(' '), '--locked', '--no-default-features', '--features', '"$ENGINE"'];
+  const expected = ['cargo', 'build', '--release', ...scriptBuild[1].split(' '), '--locked', '--no-default-features', '--features', '"$ENGINE,firestore"'];
   assert.deepEqual(build.split(/\s+/).sort(), expected.sort());
 
-  // ENGINE defaults to quickjs, the crate's default feature; v8 is its other engine,
-  // the one scripts/test type-checks with --no-default-features --features v8.
+  // ENGINE defaults to quickjs, the crate's default engine; v8 is its other engine,
+  // the one scripts/test type-checks with --no-default-features --features v8. The image
+  // has Firestore, a default feature scripts/run leaves out.
   assert.ok(host.instructions.some((i) => i.keyword === 'ARG' && i.args === 'ENGINE=quickjs'));
   const cargoToml = read('server/Cargo.toml');
-  assert.match(cargoToml, /^default = \["quickjs"\]$/m);
+  assert.match(cargoToml, /^default = \["quickjs", "firestore"\]$/m);
+  assert.match(cargoToml, /^firestore = \["dep:firestore"\]$/m);
   assert.match(cargoToml, /^quickjs = /m);
   assert.match(cargoToml, /^v8 = /m);
   assert.ok(read('scripts/test').includes('--no-default-features --features v8'));

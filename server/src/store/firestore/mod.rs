@@ -23,7 +23,7 @@ use futures_util::future::BoxFuture;
 use prometheus::IntCounter;
 use serde::{Deserialize, Serialize};
 
-use super::{AddOutcome, NewPhrase, PhraseStore, StoreError, new_document_id};
+use super::{AddOutcome, FirestoreSettings, NewPhrase, PhraseStore, StoreError, new_document_id};
 use crate::feed::{Feed, Phrase, now_ms};
 use follow::PROBE_TIMEOUT;
 use guards::IMPORT_CHUNK;
@@ -35,16 +35,6 @@ pub use listen::{ListenState, Outcome, document_id};
 
 /// The one target id this host listens with.
 const TARGET: u32 = 1;
-
-/// Where the collection lives.
-#[derive(Debug, Clone)]
-pub struct FirestoreSettings {
-    pub project: String,
-    pub database: String,
-    pub collection: String,
-    /// How long the listener waits before reconnecting after an error.
-    pub retry_delay: Duration,
-}
 
 /// A Firestore collection as a phrase source.
 #[derive(Clone)]
