@@ -71,10 +71,21 @@ async function stop(child) {
   clearTimeout(timer);
 }
 
+/**
+ * The host's cargo features: scripts/run's (no Firestore: the embedded store needs
+ * none of it), so the two share one build, unless HOST_FEATURES names others
+ * (`default` for the tests' and the image's, with Firestore).
+ */
+function featureArgs() {
+  const features = process.env.HOST_FEATURES || "quickjs";
+  return features === "default" ? [] : ["--no-default-features", "--features", features];
+}
+
 /** `cargo build` of the host; true if it succeeded. */
 async function buildHost() {
-  say("building the host (cargo build -p lastwords --bin lastwords)");
-  const { exited } = run("cargo", ["build", "-p", "lastwords", "--bin", "lastwords"]);
+  const args = ["build", "-p", "lastwords", "--bin", "lastwords", ...featureArgs()];
+  say(`building the host (cargo ${args.join(" ")})`);
+  const { exited } = run("cargo", args);
   const code = await exited;
   if (code !== 0 && !stopping) say(`cargo build failed (exit ${code})`);
   return code === 0;

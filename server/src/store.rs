@@ -5,8 +5,9 @@
 //! project it follows `firestore`. Both take only a [`NewPhrase`], which exists only
 //! once the content rules (`crate::text`) have passed, so no way in can skip them.
 //!
-//! Firestore is a cargo feature, on by default: without it (`scripts/run`, which serves
-//! the embedded store) the build skips its client, a third of the dependencies.
+//! Firestore is a cargo feature, on by default: without it (`scripts/run` and
+//! `scripts/dev`, which serve the embedded store) the build skips its client, a sixth of
+//! a clean build.
 
 pub mod embedded;
 #[cfg(feature = "firestore")]

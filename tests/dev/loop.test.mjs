@@ -111,7 +111,9 @@ async function startDev(t) {
   const port = await freePort();
   const child = spawn(join(root, 'scripts/dev'), ['--port', String(port), '--data-dir', dataDir, '--rate-limit-per-s', '0'], {
     cwd: root,
-    env: { ...process.env, NO_COLOR: '1', RUST_LOG: 'info', CARGO_TERM_COLOR: 'never' },
+    // The suites' build of the host (with Firestore), which scripts/test has just made,
+    // not scripts/dev's own (without), which would compile a hundred crates again.
+    env: { ...process.env, NO_COLOR: '1', RUST_LOG: 'info', CARGO_TERM_COLOR: 'never', HOST_FEATURES: 'default' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let log = '';
