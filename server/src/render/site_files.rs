@@ -59,12 +59,15 @@ impl File {
 }
 
 /// The drawn files, in the order [`SiteFiles::paths`] lists them after the others.
-const DRAWN: [(&str, &str); 5] = [
-    (FAVICON_ICO, "image/x-icon"),
-    (APPLE_TOUCH_ICON, "image/png"),
-    (ICON_192, "image/png"),
-    (ICON_512, "image/png"),
-    (OG_IMAGE, "image/png"),
+type Drawn = (&'static str, &'static str, fn(&RasterImages) -> &Bytes);
+const DRAWN: [Drawn; 5] = [
+    (FAVICON_ICO, "image/x-icon", |images| &images.favicon_ico),
+    (APPLE_TOUCH_ICON, "image/png", |images| {
+        &images.apple_touch_icon
+    }),
+    (ICON_192, "image/png", |images| &images.icon_192),
+    (ICON_512, "image/png", |images| &images.icon_512),
+    (OG_IMAGE, "image/png", |images| &images.og),
 ];
 
 impl SiteFiles {
@@ -112,7 +115,7 @@ impl SiteFiles {
         self.files
             .iter()
             .map(|file| file.path)
-            .chain(DRAWN.iter().map(|(path, _)| *path))
+            .chain(DRAWN.iter().map(|(path, _, _)| *path))
     }
 
     /// File `index` with its ETag and cache lifetime, or 304 when the client has it.
@@ -141,17 +144,11 @@ impl SiteFiles {
                     tokio::task::spawn_blocking(move || RasterImages::draw(icon_svg, og_svg))
                         .await
                         .map_err(|e| format!("drawing stopped: {e}"))??;
-                let bodies = [
-                    images.favicon_ico,
-                    images.apple_touch_icon,
-                    images.icon_192,
-                    images.icon_512,
-                    images.og,
-                ];
                 Ok(DRAWN
                     .iter()
-                    .zip(bodies)
-                    .map(|(&(path, content_type), body)| File::new(path, content_type, body))
+                    .map(|&(path, content_type, body)| {
+                        File::new(path, content_type, body(&images).clone())
+                    })
                     .collect())
             })
             .await
