@@ -14,7 +14,7 @@ pub mod head;
 pub mod listings;
 pub mod negotiate;
 pub mod page_cache;
-pub mod pool;
+pub use engine as pool;
 pub mod props;
 pub mod raster;
 pub mod service;
