@@ -55,7 +55,7 @@ test('an edit to a component, the copy or a style is served on the next page loa
   // A change under server/ that is not part of the binary: cargo runs, the binary stays
   // as it was, so the host is not restarted. (One that is: the next test.)
   const attempts = dev.count(/dev: building the host/g);
-  const touched = join(root, 'server/tests/common/mod.rs');
+  const touched = join(root, 'server/tests/host/common.rs');
   utimesSync(touched, new Date(), new Date());
   await poll(() => dev.count(/the binary is as it was/g), (n) => n === 1, 600_000, 'scripts/dev to build the host after a change under server/');
   assert.equal(dev.count(/dev: building the host/g), attempts + 1);

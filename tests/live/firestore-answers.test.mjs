@@ -28,13 +28,16 @@ async function until(what, check, ms = 10_000) {
 
 async function setUp(t, args = []) {
   const peer = await startListenPeer();
-  const host = await startHost({
+  // Stopped even when the host fails to start: a peer left listening keeps this file's
+  // process alive until the runner's backstop, twenty minutes on.
+  let host;
+  t.after(async () => {
+    await host?.stop();
+    await peer.stop();
+  });
+  host = await startHost({
     args: ['--firestore-project', 'test', '--ready-stale-after-s', '1', ...args],
     env: { FIRESTORE_EMULATOR_HOST: peer.host },
-  });
-  t.after(async () => {
-    await host.stop();
-    await peer.stop();
   });
   return { peer, host };
 }

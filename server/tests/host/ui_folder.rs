@@ -2,12 +2,11 @@
 //! build, takes up each new one written there from the next request on, with no
 //! restart, and goes on serving the last good one when a new bundle does not load.
 
-mod common;
 
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use common::TestHost;
+use crate::common::TestHost;
 use lastwords::render::assets::{ASSETS, MANIFEST, SERVER_BUNDLE, Ui};
 
 /// The copy the builds below change in the server bundle.

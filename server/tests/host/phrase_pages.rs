@@ -1,12 +1,11 @@
 //! A page per phrase, `/words/{id}`: odd ids, hostile names, its head, 404 and 410, and
 //! the links to it from the list.
 
-mod common;
 
 use std::time::Duration;
 
 use axum::http::StatusCode;
-use common::{TestHost, phrase};
+use crate::common::{TestHost, phrase};
 use lastwords::feed::Change;
 
 /// Ids Firestore allows (anything but `/`, `.` and `..`), with the characters that

@@ -1,10 +1,9 @@
 //! What crawlers, link previews and app launchers fetch besides the pages.
 
-mod common;
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
-use common::{TestHost, bytes};
+use crate::common::{TestHost, bytes};
 
 const BASE: &str = "http://127.0.0.1:8080";
 

@@ -1,10 +1,9 @@
 //! The router without a socket: every route, negotiation, validators and escaping.
 
-mod common;
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
-use common::{TestHost, bytes, phrase, text};
+use crate::common::{TestHost, bytes, phrase, text};
 
 #[tokio::test]
 async fn home_is_server_rendered_inside_the_document_shell() {

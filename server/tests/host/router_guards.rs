@@ -1,14 +1,13 @@
 //! The router's guards without a socket (the in-process half; `tests/hardening/` drives the real
 //! binary): hostile or malformed requests get a clear 4xx; operators get readiness and metrics.
 
-mod common;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
-use common::{TestHost, text};
+use crate::common::{TestHost, text};
 use lastwords::config::Environment;
 
 async fn get_with(host: &TestHost, uri: &str, headers: &[(&str, String)]) -> (StatusCode, String) {
@@ -204,7 +203,7 @@ async fn a_failing_renderer_serves_the_last_good_page_or_an_html_500_page() {
     // A new version needs a new render, which throws: the last good page stands in.
     host.state
         .feed
-        .replace(vec![common::phrase("z", "NEW ONE", "Rex")]);
+        .replace(vec![crate::common::phrase("z", "NEW ONE", "Rex")]);
     let (status, html) = get_with(&host, "/words", &[]).await;
     assert_eq!(status, StatusCode::OK);
     assert!(html.contains("FIRST WORDS RENDER"));
@@ -275,7 +274,7 @@ async fn a_flood_of_no_script_checks_does_not_hold_up_the_list_after_a_change() 
     // The list changes: the next visitor's page is a miss that must not wait for all four.
     host.state
         .feed
-        .replace(vec![common::phrase("z", "NEW ONE", "Rex")]);
+        .replace(vec![crate::common::phrase("z", "NEW ONE", "Rex")]);
     let (status, html) = get_with(&host, "/words", &[]).await;
     assert_eq!(status, StatusCode::OK);
     assert!(html.contains("LIST OF 1"), "{html}");

@@ -2,12 +2,11 @@
 //! list changes elsewhere and renders anew when a change falls in it; a phrase's page is
 //! evicted by its own change only.
 
-mod common;
 
 use std::time::Duration;
 
 use axum::http::StatusCode;
-use common::{TestHost, phrase};
+use crate::common::{TestHost, phrase};
 use lastwords::feed::{Change, Phrase};
 
 fn numbered(n: u64) -> Phrase {

@@ -2,11 +2,10 @@
 //! hostile text drawn as the literal characters, other scripts in the fallback faces,
 //! the ETag, the cache and unknown ids.
 
-mod common;
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
-use common::{TestHost, bytes, phrase};
+use crate::common::{TestHost, bytes, phrase};
 use lastwords::render::assets::Ui;
 use lastwords::render::card::layout::{self, HEIGHT, WIDTH};
 use lastwords::render::card::paint::{self, Lettering, Painter};

@@ -1,6 +1,6 @@
 //! Golden SSR tests: a render request in (`golden/<case>.json`), React's markup out
 //! (`golden/<case>.html`). After a deliberate UI change, refresh them with
-//! `UPDATE_GOLDEN=1 cargo test --test golden` and review the diff.
+//! `UPDATE_GOLDEN=1 cargo test --test host golden` and review the diff.
 
 use std::path::PathBuf;
 use std::time::Duration;
