@@ -2,16 +2,16 @@
 //! hostile text drawn as the literal characters, other scripts in the fallback faces,
 //! the ETag, the cache and unknown ids.
 
-
 use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
-use crate::common::{TestHost, bytes, phrase};
 use lastwords::render::assets::Ui;
 use lastwords::render::card::layout::{self, HEIGHT, WIDTH};
 use lastwords::render::card::paint::{self, Lettering, Painter};
 use lastwords::render::card::{self, Cards};
 use lastwords::site;
 use resvg::usvg;
+
+use crate::common::{TestHost, bytes, phrase};
 
 const WIDEST: &str = "WWWWWWWWWWWWWWWWWWWW";
 const LONGEST: &str = "THE METEOR IS COMING";

@@ -1,16 +1,16 @@
 //! The fast path answers a cached page or card with exactly what the router sends
 //! (every header, the same bytes), and leaves everything else to the router.
 
-
 use std::net::{IpAddr, Ipv4Addr};
 use std::num::NonZeroU32;
 
 use axum::body::Body;
 use axum::http::{HeaderMap, Method, Request, StatusCode, header};
-use crate::common::{TestHost, bytes};
 use lastwords::config::Environment;
 use lastwords::net::rate_limit::Rate;
 use lastwords::routes::FastPath;
+
+use crate::common::{TestHost, bytes};
 
 const CLIENT: IpAddr = IpAddr::V4(Ipv4Addr::LOCALHOST);
 

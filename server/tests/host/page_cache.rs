@@ -2,12 +2,12 @@
 //! list changes elsewhere and renders anew when a change falls in it; a phrase's page is
 //! evicted by its own change only.
 
-
 use std::time::Duration;
 
 use axum::http::StatusCode;
-use crate::common::{TestHost, phrase};
 use lastwords::feed::{Change, Phrase};
+
+use crate::common::{TestHost, phrase};
 
 fn numbered(n: u64) -> Phrase {
     Phrase {

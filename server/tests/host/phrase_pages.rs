@@ -1,12 +1,12 @@
 //! A page per phrase, `/words/{id}`: odd ids, hostile names, its head, 404 and 410, and
 //! the links to it from the list.
 
-
 use std::time::Duration;
 
 use axum::http::StatusCode;
-use crate::common::{TestHost, phrase};
 use lastwords::feed::Change;
+
+use crate::common::{TestHost, phrase};
 
 /// Ids Firestore allows (anything but `/`, `.` and `..`), with the characters that
 /// mean something in a URL, in HTML or in JSON.

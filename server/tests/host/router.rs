@@ -1,8 +1,8 @@
 //! The router without a socket: every route, negotiation, validators and escaping.
 
-
 use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
+
 use crate::common::{TestHost, bytes, phrase, text};
 
 #[tokio::test]

@@ -1,14 +1,14 @@
 //! The router's guards without a socket (the in-process half; `tests/hardening/` drives the real
 //! binary): hostile or malformed requests get a clear 4xx; operators get readiness and metrics.
 
-
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
-use crate::common::{TestHost, text};
 use lastwords::config::Environment;
+
+use crate::common::{TestHost, text};
 
 async fn get_with(host: &TestHost, uri: &str, headers: &[(&str, String)]) -> (StatusCode, String) {
     let mut request = Request::get(uri);

@@ -1,8 +1,8 @@
 //! What crawlers, link previews and app launchers fetch besides the pages.
 
-
 use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
+
 use crate::common::{TestHost, bytes};
 
 const BASE: &str = "http://127.0.0.1:8080";

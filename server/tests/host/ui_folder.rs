@@ -2,12 +2,12 @@
 //! build, takes up each new one written there from the next request on, with no
 //! restart, and goes on serving the last good one when a new bundle does not load.
 
-
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use crate::common::TestHost;
 use lastwords::render::assets::{ASSETS, MANIFEST, SERVER_BUNDLE, Ui};
+
+use crate::common::TestHost;
 
 /// The copy the builds below change in the server bundle.
 const EYEBROW: &str = "NFTs for the climate";
