@@ -129,7 +129,16 @@ pub fn look(path: &Path) -> Result<Found, Refusal> {
                     "Move that aside",
                 ));
             }
-            Ok(_) => writable(&side).map_err(|problem| refuse(problem, PERMISSIONS))?,
+            Ok(_) => match permitted(
+                &side,
+                rustix::fs::Access::READ_OK | rustix::fs::Access::WRITE_OK,
+            ) {
+                Ok(()) => {}
+                // SQLite removes both when its last connection closes, which another
+                // process may have done since the look above.
+                Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
+                Err(error) => return Err(refuse(describe_io(&side, &error), PERMISSIONS)),
+            },
             Err(_) => {}
         }
     }
