@@ -1,7 +1,5 @@
 //! Builds a whole host (real renderer, real UI bundle, embedded store) for tests.
 
-#![allow(dead_code)]
-
 use std::sync::Arc;
 
 use axum::Router;
@@ -13,13 +11,12 @@ use lastwords::feed::Phrase;
 use lastwords::render::assets::Ui;
 use lastwords::routes;
 use lastwords::state::AppState;
-use lastwords::store::embedded::{EmbeddedStore, LEGACY_FILE_NAME};
+use lastwords::store::embedded::LEGACY_FILE_NAME;
 use tower::ServiceExt as _;
 
 pub struct TestHost {
     pub state: AppState,
     pub router: Router,
-    pub store: EmbeddedStore,
     _data: tempfile::TempDir,
 }
 
@@ -72,11 +69,9 @@ impl TestHost {
         let state = lastwords::app::start(config, ui)
             .await
             .expect("the app starts");
-        let store = EmbeddedStore::open(data.path()).expect("the store the app made opens");
         TestHost {
             router: routes::router(state.clone()),
             state,
-            store,
             _data: data,
         }
     }
@@ -103,16 +98,8 @@ pub fn embedded_ui() -> Ui {
 }
 
 pub async fn text(response: Response<Body>) -> (Response<()>, String) {
-    let (parts, body) = response.into_parts();
-    let bytes = body
-        .collect()
-        .await
-        .expect("the body is readable")
-        .to_bytes();
-    (
-        Response::from_parts(parts, ()),
-        String::from_utf8(bytes.to_vec()).expect("bodies are UTF-8"),
-    )
+    let (head, body) = bytes(response).await;
+    (head, String::from_utf8(body).expect("bodies are UTF-8"))
 }
 
 pub fn phrase(id: &str, word: &str, name: &str) -> Phrase {

@@ -578,21 +578,23 @@ mod tests {
 
     #[test]
     fn a_look_while_other_connections_come_and_go_finds_the_store() {
+        use std::sync::atomic::{AtomicBool, Ordering};
+
         let dir = tempfile::tempdir().unwrap();
         EmbeddedStore::open_or_create(dir.path(), Seed::Samples).unwrap();
         let path = dir.path().join(FILE_NAME);
-        let stop = std::sync::atomic::AtomicBool::new(false);
+        let stop = AtomicBool::new(false);
         std::thread::scope(|scope| {
             // Each first connection makes the log and the index; each last close removes
             // them, between a look's finding them and its asking about them.
             scope.spawn(|| {
-                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                while !stop.load(Ordering::Relaxed) {
                     let store = EmbeddedStore::open(dir.path());
                     drop(store);
                 }
             });
             let looks = (0..3000).map(|_| inspect::look(&path)).collect::<Vec<_>>();
-            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+            stop.store(true, Ordering::Relaxed);
             for look in looks {
                 assert_eq!(look.unwrap(), inspect::Found::Store);
             }
