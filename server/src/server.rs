@@ -26,6 +26,7 @@ use crate::routes::{self, FastPath};
 use crate::state::AppState;
 
 use crate::net::connections::{self, Activity, Admission, Guarded, Place, RESERVE_DEADLINE};
+use crate::net::front::{Ended, Front, Rewind};
 
 /// How long a connection told to close (idle, or the server stopping) may take to go.
 const CLOSE_GRACE: Duration = Duration::from_secs(1);
@@ -54,7 +55,7 @@ pub async fn serve(
         "connection budget"
     );
     let site = routes::router(state.clone());
-    let fast = routes::FastPath::new(state.clone());
+    let fast = Arc::new(routes::FastPath::new(state.clone()));
     let probes = routes::probe_router(state.clone());
     let mut builder = Builder::new(TokioExecutor::new());
     // No header read timeout of hyper's: it arms a timer for every request, and the
@@ -170,10 +171,25 @@ struct Connection {
 
 impl Connection {
     /// Serves the whole site, closing the connection once it has had no request in
-    /// flight for the request timeout (from the start, or since its last response).
-    async fn serve(self, stream: TcpStream, place: Place, router: Router, fast: FastPath) {
-        let activity = Activity::new();
+    /// flight for the request timeout (from the start, or since its last response):
+    /// cached pages in front of hyper ([`Front`]) until a request is not one, then hyper.
+    async fn serve(self, stream: TcpStream, place: Place, router: Router, fast: Arc<FastPath>) {
         let peer = self.peer;
+        let stalls = self.metrics.connections_write_stalled.clone();
+        let mut io = Guarded::new(stream, place, self.limit, stalls);
+        let front = Front {
+            fast: &fast,
+            peer,
+            proxies: &self.proxies,
+            limit: self.limit,
+            closing: &self.closing,
+            idle_closed: &self.metrics.connections_idle_closed,
+        };
+        let read = match front.serve(&mut io).await {
+            Ended::Closed => return,
+            Ended::Handover(read) => read,
+        };
+        let activity = Activity::new();
         let proxies = self.proxies.clone();
         let tracking = activity.clone();
         let service =
@@ -199,8 +215,7 @@ impl Connection {
                         .map(|response| response.map(|body| connections::tracked(body, in_flight)))
                 }
             });
-        let stalls = self.metrics.connections_write_stalled.clone();
-        let io = TokioIo::new(Guarded::new(stream, place, self.limit, stalls));
+        let io = TokioIo::new(Rewind::new(read, io));
         let connection = self.builder.serve_connection_with_upgrades(io, service);
         tokio::pin!(connection);
         // One timer for the connection's life, looked at when it fires rather than
@@ -211,6 +226,9 @@ impl Connection {
         let mut close_by: Option<Instant> = None;
         loop {
             tokio::select! {
+                // hyper first: a request the front handed over half read when the server
+                // began to stop is read by hyper, so in flight, before it is told to stop.
+                biased;
                 outcome = connection.as_mut() => {
                     if let Err(error) = outcome {
                         tracing::debug!(%error, "connection ended with an error");

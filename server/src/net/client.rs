@@ -59,6 +59,11 @@ impl TrustedProxies {
         nets.join(", ")
     }
 
+    /// Whether requests from `peer` name their client in forwarded headers.
+    pub fn trusts_peer(&self, peer: IpAddr) -> bool {
+        !self.nets.is_empty() && self.trusts(canonical(peer))
+    }
+
     fn trusts(&self, ip: IpAddr) -> bool {
         self.nets.iter().any(|net| net.contains(&ip))
     }

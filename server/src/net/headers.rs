@@ -5,6 +5,7 @@ use axum::extract::Request;
 use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::Response;
+use bytes::Bytes;
 
 use crate::error::refusal as refuse;
 use crate::escape::check_encoding;
@@ -57,6 +58,34 @@ pub fn add_security_headers(headers: &mut HeaderMap, hsts: bool) {
     }
     if hsts && !headers.contains_key(header::STRICT_TRANSPORT_SECURITY) {
         headers.insert(header::STRICT_TRANSPORT_SECURITY, STRICT_TRANSPORT_SECURITY);
+    }
+}
+
+/// A cached response's head, made once per page version and encoding (and per card):
+/// its headers for hyper, and the same as bytes for [`crate::net::front`], which writes
+/// them as hyper would, status line and Content-Length included, the Date after them.
+#[derive(Debug)]
+pub struct PreparedHead {
+    pub headers: HeaderMap,
+    pub wire: Bytes,
+}
+
+impl PreparedHead {
+    /// The head of a 200 response with `headers` and a body of `length` bytes.
+    pub fn new(headers: HeaderMap, length: usize) -> Self {
+        let mut wire = Vec::with_capacity(640);
+        wire.extend_from_slice(b"HTTP/1.1 200 OK\r\n");
+        for (name, value) in &headers {
+            wire.extend_from_slice(name.as_str().as_bytes());
+            wire.extend_from_slice(b": ");
+            wire.extend_from_slice(value.as_bytes());
+            wire.extend_from_slice(b"\r\n");
+        }
+        wire.extend_from_slice(format!("content-length: {length}\r\n").as_bytes());
+        Self {
+            headers,
+            wire: wire.into(),
+        }
     }
 }
 

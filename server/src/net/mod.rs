@@ -1,11 +1,13 @@
 //! The host on the network, under the accept loop ([`crate::server`]): the listening
 //! socket and the open-file limit ([`listener`]), the connection budget and each
-//! connection's deadlines ([`connections`]), who a request comes from ([`client`]) and
+//! connection's deadlines ([`connections`]), the cached pages answered on the socket
+//! before hyper ([`front`]), who a request comes from ([`client`]) and
 //! how fast it may ask ([`rate_limit`]), the headers every response carries and the
 //! requests refused before any handler ([`headers`]).
 
 pub mod client;
 pub mod connections;
+pub mod front;
 pub mod headers;
 pub mod listener;
 pub mod rate_limit;

@@ -14,9 +14,16 @@ pub enum Encoding {
 
 /// The best encoding the client accepts, preferring brotli, then gzip.
 pub fn preferred_encoding(headers: &HeaderMap) -> Encoding {
-    let Some(accept) = headers
-        .get(header::ACCEPT_ENCODING)
-        .and_then(|v| v.to_str().ok())
+    encoding_accepted(headers.get(header::ACCEPT_ENCODING).map(|v| v.as_bytes()))
+}
+
+/// The same from the first `Accept-Encoding` line's value, as the request carried it.
+pub fn encoding_accepted(accept: Option<&[u8]>) -> Encoding {
+    // Visible ASCII only, as `HeaderValue::to_str` reads a value.
+    let visible = |v: &&[u8]| v.iter().all(|&b| b == b'\t' || (0x20..0x7f).contains(&b));
+    let Some(accept) = accept
+        .filter(visible)
+        .and_then(|v| std::str::from_utf8(v).ok())
     else {
         return Encoding::Identity;
     };

@@ -19,13 +19,14 @@ use std::ops::Bound;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
-use axum::http::{HeaderMap, HeaderValue};
+use axum::http::HeaderValue;
 use bytes::Bytes;
 use moka::future::Cache;
 
 use crate::feed::list::{Anchor, Cursor, ListPage, Phrase};
 use crate::feed::{Change, Delta, Feed, Snapshot};
 use crate::metrics::Metrics;
+use crate::net::headers::PreparedHead;
 use crate::render::negotiate::Encoding;
 use prometheus::IntCounter;
 
@@ -139,7 +140,7 @@ pub struct CachedPage {
     br: OnceLock<Bytes>,
     /// The whole response head per encoding (identity, gzip, brotli), made the first
     /// time it is sent: a cached hit clones it rather than building it header by header.
-    heads: [OnceLock<HeaderMap>; 3],
+    heads: [OnceLock<PreparedHead>; 3],
 }
 
 impl CachedPage {
@@ -192,7 +193,7 @@ impl CachedPage {
     }
 
     /// The response headers of the page in `encoding`, made by `make` the first time.
-    pub fn head(&self, encoding: Encoding, make: impl FnOnce() -> HeaderMap) -> &HeaderMap {
+    pub fn head(&self, encoding: Encoding, make: impl FnOnce() -> PreparedHead) -> &PreparedHead {
         let index = match encoding {
             Encoding::Identity => 0,
             Encoding::Gzip => 1,

@@ -6,7 +6,7 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
 use crate::error::{AppError, refusal};
-use crate::net::headers;
+use crate::net::headers::{self, PreparedHead};
 use crate::render::card::Card;
 use crate::render::negotiate::not_modified;
 use crate::state::AppState;
@@ -36,19 +36,19 @@ pub async fn card(
     }
     let card = state.cards.card(phrase).await?;
     let mut response = Response::new(Body::from(card.png.clone()));
-    *response.headers_mut() = card_head(&card, state.config.hsts()).clone();
+    *response.headers_mut() = card_head(&card, state.config.hsts()).headers.clone();
     Ok(response)
 }
 
-/// Every header of a card's response but Date and Content-Length, the security
-/// headers (HSTS when `hsts`) too; made once per card.
-pub(super) fn card_head(card: &Card, hsts: bool) -> &HeaderMap {
+/// Every header of a card's response but the Date, the security headers (HSTS when
+/// `hsts`) too; made once per card.
+pub(super) fn card_head(card: &Card, hsts: bool) -> &PreparedHead {
     card.head(|| {
         let mut out = HeaderMap::with_capacity(12);
         out.insert(header::CONTENT_TYPE, HeaderValue::from_static("image/png"));
         out.insert(header::CACHE_CONTROL, CACHE_CONTROL);
         out.insert(header::ETAG, card.etag_header.clone());
         headers::add_security_headers(&mut out, hsts);
-        out
+        PreparedHead::new(out, card.png.len())
     })
 }

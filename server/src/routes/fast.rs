@@ -13,6 +13,7 @@
 //! logging at `debug` (the router's request span).
 
 use std::net::IpAddr;
+use std::sync::Arc;
 use std::time::Instant;
 
 use axum::http::{HeaderMap, Method, Request, header};
@@ -21,9 +22,10 @@ use bytes::Bytes;
 use super::card::card_head;
 use super::pages::page_head;
 use crate::metrics::RouteCount;
-use crate::net::headers;
-use crate::render::negotiate::preferred_encoding;
-use crate::render::page_cache::PageKey;
+use crate::net::headers::{self, PreparedHead};
+use crate::render::card::Card;
+use crate::render::negotiate::{Encoding, preferred_encoding};
+use crate::render::page_cache::{CachedPage, PageKey};
 use crate::state::AppState;
 
 /// A response ready to send: its headers (hyper adds Date and Content-Length) and body,
@@ -34,8 +36,8 @@ pub struct Prepared {
     pub body: Bytes,
 }
 
-/// What the fast path knows of the site's routes.
-#[derive(Clone)]
+/// What the fast path knows of the site's routes: shared by every connection, never
+/// cloned per request (the paths are owned strings).
 pub struct FastPath {
     state: AppState,
     /// `/`'s count in `/metrics`.
@@ -44,12 +46,44 @@ pub struct FastPath {
     words: [Words; 2],
 }
 
-#[derive(Clone)]
 struct Words {
     path: String,
     list: RouteCount,
     phrase: RouteCount,
     card: RouteCount,
+}
+
+/// A cached page in one encoding, or a card: a body and the head made for it.
+pub enum Hit {
+    Page {
+        page: Arc<CachedPage>,
+        encoding: Encoding,
+        body: Bytes,
+    },
+    Card(Arc<Card>),
+}
+
+impl Hit {
+    /// The head and the body; a head and a body of two versions cannot meet, both
+    /// being the same page's (or card's).
+    pub fn parts(&self, hsts: bool) -> (&PreparedHead, &Bytes) {
+        match self {
+            Hit::Page {
+                page,
+                encoding,
+                body,
+            } => (page_head(page, *encoding, body, hsts), body),
+            Hit::Card(card) => (card_head(card, hsts), &card.png),
+        }
+    }
+
+    fn prepared(&self, hsts: bool) -> Prepared {
+        let (head, body) = self.parts(hsts);
+        Prepared {
+            headers: head.headers.clone(),
+            body: body.clone(),
+        }
+    }
 }
 
 /// Which cached answer a path asks for.
@@ -83,7 +117,7 @@ impl FastPath {
         if request.method() != Method::GET
             || request.uri().query().is_some()
             || request.headers().contains_key(header::IF_NONE_MATCH)
-            || tracing::enabled!(target: "lastwords::metrics", tracing::Level::DEBUG)
+            || Self::logging()
         {
             return None;
         }
@@ -92,15 +126,42 @@ impl FastPath {
         if headers::malformed(request).is_some() {
             return None;
         }
+        let encoding = preferred_encoding(request.headers());
+        let hit = self.hit(target, encoding, client, started).await?;
+        Some(hit.prepared(self.hsts()))
+    }
+
+    /// Whether responses carry HSTS.
+    pub fn hsts(&self) -> bool {
+        self.state.config.hsts()
+    }
+
+    /// Whether requests are logged at `debug`, which only the router's request span does.
+    pub fn logging() -> bool {
+        tracing::enabled!(target: "lastwords::metrics", tracing::Level::DEBUG)
+    }
+
+    /// The cached answer to a GET of `path` (no query, no validator, checked by the
+    /// caller as [`headers::malformed`] does) in `encoding`, from `client`.
+    pub async fn cached(&self, path: &str, encoding: Encoding, client: IpAddr) -> Option<Hit> {
+        let started = Instant::now();
+        let target = self.target(path)?;
+        self.hit(target, encoding, client, started).await
+    }
+
+    async fn hit(
+        &self,
+        target: Target<'_>,
+        encoding: Encoding,
+        client: IpAddr,
+        started: Instant,
+    ) -> Option<Hit> {
         let state = &self.state;
-        let hsts = state.config.hsts();
-        let (route, prepared) = match target {
+        let (route, hit) = match target {
             Target::Card(words, id) => {
                 let snapshot = state.feed.current();
                 let card = state.cards.cached(snapshot.list.get(id)?).await?;
-                let headers = card_head(&card, hsts).clone();
-                let body = card.png.clone();
-                (&words.card, Prepared { headers, body })
+                (&words.card, Hit::Card(card))
             }
             page => {
                 let (route, key) = match page {
@@ -118,16 +179,21 @@ impl FastPath {
                     Target::Card(..) => return None,
                 };
                 let page = state.pages.cache().cached(&key).await?;
-                let encoding = preferred_encoding(request.headers());
                 let body = page.ready(encoding)?;
-                let headers = page_head(&page, encoding, hsts).clone();
-                (route, Prepared { headers, body })
+                (
+                    route,
+                    Hit::Page {
+                        page,
+                        encoding,
+                        body,
+                    },
+                )
             }
         };
         // Past its rate the router answers: 429 with Retry-After, counted there.
         state.rate_limit.check(client).ok()?;
         route.observe(started.elapsed());
-        Some(prepared)
+        Some(hit)
     }
 
     fn target<'a>(&'a self, path: &'a str) -> Option<Target<'a>> {

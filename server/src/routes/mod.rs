@@ -32,7 +32,7 @@ use crate::net::headers;
 use crate::net::rate_limit::RateLimit;
 use crate::state::AppState;
 
-pub use fast::{FastPath, Prepared};
+pub use fast::{FastPath, Hit, Prepared};
 
 /// The whole site as one router.
 pub fn router(state: AppState) -> Router {

@@ -9,13 +9,14 @@ use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use bytes::Bytes;
 use serde::Deserialize;
 
 use crate::error::AppError;
 use crate::feed::check::{Check, find_text};
 use crate::feed::list::{Anchor, PAGE_SIZE};
 use crate::feed::paging::{PageRequest, PhrasePage};
-use crate::net::headers;
+use crate::net::headers::{self, PreparedHead};
 use crate::render::head::Head;
 use crate::render::negotiate::{Encoding, add_coding_headers, not_modified, preferred_encoding};
 use crate::render::page_cache::{CachedPage, PageKey, Span};
@@ -117,16 +118,22 @@ pub(super) async fn page_response(
             }
         }
     };
-    let mut response = Response::new(Body::from(body));
+    let head = page_head(&page, encoding, &body, state.config.hsts());
+    let mut response = Response::new(Body::from(body.clone()));
     *response.status_mut() = status;
-    *response.headers_mut() = page_head(&page, encoding, state.config.hsts()).clone();
+    *response.headers_mut() = head.headers.clone();
     response
 }
 
-/// Every header of a page's response in `encoding` but the Date and Content-Length
-/// hyper writes: its type, validator, caching and coding, and the security headers
-/// (HSTS when `hsts`). Made once per page and encoding.
-pub(super) fn page_head(page: &CachedPage, encoding: Encoding, hsts: bool) -> &HeaderMap {
+/// Every header of a page's response in `encoding` (whose bytes are `body`) but the
+/// Date: its type, validator, caching and coding, and the security headers (HSTS when
+/// `hsts`). Made once per page and encoding.
+pub(super) fn page_head<'a>(
+    page: &'a CachedPage,
+    encoding: Encoding,
+    body: &Bytes,
+    hsts: bool,
+) -> &'a PreparedHead {
     page.head(encoding, || {
         let mut out = HeaderMap::with_capacity(PAGE_HEADERS);
         out.insert(
@@ -137,7 +144,7 @@ pub(super) fn page_head(page: &CachedPage, encoding: Encoding, hsts: bool) -> &H
         out.insert(header::ETAG, page.etag_header.clone());
         add_coding_headers(&mut out, encoding);
         headers::add_security_headers(&mut out, hsts);
-        out
+        PreparedHead::new(out, body.len())
     })
 }
 

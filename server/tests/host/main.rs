@@ -6,6 +6,7 @@ mod card;
 mod cli;
 mod common;
 mod fast_path;
+mod front;
 mod golden;
 mod page_cache;
 mod phrase_pages;

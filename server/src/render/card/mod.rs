@@ -19,6 +19,7 @@ use sha2::{Digest as _, Sha256};
 use crate::error::AppError;
 use crate::feed::list::Phrase;
 use crate::metrics::Metrics;
+use crate::net::headers::PreparedHead;
 use crate::render::assets::CardSources;
 use crate::site;
 use paint::{Dino, Painter};
@@ -38,12 +39,12 @@ pub struct Card {
     pub etag: String,
     pub etag_header: HeaderValue,
     /// The response headers, made the first time the card is sent.
-    head: std::sync::OnceLock<axum::http::HeaderMap>,
+    head: OnceLock<PreparedHead>,
 }
 
 impl Card {
     /// The card's response headers, made by `make` the first time.
-    pub fn head(&self, make: impl FnOnce() -> axum::http::HeaderMap) -> &axum::http::HeaderMap {
+    pub fn head(&self, make: impl FnOnce() -> PreparedHead) -> &PreparedHead {
         self.head.get_or_init(make)
     }
 }
