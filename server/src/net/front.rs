@@ -1,10 +1,11 @@
-//! The front of each connection: while its requests are plain HTTP/1.1 GETs of cached
-//! pages and cards, they are read and answered here, on the socket, with the head made
-//! for that page version and encoding ([`PreparedHead`]), the Date, and the body, in one
-//! vectored write. At the first request that is anything else (another method, a
-//! query, a validator, a body, an upgrade, `Connection: close`, a missing or repeated
-//! Host, a miss, HTTP/2, bytes this parser refuses) the connection goes to hyper with
-//! what was read, and hyper serves the rest of it as before.
+//! The front of each connection: while its requests are plain GETs and HEADs of cached
+//! pages and cards (HTTP/1.1, or HTTP/1.0 with keep-alive), they are read and answered
+//! here, on the socket, with the head made for that page version and encoding
+//! ([`PreparedHead`]) or its 304 when `If-None-Match` names it, the Date, and the body,
+//! in one vectored write. At the first request that is anything else (another method,
+//! a query, two validator lines, a body, an upgrade, `Connection: close`, a missing or
+//! repeated Host, a miss, HTTP/2, bytes this parser refuses) the connection goes to
+//! hyper with what was read, and hyper serves the rest of it as before.
 //!
 //! hyper builds a `Request` (its URI parsed, its headers copied into a map) and a
 //! `Response` (a header map cloned, then encoded) for every request; for a cached page
@@ -63,10 +64,28 @@ pub enum Ended {
     Handover(Bytes),
 }
 
+/// What is sent of a hit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reply {
+    /// Head and body (GET).
+    Whole,
+    /// The head alone (HEAD).
+    Head,
+    /// 304: the client has it (`If-None-Match` names its validator); to a HEAD, with
+    /// hyper's `Content-Length: 0`.
+    NotModified { head: bool },
+}
+
 /// What the front makes of the bytes read so far.
 enum Step {
     /// A cached answer to the request in the first `consumed` bytes.
-    Answer { consumed: usize, hit: Hit },
+    Answer {
+        consumed: usize,
+        hit: Hit,
+        reply: Reply,
+        /// HTTP/1.0 with keep-alive: answered as such, with `Connection: keep-alive`.
+        http10: bool,
+    },
     /// The request is not all there yet.
     More,
     /// A request hyper answers.
@@ -86,9 +105,33 @@ impl Front<'_> {
             // Pipelined requests are answered in order, each once all of it has arrived.
             while !read.is_empty() {
                 match self.step(&read).await {
-                    Step::Answer { consumed, hit } => {
-                        let (head, body) = hit.parts(self.fast.hsts());
-                        if send(io, [&head.wire, &date_line(), body]).await.is_err() {
+                    Step::Answer {
+                        consumed,
+                        hit,
+                        reply,
+                        http10,
+                    } => {
+                        let hsts = self.fast.hsts();
+                        let (head, body) = hit.parts(hsts);
+                        let (wire, length, body): (&[u8], &[u8], &[u8]) = match reply {
+                            Reply::Whole => (&head.wire, b"", body),
+                            Reply::Head => (&head.wire, b"", b""),
+                            // hyper's Content-Length of the HEAD's empty body.
+                            Reply::NotModified { head: true } => {
+                                (hit.not_modified(hsts), b"content-length: 0\r\n", b"")
+                            }
+                            Reply::NotModified { head: false } => {
+                                (hit.not_modified(hsts), b"", b"")
+                            }
+                        };
+                        // Every head is made as HTTP/1.1's: "HTTP/1.1" is its first 8 bytes.
+                        let (version, keep_alive): (&[u8], &[u8]) = if http10 {
+                            (b"HTTP/1.0", b"connection: keep-alive\r\n")
+                        } else {
+                            (b"HTTP/1.1", b"")
+                        };
+                        let parts = [version, &wire[8..], length, keep_alive, &date_line(), body];
+                        if send(io, parts).await.is_err() {
                             return Ended::Closed;
                         }
                         read.advance(consumed);
@@ -150,25 +193,53 @@ impl Front<'_> {
         } else {
             peer.to_canonical()
         };
-        match self.fast.cached(plain.path, plain.encoding, client).await {
-            Some(hit) => Step::Answer { consumed, hit },
-            None => Step::Elsewhere,
+        let Some(hit) = self.fast.cached(plain.path, plain.encoding, client).await else {
+            return Step::Elsewhere;
+        };
+        let reply = match plain.validators {
+            Some(validators) if names(validators, hit.etag()) => {
+                Reply::NotModified { head: plain.head }
+            }
+            _ if plain.head => Reply::Head,
+            _ => Reply::Whole,
+        };
+        Step::Answer {
+            consumed,
+            hit,
+            reply,
+            http10: plain.http10,
         }
     }
 }
 
 /// A request the front may answer.
 struct PlainGet<'r> {
+    /// HEAD rather than GET.
+    head: bool,
+    /// HTTP/1.0, with `Connection: keep-alive`.
+    http10: bool,
     path: &'r str,
     encoding: crate::render::negotiate::Encoding,
+    /// The `If-None-Match` line, if there is one.
+    validators: Option<&'r [u8]>,
 }
 
-/// `request` if it is an HTTP/1.1 GET of a path with nothing that changes the answer
-/// or the connection, one Host, and within the limits the router holds requests to.
+/// `request` if it is a GET or HEAD of a path with nothing that changes the answer or
+/// the connection but the encoding and one validator line, one Host, and within the
+/// limits the router holds requests to; HTTP/1.1, or HTTP/1.0 with keep-alive.
 fn plain_get<'r>(request: &httparse::Request<'_, 'r>) -> Option<PlainGet<'r>> {
-    if request.method != Some("GET") || request.version != Some(1) {
-        return None;
-    }
+    let head = match request.method {
+        Some("GET") => false,
+        Some("HEAD") => true,
+        _ => return None,
+    };
+    // HTTP/1.0 only with keep-alive: one that closes is hyper's to close.
+    let http10 = match request.version {
+        Some(1) => false,
+        Some(0) => true,
+        _ => return None,
+    };
+    let mut keep_alive = false;
     // Origin form, no query, nothing percent-encoded: what the router would read as is.
     let path = request.path?;
     if path.len() > MAX_URI || !path.starts_with('/') || !path.bytes().all(plain_path_byte) {
@@ -176,6 +247,7 @@ fn plain_get<'r>(request: &httparse::Request<'_, 'r>) -> Option<PlainGet<'r>> {
     }
     let mut hosts = 0;
     let mut accept = None;
+    let mut validators = None;
     let mut header_bytes = 0;
     for line in request.headers.iter() {
         let name = line.name;
@@ -184,30 +256,47 @@ fn plain_get<'r>(request: &httparse::Request<'_, 'r>) -> Option<PlainGet<'r>> {
             hosts += 1;
         } else if name.eq_ignore_ascii_case("accept-encoding") {
             accept.get_or_insert(line.value);
-        } else if name.eq_ignore_ascii_case("connection") {
-            if !line.value.eq_ignore_ascii_case(b"keep-alive") {
+        } else if name.eq_ignore_ascii_case("if-none-match") {
+            // Two lines are the router's to read together.
+            if validators.replace(line.value).is_some() {
                 return None;
             }
-        } else if [
-            "if-none-match",
-            "content-length",
-            "transfer-encoding",
-            "upgrade",
-            "expect",
-        ]
-        .iter()
-        .any(|other| name.eq_ignore_ascii_case(other))
+        } else if name.eq_ignore_ascii_case("connection") {
+            if !line.value.eq_ignore_ascii_case(b"keep-alive") || keep_alive {
+                return None;
+            }
+            keep_alive = true;
+        } else if ["content-length", "transfer-encoding", "upgrade", "expect"]
+            .iter()
+            .any(|other| name.eq_ignore_ascii_case(other))
         {
             return None;
         }
     }
-    if hosts != 1 || header_bytes > MAX_HEADERS {
+    if hosts != 1 || header_bytes > MAX_HEADERS || (http10 && !keep_alive) {
         return None;
     }
     Some(PlainGet {
+        head,
+        http10,
         path,
         encoding: encoding_accepted(accept),
+        validators,
     })
+}
+
+/// Whether an `If-None-Match` value names `etag` (or `*`), as the router reads one.
+fn names(validators: &[u8], etag: &str) -> bool {
+    let Ok(validators) = std::str::from_utf8(validators) else {
+        return false;
+    };
+    validators
+        .bytes()
+        .all(|b| b == b'\t' || (0x20..0x7f).contains(&b))
+        && validators
+            .split(',')
+            .map(str::trim)
+            .any(|candidate| candidate == etag || candidate == "*")
 }
 
 /// Unreserved and sub-delimiter characters, `:`, `@` and `/`.
@@ -256,7 +345,7 @@ fn date_line() -> [u8; 39] {
 }
 
 /// Writes all of `parts`, vectored.
-async fn send<IO: AsyncWrite + Unpin>(io: &mut IO, parts: [&[u8]; 3]) -> io::Result<()> {
+async fn send<IO: AsyncWrite + Unpin>(io: &mut IO, parts: [&[u8]; 6]) -> io::Result<()> {
     let mut slices = parts.map(IoSlice::new);
     let mut rest: &mut [IoSlice<'_>] = &mut slices;
     while !rest.is_empty() {
@@ -339,6 +428,16 @@ mod tests {
     }
 
     #[test]
+    fn a_validator_line_names_an_etag_as_the_router_reads_it() {
+        assert!(names(b"\"a\"", "\"a\""));
+        assert!(names(b"\"b\", \"a\"", "\"a\""));
+        assert!(names(b"*", "\"a\""));
+        assert!(!names(b"W/\"a\"", "\"a\""));
+        assert!(!names(b"\"a\x01\"", "\"a\""));
+        assert!(!names(b"", "\"a\""));
+    }
+
+    #[test]
     fn only_plain_gets_with_one_host_are_answered_in_front() {
         use crate::render::negotiate::Encoding;
         let get = |extra: &str| parse(&format!("GET /words HTTP/1.1\r\nHost: a\r\n{extra}\r\n"));
@@ -347,8 +446,16 @@ mod tests {
             get("Accept-Encoding: gzip, br\r\nConnection: Keep-Alive\r\n"),
             Some(("/words".into(), Encoding::Brotli))
         );
+        assert_eq!(
+            parse("GET /words HTTP/1.0\r\nHost: a\r\nConnection: Keep-Alive\r\n\r\n"),
+            Some(("/words".into(), Encoding::Identity))
+        );
+        assert_eq!(
+            get("If-None-Match: \"x\"\r\n"),
+            Some(("/words".into(), Encoding::Identity))
+        );
         for other in [
-            "If-None-Match: \"x\"\r\n",
+            "If-None-Match: \"x\"\r\nIf-None-Match: \"y\"\r\n",
             "Connection: close\r\n",
             "Connection: Upgrade\r\nUpgrade: websocket\r\n",
             "Content-Length: 0\r\n",
@@ -365,7 +472,8 @@ mod tests {
         for request in [
             "GET /words HTTP/1.1\r\n\r\n",
             "GET /words HTTP/1.0\r\nHost: a\r\n\r\n",
-            "HEAD /words HTTP/1.1\r\nHost: a\r\n\r\n",
+            "GET /words HTTP/1.0\r\nHost: a\r\nConnection: close\r\n\r\n",
+            "POST /words HTTP/1.1\r\nHost: a\r\n\r\n",
             "GET /words?check=RAWR HTTP/1.1\r\nHost: a\r\n\r\n",
             "GET /words/a%20b HTTP/1.1\r\nHost: a\r\n\r\n",
             "GET http://a/words HTTP/1.1\r\nHost: a\r\n\r\n",

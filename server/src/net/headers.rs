@@ -75,17 +75,22 @@ impl PreparedHead {
     pub fn new(headers: HeaderMap, length: usize) -> Self {
         let mut wire = Vec::with_capacity(640);
         wire.extend_from_slice(b"HTTP/1.1 200 OK\r\n");
-        for (name, value) in &headers {
-            wire.extend_from_slice(name.as_str().as_bytes());
-            wire.extend_from_slice(b": ");
-            wire.extend_from_slice(value.as_bytes());
-            wire.extend_from_slice(b"\r\n");
-        }
+        write_lines(&headers, &mut wire);
         wire.extend_from_slice(format!("content-length: {length}\r\n").as_bytes());
         Self {
             headers,
             wire: wire.into(),
         }
+    }
+}
+
+/// `headers` as the lines of a response head, as hyper writes them.
+pub fn write_lines(headers: &HeaderMap, wire: &mut Vec<u8>) {
+    for (name, value) in headers {
+        wire.extend_from_slice(name.as_str().as_bytes());
+        wire.extend_from_slice(b": ");
+        wire.extend_from_slice(value.as_bytes());
+        wire.extend_from_slice(b"\r\n");
     }
 }
 

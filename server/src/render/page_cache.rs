@@ -141,6 +141,8 @@ pub struct CachedPage {
     /// The whole response head per encoding (identity, gzip, brotli), made the first
     /// time it is sent: a cached hit clones it rather than building it header by header.
     heads: [OnceLock<PreparedHead>; 3],
+    /// The head of a 304, status line and all (the same for every encoding).
+    not_modified: OnceLock<Bytes>,
 }
 
 impl CachedPage {
@@ -158,6 +160,7 @@ impl CachedPage {
             gzip: OnceLock::new(),
             br: OnceLock::new(),
             heads: Default::default(),
+            not_modified: OnceLock::new(),
         }
     }
 
@@ -200,6 +203,11 @@ impl CachedPage {
             Encoding::Brotli => 2,
         };
         self.heads[index].get_or_init(make)
+    }
+
+    /// The head of the page's 304, made by `make` the first time.
+    pub fn not_modified(&self, make: impl FnOnce() -> Bytes) -> &Bytes {
+        self.not_modified.get_or_init(make)
     }
 
     /// What the page costs the cache: the HTML and room for its two compressed variants.

@@ -40,6 +40,11 @@ pub async fn card(
     Ok(response)
 }
 
+/// A card's `Cache-Control`, on its 200s and its 304s.
+pub(super) fn card_cache_control() -> HeaderValue {
+    CACHE_CONTROL
+}
+
 /// Every header of a card's response but the Date, the security headers (HSTS when
 /// `hsts`) too; made once per card.
 pub(super) fn card_head(card: &Card, hsts: bool) -> &PreparedHead {

@@ -16,10 +16,10 @@ use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Instant;
 
-use axum::http::{HeaderMap, Method, Request, header};
+use axum::http::{HeaderMap, HeaderValue, Method, Request, header};
 use bytes::Bytes;
 
-use super::card::card_head;
+use super::card::{card_cache_control, card_head};
 use super::pages::page_head;
 use crate::metrics::RouteCount;
 use crate::net::headers::{self, PreparedHead};
@@ -74,6 +74,37 @@ impl Hit {
                 body,
             } => (page_head(page, *encoding, body, hsts), body),
             Hit::Card(card) => (card_head(card, hsts), &card.png),
+        }
+    }
+
+    /// The validator of what [`Hit::parts`] sends.
+    pub fn etag(&self) -> &str {
+        match self {
+            Hit::Page { page, .. } => &page.etag,
+            Hit::Card(card) => &card.etag,
+        }
+    }
+
+    /// The head of a 304 as the router sends it for this page or card, but the Date:
+    /// the validator, a card's caching, and the security headers (HSTS when `hsts`).
+    /// Made once per page version and per card.
+    pub fn not_modified(&self, hsts: bool) -> &Bytes {
+        let make = |cache_control: Option<HeaderValue>, etag: &HeaderValue| {
+            let mut headers = HeaderMap::new();
+            if let Some(value) = cache_control {
+                headers.insert(header::CACHE_CONTROL, value);
+            }
+            headers.insert(header::ETAG, etag.clone());
+            headers::add_security_headers(&mut headers, hsts);
+            let mut wire = b"HTTP/1.1 304 Not Modified\r\n".to_vec();
+            headers::write_lines(&headers, &mut wire);
+            Bytes::from(wire)
+        };
+        match self {
+            Hit::Page { page, .. } => page.not_modified(|| make(None, &page.etag_header)),
+            Hit::Card(card) => {
+                card.not_modified(|| make(Some(card_cache_control()), &card.etag_header))
+            }
         }
     }
 

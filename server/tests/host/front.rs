@@ -11,6 +11,8 @@ use std::time::Duration;
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
+use lastwords::config::Environment;
+use lastwords::feed::list::Anchor;
 use lastwords::feed::{Change, Phrase};
 use lastwords::net::rate_limit::Rate;
 use lastwords::render::negotiate::strong_etag;
@@ -52,6 +54,7 @@ fn until_dropped(mut stopped: mpsc::Receiver<()>) -> impl futures_util::Stream<I
 /// A response as it came off the socket.
 #[derive(Debug)]
 struct Raw {
+    head_line: String,
     status: u16,
     headers: BTreeMap<String, Vec<String>>,
     body: Vec<u8>,
@@ -62,10 +65,10 @@ impl Raw {
         self.headers.get(name).map(|values| values[0].as_str())
     }
 
-    /// The headers both sides send the same: all but the Date and the connection's own.
+    /// The headers both sides send the same: all but the Date and the body's length.
     fn comparable(&self) -> BTreeMap<String, Vec<String>> {
         let mut headers = self.headers.clone();
-        for own in ["date", "content-length", "connection"] {
+        for own in ["date", "content-length"] {
             headers.remove(own);
         }
         headers
@@ -81,7 +84,8 @@ async fn read_response(socket: &mut (impl AsyncRead + Unpin), method: &str) -> R
     }
     let text = String::from_utf8(head).expect("an ASCII head");
     let mut lines = text.split("\r\n");
-    let status = lines.next().unwrap()[9..12].parse().unwrap();
+    let head_line = lines.next().unwrap().to_owned();
+    let status = head_line[9..12].parse().unwrap();
     let mut headers: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for line in lines.filter(|line| !line.is_empty()) {
         let (name, value) = line.split_once(": ").expect("name: value");
@@ -96,6 +100,7 @@ async fn read_response(socket: &mut (impl AsyncRead + Unpin), method: &str) -> R
     let mut body = vec![0; if method == "HEAD" { 0 } else { length }];
     socket.read_exact(&mut body).await.expect("the whole body");
     Raw {
+        head_line,
         status,
         headers,
         body,
@@ -131,6 +136,32 @@ fn as_map(headers: Vec<(String, String)>) -> BTreeMap<String, Vec<String>> {
     map
 }
 
+/// Sends `requests` on one connection at once and reads their responses.
+async fn exchange(address: SocketAddr, requests: &[(&str, String)]) -> Vec<Raw> {
+    let mut socket = TcpStream::connect(address).await.unwrap();
+    let all: String = requests.iter().map(|(_, text)| text.as_str()).collect();
+    socket.write_all(all.as_bytes()).await.unwrap();
+    let mut responses = Vec::new();
+    for (method, _) in requests {
+        responses.push(read_response(&mut socket, method).await);
+    }
+    responses
+}
+
+fn request(method: &str, path: &str, extra: &str) -> String {
+    format!("{method} {path} HTTP/1.1\r\nHost: localhost\r\n{extra}\r\n")
+}
+
+/// An HTTP/1.0 request that keeps its connection open.
+fn http10(method: &str, path: &str, extra: &str) -> String {
+    format!("{method} {path} HTTP/1.0\r\nHost: localhost\r\nConnection: keep-alive\r\n{extra}\r\n")
+}
+
+/// A request the front leaves to hyper, so that what follows it is hyper's.
+fn to_hyper() -> (&'static str, String) {
+    ("GET", get("/api/phrases?limit=1", ""))
+}
+
 #[tokio::test]
 async fn pipelined_requests_are_answered_in_order_with_the_routers_headers_and_bytes() {
     let host = TestHost::start(None).await;
@@ -139,40 +170,41 @@ async fn pipelined_requests_are_answered_in_order_with_the_routers_headers_and_b
     let (words_br, words_br_body) = routed(&host, "/words", "br").await;
     let (home, home_html) = routed(&host, "/", "identity").await;
 
-    let mut socket = TcpStream::connect(serving.address).await.unwrap();
-    // Two answered in front, then a HEAD (hyper's), then a page hyper's side answers.
-    let requests = [
-        ("GET", get("/words", "")),
-        (
-            "GET",
-            get(
-                "/words",
-                "Accept-Encoding: br\r\nConnection: keep-alive\r\n",
+    // Three answered in front, then one for hyper, then a page hyper's side answers.
+    let responses = exchange(
+        serving.address,
+        &[
+            ("GET", get("/words", "")),
+            (
+                "GET",
+                get(
+                    "/words",
+                    "Accept-Encoding: br\r\nConnection: keep-alive\r\n",
+                ),
             ),
-        ),
-        (
-            "HEAD",
-            "HEAD /words HTTP/1.1\r\nHost: localhost\r\n\r\n".to_owned(),
-        ),
-        ("GET", get("/", "")),
-        ("GET", get("/words", "If-None-Match: \"nope\"\r\n")),
-    ];
-    let all: String = requests.iter().map(|(_, text)| text.as_str()).collect();
-    socket.write_all(all.as_bytes()).await.unwrap();
-    let mut responses = Vec::new();
-    for (method, _) in &requests {
-        responses.push(read_response(&mut socket, method).await);
-    }
+            ("HEAD", request("HEAD", "/words", "")),
+            to_hyper(),
+            ("GET", get("/", "")),
+            ("GET", get("/words", "If-None-Match: \"nope\"\r\n")),
+        ],
+    )
+    .await;
     assert!(responses.iter().all(|r| r.status == 200), "{responses:?}");
     assert_eq!(responses[0].comparable(), as_map(words_identity.clone()));
     assert_eq!(responses[0].body, words_html);
     assert_eq!(responses[1].comparable(), as_map(words_br));
     assert_eq!(responses[1].body, words_br_body);
     assert!(responses[2].body.is_empty());
-    assert_eq!(responses[2].header("etag"), responses[0].header("etag"));
-    assert_eq!(responses[3].comparable(), as_map(home));
-    assert_eq!(responses[3].body, home_html);
-    assert_eq!(responses[4].body, words_html);
+    assert_eq!(responses[2].comparable(), responses[0].comparable());
+    assert!(
+        responses[3]
+            .header("content-type")
+            .unwrap()
+            .contains("json")
+    );
+    assert_eq!(responses[4].comparable(), as_map(home));
+    assert_eq!(responses[4].body, home_html);
+    assert_eq!(responses[5].body, words_html);
     for response in &responses[..2] {
         let date = response.header("date").expect("a Date");
         assert!(httpdate_like(date), "{date}");
@@ -180,6 +212,72 @@ async fn pipelined_requests_are_answered_in_order_with_the_routers_headers_and_b
             response.header("content-length"),
             Some(response.body.len().to_string().as_str())
         );
+    }
+}
+
+#[tokio::test]
+async fn head_and_validators_are_answered_in_front_as_hyper_answers_them() {
+    for environment in [Environment::Staging, Environment::Production] {
+        let host = TestHost::start_with(None, |config| config.environment = environment).await;
+        let serving = serve(&host).await;
+        let id = host
+            .state
+            .feed
+            .current()
+            .list
+            .page(Anchor::First, 1, "")
+            .phrases[0]
+            .id
+            .to_string();
+        let card = format!("/words/{id}/card.png");
+        routed(&host, "/words", "gzip").await;
+        routed(&host, &card, "identity").await;
+        let etag = |path: &str| {
+            let path = path.to_owned();
+            async move {
+                let got = exchange(serving.address, &[("GET", get(&path, ""))]).await;
+                got[0].header("etag").unwrap().to_owned()
+            }
+        };
+        let (words_etag, card_etag) = (etag("/words").await, etag(&card).await);
+        let validator =
+            |etag: &str| format!("If-None-Match: \"x\", {etag}\r\nAccept-Encoding: gzip\r\n");
+        let cases = [
+            (
+                "HEAD",
+                request("HEAD", "/words", "Accept-Encoding: gzip\r\n"),
+            ),
+            ("GET", request("GET", "/words", &validator(&words_etag))),
+            ("HEAD", request("HEAD", "/words", &validator(&words_etag))),
+            ("GET", request("GET", "/words", "If-None-Match: *\r\n")),
+            ("HEAD", request("HEAD", &card, "")),
+            ("GET", request("GET", &card, &validator(&card_etag))),
+            ("GET", request("GET", &card, &validator("\"old\""))),
+            ("GET", http10("GET", "/words", "")),
+            ("HEAD", http10("HEAD", "/words", &validator(&words_etag))),
+        ];
+        let front = exchange(serving.address, &cases).await;
+        let mut after = vec![to_hyper()];
+        after.extend(cases.iter().cloned());
+        let hyper = exchange(serving.address, &after).await;
+        for ((front, hyper), (_, request)) in front.iter().zip(&hyper[1..]).zip(&cases) {
+            assert_eq!(front.head_line, hyper.head_line, "{request:?}");
+            assert_eq!(front.status, hyper.status, "{request:?}");
+            assert_eq!(
+                front.comparable(),
+                hyper.comparable(),
+                "{request:?} {environment:?}"
+            );
+            assert_eq!(
+                front.header("content-length"),
+                hyper.header("content-length"),
+                "{request:?}"
+            );
+            assert_eq!(front.body, hyper.body, "{request:?}");
+        }
+        let statuses: Vec<u16> = front.iter().map(|r| r.status).collect();
+        assert_eq!(statuses, [200, 304, 304, 304, 200, 304, 200, 200, 304]);
+        assert!(front[7].head_line.starts_with("HTTP/1.0 200"));
     }
 }
 

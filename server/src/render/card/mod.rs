@@ -40,12 +40,19 @@ pub struct Card {
     pub etag_header: HeaderValue,
     /// The response headers, made the first time the card is sent.
     head: OnceLock<PreparedHead>,
+    /// The head of the card's 304, status line and all.
+    not_modified: OnceLock<Bytes>,
 }
 
 impl Card {
     /// The card's response headers, made by `make` the first time.
     pub fn head(&self, make: impl FnOnce() -> PreparedHead) -> &PreparedHead {
         self.head.get_or_init(make)
+    }
+
+    /// The head of the card's 304, made by `make` the first time.
+    pub fn not_modified(&self, make: impl FnOnce() -> Bytes) -> &Bytes {
+        self.not_modified.get_or_init(make)
     }
 }
 
@@ -144,6 +151,7 @@ impl Cards {
                     etag,
                     etag_header,
                     head: Default::default(),
+                    not_modified: OnceLock::new(),
                 }))
             })
             .await
