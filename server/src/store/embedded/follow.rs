@@ -126,8 +126,10 @@ impl Follower {
                 None
             }
         };
-        // Re-checks still due after the last write event, soonest first.
-        let mut due: Vec<tokio::time::Instant> = Vec::new();
+        // Re-checks still due after the last write event, soonest first. The first is at
+        // once: a commit between the list's first read and the watch above made its
+        // events before anyone listened.
+        let mut due: Vec<tokio::time::Instant> = vec![tokio::time::Instant::now()];
         loop {
             let next = due.first().copied();
             let troubled = self.seen.is_some();
