@@ -32,7 +32,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::net::client::TrustedProxies;
 use crate::net::headers::{MAX_HEADERS, MAX_URI};
-use crate::render::negotiate::encoding_accepted;
+use crate::render::negotiate::{encoding_accepted, header_text, names_etag};
 use crate::routes::{FastPath, Hit};
 
 /// Header lines a request answered here may have; one with more goes to hyper.
@@ -287,16 +287,7 @@ fn plain_get<'r>(request: &httparse::Request<'_, 'r>) -> Option<PlainGet<'r>> {
 
 /// Whether an `If-None-Match` value names `etag` (or `*`), as the router reads one.
 fn names(validators: &[u8], etag: &str) -> bool {
-    let Ok(validators) = std::str::from_utf8(validators) else {
-        return false;
-    };
-    validators
-        .bytes()
-        .all(|b| b == b'\t' || (0x20..0x7f).contains(&b))
-        && validators
-            .split(',')
-            .map(str::trim)
-            .any(|candidate| candidate == etag || candidate == "*")
+    header_text(validators).is_some_and(|line| names_etag(line, etag))
 }
 
 /// Unreserved and sub-delimiter characters, `:`, `@` and `/`.

@@ -19,12 +19,7 @@ pub fn preferred_encoding(headers: &HeaderMap) -> Encoding {
 
 /// The same from the first `Accept-Encoding` line's value, as the request carried it.
 pub fn encoding_accepted(accept: Option<&[u8]>) -> Encoding {
-    // Visible ASCII only, as `HeaderValue::to_str` reads a value.
-    let visible = |v: &&[u8]| v.iter().all(|&b| b == b'\t' || (0x20..0x7f).contains(&b));
-    let Some(accept) = accept
-        .filter(visible)
-        .and_then(|v| std::str::from_utf8(v).ok())
-    else {
+    let Some(accept) = accept.and_then(header_text) else {
         return Encoding::Identity;
     };
     let accepts = |wanted: &str| {
@@ -60,9 +55,26 @@ pub fn not_modified(headers: &HeaderMap, etag: &str) -> bool {
         .get_all(header::IF_NONE_MATCH)
         .iter()
         .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(','))
+        .any(|line| names_etag(line, etag))
+}
+
+/// Whether one `If-None-Match` line names `etag` (or is `*`).
+pub fn names_etag(line: &str, etag: &str) -> bool {
+    line.split(',')
         .map(str::trim)
         .any(|candidate| candidate == etag || candidate == "*")
+}
+
+/// A header value as text, read as `HeaderValue::to_str` reads one: visible ASCII only.
+pub fn header_text(value: &[u8]) -> Option<&str> {
+    if value
+        .iter()
+        .all(|&b| b == b'\t' || (0x20..0x7f).contains(&b))
+    {
+        std::str::from_utf8(value).ok()
+    } else {
+        None
+    }
 }
 
 /// Chooses the body for the client's encoding and sets the matching headers.
