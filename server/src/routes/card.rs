@@ -13,7 +13,7 @@ use crate::state::AppState;
 
 /// An hour: a crawler that shares a link soon after a change may keep the old card
 /// that long, and asks again with the ETag after.
-const CACHE_CONTROL: HeaderValue = HeaderValue::from_static("public, max-age=3600");
+pub(super) const CACHE_CONTROL: HeaderValue = HeaderValue::from_static("public, max-age=3600");
 
 pub async fn card(
     State(state): State<AppState>,
@@ -38,11 +38,6 @@ pub async fn card(
     let mut response = Response::new(Body::from(card.png.clone()));
     *response.headers_mut() = card_head(&card, state.config.hsts()).headers.clone();
     Ok(response)
-}
-
-/// A card's `Cache-Control`, on its 200s and its 304s.
-pub(super) fn card_cache_control() -> HeaderValue {
-    CACHE_CONTROL
 }
 
 /// Every header of a card's response but the Date, the security headers (HSTS when

@@ -19,7 +19,7 @@ use std::time::Instant;
 use axum::http::{HeaderMap, HeaderValue, Method, Request, header};
 use bytes::Bytes;
 
-use super::card::{card_cache_control, card_head};
+use super::card::{self, card_head};
 use super::pages::page_head;
 use crate::metrics::RouteCount;
 use crate::net::headers::{self, PreparedHead};
@@ -103,7 +103,7 @@ impl Hit {
         match self {
             Hit::Page { page, .. } => page.not_modified(|| make(None, &page.etag_header)),
             Hit::Card(card) => {
-                card.not_modified(|| make(Some(card_cache_control()), &card.etag_header))
+                card.not_modified(|| make(Some(card::CACHE_CONTROL), &card.etag_header))
             }
         }
     }
