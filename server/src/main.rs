@@ -69,7 +69,15 @@ fn main() -> ExitCode {
         }
     };
     cli::init_tracing(config.environment);
-    let runtime = match tokio::runtime::Runtime::new() {
+    // A worker takes at most 64 ready sockets from the poller at a time. With the
+    // default 1,024, one worker took a thousand busy connections at once, its run queue
+    // (256) spilled the earliest into the shared queue, behind the later ones, and p99
+    // was twice as long (docs/benchmarks.md, issue 22: 22 ms against 12).
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .max_io_events_per_tick(64)
+        .build()
+    {
         Ok(runtime) => runtime,
         Err(error) => {
             eprintln!("lastwords: cannot start the async runtime: {error}");
