@@ -1,5 +1,6 @@
 //! Builds a whole host (real renderer, real UI bundle, embedded store) for tests.
 
+use std::num::NonZeroU32;
 use std::sync::Arc;
 
 use axum::Router;
@@ -8,6 +9,7 @@ use axum::http::{Request, Response};
 use http_body_util::BodyExt as _;
 use lastwords::config::{Config, Settings};
 use lastwords::feed::Phrase;
+use lastwords::net::rate_limit::Rate;
 use lastwords::render::assets::Ui;
 use lastwords::routes;
 use lastwords::state::AppState;
@@ -24,6 +26,16 @@ impl TestHost {
     /// A host on the sample phrases, or on `phrases` when given.
     pub async fn start(phrases: Option<Vec<Phrase>>) -> TestHost {
         Self::start_with(phrases, |_| {}).await
+    }
+
+    /// A host whose rate limit lets a client ask `per_second` times a second after a
+    /// burst of `burst`.
+    pub async fn rate_limited(per_second: u32, burst: u32) -> TestHost {
+        let rate = Rate {
+            per_second: NonZeroU32::new(per_second).expect("a rate"),
+            burst: NonZeroU32::new(burst).expect("a burst"),
+        };
+        Self::start_with(None, |config| config.http.rate = Some(rate)).await
     }
 
     /// A host whose test configuration `adjust` changes first.

@@ -2,12 +2,10 @@
 //! (every header, the same bytes), and leaves everything else to the router.
 
 use std::net::{IpAddr, Ipv4Addr};
-use std::num::NonZeroU32;
 
 use axum::body::Body;
 use axum::http::{HeaderMap, Method, Request, StatusCode, header};
 use lastwords::config::Environment;
-use lastwords::net::rate_limit::Rate;
 use lastwords::routes::FastPath;
 
 use crate::common::{TestHost, bytes};
@@ -135,11 +133,7 @@ async fn everything_else_is_left_to_the_router() {
 
 #[tokio::test]
 async fn past_its_rate_a_client_is_left_to_the_router_which_refuses_it() {
-    let rate = Rate {
-        per_second: NonZeroU32::new(1).unwrap(),
-        burst: NonZeroU32::new(3).unwrap(),
-    };
-    let host = TestHost::start_with(None, |config| config.http.rate = Some(rate)).await;
+    let host = TestHost::rate_limited(1, 3).await;
     let fast = FastPath::new(host.state.clone());
     // The router's own request renders the page; it has no client, so no limit applies.
     let _ = bytes(host.send(get("/words", None)).await).await;

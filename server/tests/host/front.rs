@@ -6,7 +6,6 @@
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
-use std::num::NonZeroU32;
 use std::time::Duration;
 
 use axum::body::Body;
@@ -14,7 +13,6 @@ use axum::http::{Request, StatusCode, header};
 use lastwords::config::Environment;
 use lastwords::feed::list::Anchor;
 use lastwords::feed::{Change, Phrase};
-use lastwords::net::rate_limit::Rate;
 use lastwords::render::negotiate::strong_etag;
 use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::TcpStream;
@@ -339,11 +337,7 @@ async fn a_missing_or_repeated_host_is_refused_and_connection_close_is_honoured(
 
 #[tokio::test]
 async fn past_its_rate_a_client_in_front_is_refused_by_the_router() {
-    let rate = Rate {
-        per_second: NonZeroU32::new(1).unwrap(),
-        burst: NonZeroU32::new(3).unwrap(),
-    };
-    let host = TestHost::start_with(None, |config| config.http.rate = Some(rate)).await;
+    let host = TestHost::rate_limited(1, 3).await;
     let serving = serve(&host).await;
     routed(&host, "/words", "identity").await;
     let mut socket = TcpStream::connect(serving.address).await.unwrap();
