@@ -25,8 +25,10 @@ use crate::site;
 use paint::{Dino, Painter};
 use prometheus::IntCounter;
 
-/// Changes whenever the drawing changes, so every ETag does too.
-const LAYOUT_VERSION: &str = "card-1";
+/// Changes whenever the drawing or its encoding changes, so every ETag does too: a strong
+/// ETag names these bytes, and two replicas of a fleet mid-deploy must not share one for
+/// two encodings (card-2: written as RGB).
+const LAYOUT_VERSION: &str = "card-2";
 
 /// Bytes of PNG the cache holds (a card is some 60–120 KB).
 const CACHE_BYTES: u64 = 48 << 20;
