@@ -30,7 +30,7 @@ use prometheus::IntCounter;
 /// two encodings (card-2: written as RGB).
 const LAYOUT_VERSION: &str = "card-2";
 
-/// Bytes of PNG the cache holds (a card is some 60–120 KB).
+/// Bytes of PNG the cache holds (a card is some 40–60 KB: a thousand cards).
 const CACHE_BYTES: u64 = 48 << 20;
 
 /// One drawn card.
