@@ -167,14 +167,21 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .ok()
         .and_then(|n| n.parse().ok())
         .unwrap_or(0);
+    // Opened before the first change, as a writing process would have it: a change is
+    // timed from its INSERT, not from opening the file.
+    let writer = if floor {
+        None
+    } else {
+        Some(Writer::open(Path::new(data_dir))?)
+    };
     for round in first_round..first_round + rounds {
         let cpu_before = (cpu_time(pid)?, cpu_time(&own_pid)?);
         let changed_at = Instant::now();
-        if floor {
-            host::get(server, &format!("/change/{round}")).await?;
-        } else {
-            add_phrase(Path::new(data_dir), round)?;
+        match &writer {
+            Some(writer) => writer.add(round)?,
+            None => drop(host::get(server, &format!("/change/{round}")).await?),
         }
+        let made_in = changed_at.elapsed();
         let mut latencies = Vec::with_capacity(clients);
         let deadline = changed_at + Duration::from_secs(10);
         while latencies.len() < clients {
@@ -196,10 +203,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         );
         latencies.sort();
         println!(
-            "round {}: every client had the change after {:.0} ms (first {:.1} ms, p50 {:.0} ms, p99 {:.0} ms); \
+            "round {}: every client had the change after {:.0} ms (made in {:.1} ms, first {:.1} ms, p50 {:.0} ms, p99 {:.0} ms); \
              CPU per delivered message: server {:.1} µs, clients {:.1} µs",
             round - first_round + 1,
             ms(latencies[clients - 1]),
+            ms(made_in),
             ms(latencies[0]),
             ms(latencies[clients / 2]),
             ms(latencies[clients * 99 / 100]),
@@ -273,7 +281,7 @@ async fn soak(
         tokio::select! {
             _ = sample.tick() => rss_samples.push(host::rss_kib(pid)? / 1024),
             _ = tick.tick() => {
-                add_phrase(data_dir, first_round + changed_at.len())?;
+                Writer::open(data_dir)?.add(first_round + changed_at.len())?;
                 changed_at.push(Instant::now());
                 seen.push(0);
             }
@@ -341,20 +349,29 @@ async fn soak(
     ))
 }
 
-/// Adds one phrase the way another process does: one committed transaction on the
-/// embedded store's database, which the host picks up from the file events.
-fn add_phrase(data_dir: &Path, round: usize) -> Result<(), Box<dyn std::error::Error>> {
-    let path: PathBuf = data_dir.join(lastwords::store::embedded::FILE_NAME);
-    let connection = rusqlite::Connection::open(path)?;
-    connection.busy_timeout(std::time::Duration::from_secs(10))?;
-    connection.execute(
-        "INSERT INTO phrases (id, word, name) VALUES (?1, ?2, 'Bench')",
-        [
-            format!("zzBench{round:013}"),
-            format!("BENCH ROUND {round}"),
-        ],
-    )?;
-    Ok(())
+/// Another process writing to the embedded store's database, whose commits the host
+/// picks up from the file events.
+struct Writer(rusqlite::Connection);
+
+impl Writer {
+    fn open(data_dir: &Path) -> Result<Writer, Box<dyn std::error::Error>> {
+        let path: PathBuf = data_dir.join(lastwords::store::embedded::FILE_NAME);
+        let connection = rusqlite::Connection::open(path)?;
+        connection.busy_timeout(std::time::Duration::from_secs(10))?;
+        Ok(Writer(connection))
+    }
+
+    /// Adds one phrase in a transaction of its own.
+    fn add(&self, round: usize) -> Result<(), Box<dyn std::error::Error>> {
+        self.0.execute(
+            "INSERT INTO phrases (id, word, name) VALUES (?1, ?2, 'Bench')",
+            [
+                format!("zzBench{round:013}"),
+                format!("BENCH ROUND {round}"),
+            ],
+        )?;
+        Ok(())
+    }
 }
 
 /// CPU time used so far by every thread of process `pid` (the scheduler's own count,

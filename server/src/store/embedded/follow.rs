@@ -22,9 +22,13 @@ const POLL_WHILE_DAMAGED: Duration = Duration::from_secs(5);
 /// passes through states that are not problems (empty, then half written).
 const CONFIRM_AFTER: Duration = Duration::from_secs(1);
 /// After a write event, when to look again. A commit becomes visible only once its
-/// writer has synced the log and updated the log's index, after the write we were told
-/// of; these few small queries catch it, and then the host is quiet again.
-const SETTLE: [Duration; 5] = [
+/// writer has synced the log and updated the log's index (shared memory, which makes no
+/// event), after the write we were told of; these few small queries catch it, and then
+/// the host is quiet again. The first come soon: a writer that keeps its connection open
+/// makes no later event, so a commit missed by the look at the event waits for these.
+const SETTLE: [Duration; 7] = [
+    Duration::from_millis(1),
+    Duration::from_millis(3),
     Duration::from_millis(10),
     Duration::from_millis(50),
     Duration::from_millis(250),
