@@ -3,7 +3,7 @@
 //! RFC 6455 (as the host restricts it) on why it stopped and which ping it answers.
 #![no_main]
 
-#[path = "../../server/src/live/websocket/frames.rs"]
+#[path = "../../server/src/live/frames.rs"]
 #[allow(dead_code)]
 mod frames;
 

@@ -58,7 +58,7 @@ async fn serve(
         // Subscribe before answering, so no change sent after the client saw the
         // upgrade can be missed.
         let mut receiver = frames.subscribe();
-        let accept = tungstenite::handshake::derive_accept_key(key.as_bytes());
+        let accept = tokio_tungstenite::tungstenite::handshake::derive_accept_key(key.as_bytes());
         stream
             .write_all(
                 format!(

@@ -9,12 +9,13 @@
 use std::collections::VecDeque;
 use std::sync::{Arc, RwLock};
 
-use axum::extract::ws::Utf8Bytes;
+use bytes::Bytes;
 use serde::Serialize;
 use tokio::sync::broadcast;
 
 use crate::feed::list::{Anchor, Cursor, PAGE_SIZE};
 use crate::feed::{Change, Delta, Feed, Phrase, Snapshot};
+use crate::live::frames::{frame, opcode};
 
 /// How many change messages a socket may be behind before it is resynced.
 const BROADCAST_BUFFER: usize = 64;
@@ -29,7 +30,37 @@ pub struct Update {
     /// The version after them.
     pub version: u64,
     /// `{"type":"changes",...}` ready to send.
-    pub text: Utf8Bytes,
+    pub text: Message,
+}
+
+/// A JSON text message as every socket sends it: framed once, so each socket's share of
+/// a change is one write of the same bytes.
+#[derive(Debug, Clone)]
+pub struct Message {
+    frame: Bytes,
+    /// Where the JSON starts, after the frame's header.
+    json_at: usize,
+}
+
+impl Message {
+    fn new(json: &str) -> Message {
+        let frame = frame(opcode::TEXT, json.as_bytes());
+        Message {
+            json_at: frame.len() - json.len(),
+            frame: frame.into(),
+        }
+    }
+
+    /// The whole frame, header and JSON.
+    pub fn frame(&self) -> &[u8] {
+        &self.frame
+    }
+
+    /// The JSON.
+    pub fn as_str(&self) -> &str {
+        // Made from a `&str` in `new`, so the bytes past the header are UTF-8.
+        std::str::from_utf8(&self.frame[self.json_at..]).unwrap_or_default()
+    }
 }
 
 #[derive(Serialize)]
@@ -57,7 +88,7 @@ pub enum Catchup {
     /// The changes it missed, oldest first.
     Changes(Vec<Update>),
     /// Too far behind (or from another process): the first page at this version.
-    Snapshot(u64, Utf8Bytes),
+    Snapshot(u64, Message),
 }
 
 /// The fan-out point every WebSocket subscribes to.
@@ -68,7 +99,7 @@ pub struct Hub {
     /// Recent updates, oldest first, for resuming by version.
     log: Arc<RwLock<VecDeque<Update>>>,
     /// The snapshot encoded once per version.
-    encoded_snapshot: Arc<RwLock<(u64, Utf8Bytes)>>,
+    encoded_snapshot: Arc<RwLock<(u64, Message)>>,
 }
 
 impl Hub {
@@ -115,12 +146,12 @@ impl Hub {
     }
 
     /// The current list as a snapshot message.
-    pub fn snapshot(&self) -> (u64, Utf8Bytes) {
+    pub fn snapshot(&self) -> (u64, Message) {
         let current = self.feed.current();
         (current.version, self.snapshot_text(&current))
     }
 
-    fn snapshot_text(&self, snapshot: &Snapshot) -> Utf8Bytes {
+    fn snapshot_text(&self, snapshot: &Snapshot) -> Message {
         if let Ok(cached) = self.encoded_snapshot.read()
             && cached.0 == snapshot.version
         {
@@ -176,7 +207,7 @@ impl Hub {
 }
 
 /// The first page, for a browser that has no version or one too old to resume from.
-fn encode_snapshot(snapshot: &Snapshot) -> Utf8Bytes {
+fn encode_snapshot(snapshot: &Snapshot) -> Message {
     let page = snapshot.list.page(Anchor::First, PAGE_SIZE, "");
     encode(&Wire::Snapshot {
         version: snapshot.version,
@@ -186,9 +217,9 @@ fn encode_snapshot(snapshot: &Snapshot) -> Utf8Bytes {
     })
 }
 
-fn encode(wire: &Wire<'_>) -> Utf8Bytes {
+fn encode(wire: &Wire<'_>) -> Message {
     // Serialising plain strings and numbers cannot fail.
-    Utf8Bytes::from(serde_json::to_string(wire).unwrap_or_default())
+    Message::new(&serde_json::to_string(wire).unwrap_or_default())
 }
 
 #[cfg(test)]
@@ -239,10 +270,14 @@ mod tests {
         added.created = 1;
         feed.apply(vec![Change::Upsert { phrase: added }]);
         let update = updates.recv().await.unwrap();
-        assert!(update.text.len() < 200, "{}", update.text.as_str());
+        assert!(update.text.as_str().len() < 200, "{}", update.text.as_str());
         assert!(update.text.as_str().contains(r#""count":20001"#));
         let (_, snapshot) = hub.snapshot();
-        assert!(snapshot.len() < 5_000, "{} bytes", snapshot.len());
+        assert!(
+            snapshot.as_str().len() < 5_000,
+            "{} bytes",
+            snapshot.as_str().len()
+        );
         assert!(
             snapshot
                 .as_str()

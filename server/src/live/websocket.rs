@@ -12,22 +12,23 @@
 //! ping waits for its pong in a single slot. A socket costs its task and its kernel
 //! buffers, however large the list.
 
-mod frames;
-
+use std::future::poll_fn;
 use std::io;
+use std::pin::Pin;
+use std::task::Poll;
 use std::time::Duration;
 
 use axum::http::{HeaderMap, HeaderValue, header};
 use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWrite, AsyncWriteExt as _};
 use tokio::sync::broadcast::error::RecvError;
-use tokio::time::{MissedTickBehavior, interval, timeout};
+use tokio::time::{Instant, MissedTickBehavior, Sleep, interval, sleep, timeout};
 use tokio_util::sync::CancellationToken;
 
+use crate::live::frames::{Heard, Inbox, opcode, read_frames, write_frame};
 use crate::live::hub::{Catchup, Hub};
 use crate::metrics::Metrics;
-use frames::{Heard, Inbox, opcode, read_frames, write_frame};
 
-pub use frames::MAX_FRAME;
+pub use crate::live::frames::MAX_FRAME;
 
 /// How often the server pings.
 const PING_EVERY: Duration = Duration::from_secs(20);
@@ -59,8 +60,18 @@ pub fn accept_key(headers: &HeaderMap) -> Result<HeaderValue, &'static str> {
     let key = headers
         .get(header::SEC_WEBSOCKET_KEY)
         .ok_or("the Sec-WebSocket-Key header is missing")?;
-    HeaderValue::from_str(&tungstenite::handshake::derive_accept_key(key.as_bytes()))
+    HeaderValue::from_str(&derive_accept_key(key.as_bytes()))
         .map_err(|_| "the Sec-WebSocket-Key header is malformed")
+}
+
+/// The key's answer: SHA-1 of the key and the protocol's GUID, in base64 (RFC 6455, 4.2.2).
+fn derive_accept_key(key: &[u8]) -> String {
+    use base64::Engine as _;
+    use sha1::Digest as _;
+    let mut sha1 = sha1::Sha1::new();
+    sha1.update(key);
+    sha1.update(b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11");
+    base64::engine::general_purpose::STANDARD.encode(sha1.finalize())
 }
 
 /// Close codes (RFC 6455, 7.4.1).
@@ -83,6 +94,9 @@ pub async fn session<IO: AsyncRead + AsyncWrite + Unpin>(
     let mut updates = hub.subscribe();
     let (mut reader, mut writer) = tokio::io::split(socket);
     let inbox = Inbox::new();
+    // Armed only while a message waits for the peer to make room (see `send_message`).
+    let deadline = sleep(SEND_TIMEOUT);
+    tokio::pin!(deadline);
 
     let mut have = since.unwrap_or(0);
     let caught_up = match hub.catch_up(since) {
@@ -90,14 +104,16 @@ pub async fn session<IO: AsyncRead + AsyncWrite + Unpin>(
         Catchup::Changes(missed) => {
             let mut ok = true;
             for update in missed {
-                ok = ok && send(metrics, &mut writer, opcode::TEXT, update.text.as_bytes()).await;
+                ok = ok
+                    && send_message(metrics, &mut writer, deadline.as_mut(), update.text.frame())
+                        .await;
                 have = update.version;
             }
             ok
         }
         Catchup::Snapshot(version, text) => {
             have = version;
-            send(metrics, &mut writer, opcode::TEXT, text.as_bytes()).await
+            send_message(metrics, &mut writer, deadline.as_mut(), text.frame()).await
         }
     };
     if !caught_up {
@@ -110,11 +126,15 @@ pub async fn session<IO: AsyncRead + AsyncWrite + Unpin>(
     // Made once: a fresh one per turn would register with the token every message.
     let shutting_down = shutdown.cancelled();
     tokio::pin!(shutting_down);
+    let pong_due = inbox.pong_due.notified();
+    tokio::pin!(pong_due);
     let (close, peer_closed) = {
         let heard = read_frames(&mut reader, &inbox);
         tokio::pin!(heard);
         loop {
+            // Biased: a change, the common wake, is looked at first and alone.
             tokio::select! {
+                biased;
                 update = updates.recv() => {
                     let text = match update {
                         Ok(update) if update.version <= have => continue,
@@ -131,7 +151,7 @@ pub async fn session<IO: AsyncRead + AsyncWrite + Unpin>(
                         }
                         Err(RecvError::Closed) => return,
                     };
-                    if !send(metrics, &mut writer, opcode::TEXT, text.as_bytes()).await {
+                    if !send_message(metrics, &mut writer, deadline.as_mut(), text.frame()).await {
                         return;
                     }
                 }
@@ -142,7 +162,8 @@ pub async fn session<IO: AsyncRead + AsyncWrite + Unpin>(
                     Heard::Flood => break ((close_code::POLICY, "too many frames"), false),
                     Heard::Gone => return,
                 },
-                () = inbox.pong_due.notified() => {
+                () = &mut pong_due => {
+                    pong_due.set(inbox.pong_due.notified());
                     let pong = inbox.pong.lock().unwrap_or_else(|e| e.into_inner()).take();
                     if let Some(pong) = pong
                         && !send(metrics, &mut writer, opcode::PONG, &pong).await
@@ -179,7 +200,50 @@ pub async fn session<IO: AsyncRead + AsyncWrite + Unpin>(
     let _ = timeout(Duration::from_secs(1), closing).await;
 }
 
-/// Sends one frame, giving up on a peer that does not take it in time.
+/// Sends a message the hub framed, giving up on a peer that does not take it within
+/// [`SEND_TIMEOUT`]. The deadline is set only once the socket is full: most writes
+/// finish at once, and a timer for each would cost more than the rest of the send.
+async fn send_message<W: AsyncWrite + Unpin>(
+    metrics: &Metrics,
+    writer: &mut W,
+    mut deadline: Pin<&mut Sleep>,
+    frame: &[u8],
+) -> bool {
+    let (mut rest, mut armed) = (frame, false);
+    let sent = poll_fn(|cx| {
+        loop {
+            let progress = if rest.is_empty() {
+                match Pin::new(&mut *writer).poll_flush(cx) {
+                    Poll::Ready(flushed) => return Poll::Ready(flushed.is_ok()),
+                    Poll::Pending => None,
+                }
+            } else {
+                match Pin::new(&mut *writer).poll_write(cx, rest) {
+                    Poll::Ready(Ok(0) | Err(_)) => return Poll::Ready(false),
+                    Poll::Ready(Ok(written)) => Some(written),
+                    Poll::Pending => None,
+                }
+            };
+            match progress {
+                Some(written) => rest = &rest[written..],
+                None => {
+                    if !armed {
+                        deadline.as_mut().reset(Instant::now() + SEND_TIMEOUT);
+                        armed = true;
+                    }
+                    return deadline.as_mut().poll(cx).map(|()| false);
+                }
+            }
+        }
+    })
+    .await;
+    if sent {
+        metrics.socket_messages.inc();
+    }
+    sent
+}
+
+/// Sends one control frame, giving up on a peer that does not take it in time.
 async fn send<W: AsyncWrite + Unpin>(
     metrics: &Metrics,
     writer: &mut W,
@@ -201,6 +265,15 @@ mod tests {
     use super::*;
     use crate::feed::{Change, Feed, Phrase};
     use tokio::time::Instant;
+
+    #[test]
+    fn the_handshake_answers_the_key_as_the_rfc_does() {
+        // RFC 6455, 1.3's example.
+        assert_eq!(
+            derive_accept_key(b"dGhlIHNhbXBsZSBub25jZQ=="),
+            "s3pPLMBiTxaQ9kYGzzhZRbK+xOo="
+        );
+    }
 
     /// Reads one unmasked server frame: its opcode and payload.
     async fn frame(reader: &mut (impl AsyncRead + Unpin)) -> Option<(u8, Vec<u8>)> {

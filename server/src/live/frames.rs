@@ -1,5 +1,6 @@
 //! The WebSocket framing (RFC 6455, 5), both ways: the client's frames read with a bound
-//! on memory whatever the peer sends, and the server's written from where the payload lies.
+//! on memory whatever the peer sends, and the server's, a message's framed once for every
+//! socket.
 //! It needs only std and tokio's I/O, so the fuzz target `websocket_frames` compiles this
 //! file alone.
 
@@ -168,16 +169,12 @@ async fn discard<R: AsyncRead + Unpin>(reader: &mut R, mut len: u64) -> io::Resu
     Ok(())
 }
 
-/// Writes one unmasked frame: its header, then the payload from where it lies (for a
-/// message, the bytes every socket shares), in one vectored write when the socket takes it.
-pub(super) async fn write_frame<W: AsyncWrite + Unpin>(
-    writer: &mut W,
-    code: u8,
-    payload: &[u8],
-) -> io::Result<()> {
+/// The header of an unmasked, final frame carrying `len` bytes: the buffer and how much
+/// of it is used.
+fn head(code: u8, len: usize) -> ([u8; 10], usize) {
     let mut head = [0u8; 10];
     head[0] = 0x80 | code;
-    let head_len = match payload.len() {
+    let used = match len {
         len if len < 126 => {
             head[1] = len as u8;
             2
@@ -193,7 +190,28 @@ pub(super) async fn write_frame<W: AsyncWrite + Unpin>(
             10
         }
     };
-    let (mut head, mut payload) = (&head[..head_len], payload);
+    (head, used)
+}
+
+/// One unmasked frame, header and payload together: made once for a message every
+/// socket sends, so each sends it in one plain write.
+pub(super) fn frame(code: u8, payload: &[u8]) -> Vec<u8> {
+    let (head, used) = head(code, payload.len());
+    let mut frame = Vec::with_capacity(used + payload.len());
+    frame.extend_from_slice(&head[..used]);
+    frame.extend_from_slice(payload);
+    frame
+}
+
+/// Writes one unmasked frame: its header, then the payload from where it lies, in one
+/// vectored write when the socket takes it.
+pub(super) async fn write_frame<W: AsyncWrite + Unpin>(
+    writer: &mut W,
+    code: u8,
+    payload: &[u8],
+) -> io::Result<()> {
+    let (head, used) = head(code, payload.len());
+    let (mut head, mut payload) = (&head[..used], payload);
     while !head.is_empty() || !payload.is_empty() {
         let slices = [io::IoSlice::new(head), io::IoSlice::new(payload)];
         let written = writer.write_vectored(&slices).await?;
