@@ -224,3 +224,31 @@ pub(super) async fn write_frame<W: AsyncWrite + Unpin>(
     }
     writer.flush().await
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_frame_made_once_has_the_header_of_its_length_at_every_boundary() {
+        let heads: [(usize, &[u8]); 5] = [
+            (0, &[0x81, 0]),
+            (125, &[0x81, 125]),
+            (126, &[0x81, 126, 0, 126]),
+            (65_535, &[0x81, 126, 0xff, 0xff]),
+            (65_536, &[0x81, 127, 0, 0, 0, 0, 0, 1, 0, 0]),
+        ];
+        for (len, head) in heads {
+            let payload = vec![b'x'; len];
+            let made = frame(opcode::TEXT, &payload);
+            assert_eq!(&made[..head.len()], head, "{len} bytes");
+            assert_eq!(&made[head.len()..], payload, "{len} bytes");
+            // `write_frame`, which the control frames take, frames it the same way.
+            let mut written = Vec::new();
+            write_frame(&mut written, opcode::TEXT, &payload)
+                .await
+                .expect("a Vec takes every byte");
+            assert_eq!(written, made, "{len} bytes");
+        }
+    }
+}
