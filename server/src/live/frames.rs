@@ -1,6 +1,6 @@
 //! The WebSocket framing (RFC 6455, 5), both ways: the client's frames read with a bound
-//! on memory whatever the peer sends, and the server's, a message's framed once for every
-//! socket.
+//! on memory whatever the peer sends, and the server's, each whole in one buffer (a
+//! message's made once for every socket).
 //! It needs only std and tokio's I/O, so the fuzz target `websocket_frames` compiles this
 //! file alone.
 
@@ -9,7 +9,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWrite, AsyncWriteExt as _};
+use tokio::io::{AsyncRead, AsyncReadExt as _};
 use tokio::sync::Notify;
 use tokio::time::Instant;
 
@@ -169,68 +169,33 @@ async fn discard<R: AsyncRead + Unpin>(reader: &mut R, mut len: u64) -> io::Resu
     Ok(())
 }
 
-/// The header of an unmasked, final frame carrying `len` bytes: the buffer and how much
-/// of it is used.
-fn head(code: u8, len: usize) -> ([u8; 10], usize) {
-    let mut head = [0u8; 10];
-    head[0] = 0x80 | code;
-    let used = match len {
-        len if len < 126 => {
-            head[1] = len as u8;
-            2
-        }
+/// One unmasked frame, header and payload together, sent in one write: a message is
+/// framed once for every socket.
+pub(super) fn frame(code: u8, payload: &[u8]) -> Vec<u8> {
+    let len = payload.len();
+    let mut frame = Vec::with_capacity(10 + len);
+    frame.push(0x80 | code);
+    match len {
+        len if len < 126 => frame.push(len as u8),
         len if len <= usize::from(u16::MAX) => {
-            head[1] = 126;
-            head[2..4].copy_from_slice(&(len as u16).to_be_bytes());
-            4
+            frame.push(126);
+            frame.extend_from_slice(&(len as u16).to_be_bytes());
         }
         len => {
-            head[1] = 127;
-            head[2..10].copy_from_slice(&(len as u64).to_be_bytes());
-            10
+            frame.push(127);
+            frame.extend_from_slice(&(len as u64).to_be_bytes());
         }
-    };
-    (head, used)
-}
-
-/// One unmasked frame, header and payload together: made once for a message every
-/// socket sends, so each sends it in one plain write.
-pub(super) fn frame(code: u8, payload: &[u8]) -> Vec<u8> {
-    let (head, used) = head(code, payload.len());
-    let mut frame = Vec::with_capacity(used + payload.len());
-    frame.extend_from_slice(&head[..used]);
+    }
     frame.extend_from_slice(payload);
     frame
-}
-
-/// Writes one unmasked frame: its header, then the payload from where it lies, in one
-/// vectored write when the socket takes it.
-pub(super) async fn write_frame<W: AsyncWrite + Unpin>(
-    writer: &mut W,
-    code: u8,
-    payload: &[u8],
-) -> io::Result<()> {
-    let (head, used) = head(code, payload.len());
-    let (mut head, mut payload) = (&head[..used], payload);
-    while !head.is_empty() || !payload.is_empty() {
-        let slices = [io::IoSlice::new(head), io::IoSlice::new(payload)];
-        let written = writer.write_vectored(&slices).await?;
-        if written == 0 {
-            return Err(io::ErrorKind::WriteZero.into());
-        }
-        let from_head = written.min(head.len());
-        head = &head[from_head..];
-        payload = &payload[written - from_head..];
-    }
-    writer.flush().await
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[tokio::test]
-    async fn a_frame_made_once_has_the_header_of_its_length_at_every_boundary() {
+    #[test]
+    fn a_frame_has_the_header_of_its_length_at_every_boundary() {
         let heads: [(usize, &[u8]); 5] = [
             (0, &[0x81, 0]),
             (125, &[0x81, 125]),
@@ -243,12 +208,6 @@ mod tests {
             let made = frame(opcode::TEXT, &payload);
             assert_eq!(&made[..head.len()], head, "{len} bytes");
             assert_eq!(&made[head.len()..], payload, "{len} bytes");
-            // `write_frame`, which the control frames take, frames it the same way.
-            let mut written = Vec::new();
-            write_frame(&mut written, opcode::TEXT, &payload)
-                .await
-                .expect("a Vec takes every byte");
-            assert_eq!(written, made, "{len} bytes");
         }
     }
 }

@@ -24,7 +24,7 @@ use tokio::sync::broadcast::error::RecvError;
 use tokio::time::{Instant, MissedTickBehavior, Sleep, interval, sleep, timeout};
 use tokio_util::sync::CancellationToken;
 
-use crate::live::frames::{Heard, Inbox, opcode, read_frames, write_frame};
+use crate::live::frames::{Heard, Inbox, frame, opcode, read_frames};
 use crate::live::hub::{Catchup, Hub};
 use crate::metrics::Metrics;
 
@@ -166,7 +166,7 @@ pub async fn session<IO: AsyncRead + AsyncWrite + Unpin>(
                     pong_due.set(inbox.pong_due.notified());
                     let pong = inbox.pong.lock().unwrap_or_else(|e| e.into_inner()).take();
                     if let Some(pong) = pong
-                        && !send(metrics, &mut writer, opcode::PONG, &pong).await
+                        && !send_frame(&mut writer, deadline.as_mut(), &frame(opcode::PONG, &pong)).await
                     {
                         return;
                     }
@@ -175,7 +175,8 @@ pub async fn session<IO: AsyncRead + AsyncWrite + Unpin>(
                     if inbox.silent_for() > SILENCE_LIMIT {
                         break ((close_code::POLICY, "no pong"), false);
                     }
-                    if !send(metrics, &mut writer, opcode::PING, &[]).await {
+                    let ping = frame(opcode::PING, &[]);
+                    if !send_message(metrics, &mut writer, deadline.as_mut(), &ping).await {
                         return;
                     }
                 }
@@ -187,7 +188,7 @@ pub async fn session<IO: AsyncRead + AsyncWrite + Unpin>(
     let mut payload = code.to_be_bytes().to_vec();
     payload.extend_from_slice(reason.as_bytes());
     let closing = async {
-        write_frame(&mut writer, opcode::CLOSE, &payload).await?;
+        writer.write_all(&frame(opcode::CLOSE, &payload)).await?;
         if !peer_closed {
             // Wait for the peer's close (or its end) so our frame is not lost to a reset
             // for data it still had in flight.
@@ -200,17 +201,30 @@ pub async fn session<IO: AsyncRead + AsyncWrite + Unpin>(
     let _ = timeout(Duration::from_secs(1), closing).await;
 }
 
-/// Sends a message the hub framed, giving up on a peer that does not take it within
-/// [`SEND_TIMEOUT`]. The deadline is set only once the socket is full: most writes
-/// finish at once, and a timer for each would cost more than the rest of the send.
+/// Sends a message (the hub's, or a ping) and counts it.
 async fn send_message<W: AsyncWrite + Unpin>(
     metrics: &Metrics,
+    writer: &mut W,
+    deadline: Pin<&mut Sleep>,
+    frame: &[u8],
+) -> bool {
+    let sent = send_frame(writer, deadline, frame).await;
+    if sent {
+        metrics.socket_messages.inc();
+    }
+    sent
+}
+
+/// Sends one whole frame, giving up on a peer that does not take it within
+/// [`SEND_TIMEOUT`]. The deadline is set only once the socket is full: most writes
+/// finish at once, and a timer for each would cost more than the rest of the send.
+async fn send_frame<W: AsyncWrite + Unpin>(
     writer: &mut W,
     mut deadline: Pin<&mut Sleep>,
     frame: &[u8],
 ) -> bool {
     let (mut rest, mut armed) = (frame, false);
-    let sent = poll_fn(|cx| {
+    poll_fn(|cx| {
         loop {
             let progress = if rest.is_empty() {
                 match Pin::new(&mut *writer).poll_flush(cx) {
@@ -236,28 +250,7 @@ async fn send_message<W: AsyncWrite + Unpin>(
             }
         }
     })
-    .await;
-    if sent {
-        metrics.socket_messages.inc();
-    }
-    sent
-}
-
-/// Sends one control frame, giving up on a peer that does not take it in time.
-async fn send<W: AsyncWrite + Unpin>(
-    metrics: &Metrics,
-    writer: &mut W,
-    code: u8,
-    payload: &[u8],
-) -> bool {
-    let sent = matches!(
-        timeout(SEND_TIMEOUT, write_frame(writer, code, payload)).await,
-        Ok(Ok(()))
-    );
-    if sent && code != opcode::PONG {
-        metrics.socket_messages.inc();
-    }
-    sent
+    .await
 }
 
 #[cfg(test)]
