@@ -189,6 +189,7 @@ pub async fn session<IO: AsyncRead + AsyncWrite + Unpin>(
     payload.extend_from_slice(reason.as_bytes());
     let closing = async {
         writer.write_all(&frame(opcode::CLOSE, &payload)).await?;
+        writer.flush().await?;
         if !peer_closed {
             // Wait for the peer's close (or its end) so our frame is not lost to a reset
             // for data it still had in flight.
