@@ -22,6 +22,7 @@ use tower::ServiceExt as _;
 use crate::metrics::Metrics;
 use crate::net::client::{ClientAddr, TrustedProxies};
 use crate::net::headers;
+use crate::net::shared::SharedStream;
 use crate::routes::{self, FastPath};
 use crate::state::AppState;
 
@@ -176,7 +177,8 @@ impl Connection {
     async fn serve(self, stream: TcpStream, place: Place, router: Router, fast: Arc<FastPath>) {
         let peer = self.peer;
         let stalls = self.metrics.connections_write_stalled.clone();
-        let mut io = Guarded::new(stream, place, self.limit, stalls);
+        let stream = SharedStream(Arc::new(stream));
+        let mut io = Guarded::new(stream.clone(), place, self.limit, stalls);
         let front = Front {
             fast: &fast,
             peer,
@@ -198,6 +200,7 @@ impl Connection {
                 let client = proxies.client(peer.ip(), request.headers());
                 let router = router.clone();
                 let fast = fast.clone();
+                let stream = stream.clone();
                 async move {
                     if let Some(refusal) = headers::host_problem(&request) {
                         return Ok(refusal.map(|body| connections::tracked(body, in_flight)));
@@ -209,6 +212,7 @@ impl Connection {
                         return Ok(response);
                     }
                     mark(&mut request, peer, client);
+                    request.extensions_mut().insert(stream);
                     router
                         .oneshot(request)
                         .await

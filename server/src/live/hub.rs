@@ -7,15 +7,19 @@
 //! afresh (a "snapshot") and starts its list over from there.
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
 use bytes::Bytes;
+use prometheus::IntCounter;
 use serde::Serialize;
+use tokio::net::TcpStream;
 use tokio::sync::broadcast;
 
 use crate::feed::list::{Anchor, Cursor, PAGE_SIZE};
 use crate::feed::{Change, Delta, Feed, Phrase, Snapshot};
 use crate::live::frames::{frame, opcode};
+use crate::live::peers::{self, Peer, Peers};
 
 /// How many change messages a socket may be behind before it is resynced.
 const BROADCAST_BUFFER: usize = 64;
@@ -83,8 +87,10 @@ enum Wire<'a> {
 /// What a (re)connecting browser should be sent first.
 #[derive(Debug)]
 pub enum Catchup {
-    /// It is up to date.
-    Nothing,
+    /// It is up to date at this version.
+    Nothing(u64),
+    /// There is no list yet (at this version): it is sent the first one when it loads.
+    NoList(u64),
     /// The changes it missed, oldest first.
     Changes(Vec<Update>),
     /// Too far behind (or from another process): the first page at this version.
@@ -100,11 +106,16 @@ pub struct Hub {
     log: Arc<RwLock<VecDeque<Update>>>,
     /// The snapshot encoded once per version.
     encoded_snapshot: Arc<RwLock<(u64, Message)>>,
+    /// The newest version in the log: what a socket must have before the fan-out may
+    /// write to it again.
+    newest: Arc<AtomicU64>,
+    peers: Arc<Peers>,
 }
 
 impl Hub {
-    /// Starts following `feed`.
-    pub fn start(feed: Feed) -> Hub {
+    /// Starts following `feed`, and the thread that writes each change to the sockets,
+    /// which counts the messages it sends in `sent`.
+    pub fn start(feed: Feed, sent: IntCounter) -> std::io::Result<Hub> {
         let (updates, _) = broadcast::channel(BROADCAST_BUFFER);
         // Subscribe now, not in the task, so a change published before the task first
         // runs is still passed on.
@@ -112,12 +123,18 @@ impl Hub {
         let current = feed.current();
         let hub = Hub {
             encoded_snapshot: Arc::new(RwLock::new((current.version, encode_snapshot(&current)))),
+            newest: Arc::new(AtomicU64::new(current.version)),
+            peers: Arc::default(),
             feed,
-            updates,
             log: Arc::default(),
+            updates,
         };
+        let (peers, receiver) = (hub.peers.clone(), hub.updates.subscribe());
+        std::thread::Builder::new()
+            .name("live-fanout".into())
+            .spawn(move || peers::fan_out(peers, receiver, sent))?;
         hub.feed.spawn_task(hub.clone().follow(deltas));
-        hub
+        Ok(hub)
     }
 
     /// Receives every update from now on.
@@ -125,13 +142,31 @@ impl Hub {
         self.updates.subscribe()
     }
 
+    /// Adds a socket to those the fan-out writes to, held by its task until that gives it
+    /// back; it leaves with [`Hub::leave`].
+    pub fn join(&self, stream: Arc<TcpStream>, since: Option<u64>) -> Arc<Peer> {
+        self.peers.join(stream, since)
+    }
+
+    pub fn leave(&self, peer: &Peer) {
+        self.peers.leave(peer);
+    }
+
+    /// The newest version published.
+    pub fn newest(&self) -> u64 {
+        self.newest.load(Ordering::Acquire)
+    }
+
     /// What a browser that has `since` needs to be current.
     pub fn catch_up(&self, since: Option<u64>) -> Catchup {
         let current = self.feed.current();
         // Before the first list an empty snapshot would tell browsers nothing is minted;
         // they get the list when it loads, as an update.
-        if since == Some(current.version) || !current.loaded {
-            return Catchup::Nothing;
+        if !current.loaded {
+            return Catchup::NoList(current.version);
+        }
+        if since == Some(current.version) {
+            return Catchup::Nothing(current.version);
         }
         if let Some(since) = since
             && let Ok(log) = self.log.read()
@@ -200,6 +235,8 @@ impl Hub {
                 }
                 log.push_back(update.clone());
             }
+            // After the log has it, so a socket's task that sees this version can catch up to it.
+            self.newest.store(update.version, Ordering::Release);
             // No receivers is fine: nobody is connected.
             let _ = self.updates.send(update);
         }
@@ -227,11 +264,15 @@ mod tests {
     use super::*;
     use crate::feed::test_phrase as phrase;
 
+    fn sent() -> IntCounter {
+        IntCounter::new("sent", "messages sent").unwrap()
+    }
+
     #[tokio::test]
     async fn a_reconnecting_browser_gets_only_what_it_missed() {
         let feed = Feed::new();
         let start = feed.replace(vec![phrase("a", "A")]).version;
-        let hub = Hub::start(feed.clone());
+        let hub = Hub::start(feed.clone(), sent()).unwrap();
         let mut updates = hub.subscribe();
         feed.replace(vec![phrase("a", "A"), phrase("b", "B")]);
         let first = updates.recv().await.unwrap();
@@ -249,7 +290,7 @@ mod tests {
             panic!("expected the two changes");
         };
         assert_eq!(missed.len(), 2);
-        assert!(matches!(hub.catch_up(Some(start + 2)), Catchup::Nothing));
+        assert!(matches!(hub.catch_up(Some(start + 2)), Catchup::Nothing(_)));
         let Catchup::Snapshot(_, text) = hub.catch_up(Some(12345)) else {
             panic!("an unknown version gets the snapshot");
         };
@@ -264,7 +305,7 @@ mod tests {
             .map(|i| phrase(&format!("{i:06}"), &format!("P{i}")))
             .collect();
         feed.replace(many);
-        let hub = Hub::start(feed.clone());
+        let hub = Hub::start(feed.clone(), sent()).unwrap();
         let mut updates = hub.subscribe();
         let mut added = phrase("new", "NEW ONE");
         added.created = 1;

@@ -15,17 +15,19 @@
 use std::future::poll_fn;
 use std::io;
 use std::pin::Pin;
-use std::task::Poll;
+use std::sync::Arc;
+use std::task::{Context, Poll, ready};
 use std::time::Duration;
 
 use axum::http::{HeaderMap, HeaderValue, header};
 use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWrite, AsyncWriteExt as _};
-use tokio::sync::broadcast::error::RecvError;
+use tokio::net::TcpStream;
 use tokio::time::{Instant, MissedTickBehavior, Sleep, interval, sleep, timeout};
 use tokio_util::sync::CancellationToken;
 
 use crate::live::frames::{Heard, Inbox, frame, opcode, read_frames};
 use crate::live::hub::{Catchup, Hub};
+use crate::live::peers::Peer;
 use crate::metrics::Metrics;
 
 pub use crate::live::frames::MAX_FRAME;
@@ -83,40 +85,31 @@ mod close_code {
     pub const SIZE: u16 = 1009;
 }
 
-pub async fn session<IO: AsyncRead + AsyncWrite + Unpin>(
-    socket: IO,
+/// Serves one WebSocket until either side closes it or the server stops: its frames
+/// are read from `reader` (the upgraded connection, with what was read past the upgrade
+/// request), and written to `stream`, its socket, which the fan-out writes to as well.
+pub async fn session(
+    stream: Arc<TcpStream>,
+    mut reader: impl AsyncRead + Unpin,
     hub: Hub,
     since: Option<u64>,
     shutdown: CancellationToken,
     metrics: &Metrics,
 ) {
-    // Subscribe before catching up, so nothing published in between is lost.
-    let mut updates = hub.subscribe();
-    let (mut reader, mut writer) = tokio::io::split(socket);
+    // Joined before catching up, and held until the catch-up is written, so nothing
+    // published in between is lost.
+    let peer = hub.join(stream.clone(), since);
+    let _leave = Leave(&hub, &peer);
     let inbox = Inbox::new();
-    // Armed only while a message waits for the peer to make room (see `send_message`).
-    let deadline = sleep(SEND_TIMEOUT);
-    tokio::pin!(deadline);
-
-    let mut have = since.unwrap_or(0);
-    let caught_up = match hub.catch_up(since) {
-        Catchup::Nothing => true,
-        Catchup::Changes(missed) => {
-            let mut ok = true;
-            for update in missed {
-                ok = ok
-                    && send_message(metrics, &mut writer, deadline.as_mut(), update.text.frame())
-                        .await;
-                have = update.version;
-            }
-            ok
-        }
-        Catchup::Snapshot(version, text) => {
-            have = version;
-            send_message(metrics, &mut writer, deadline.as_mut(), text.frame()).await
-        }
+    let mut sender = Sender {
+        hub: &hub,
+        peer: &peer,
+        writer: SocketWriter(&stream),
+        // Armed only while a message waits for the peer to make room (see `send_frame`).
+        deadline: Box::pin(sleep(SEND_TIMEOUT)),
+        metrics,
     };
-    if !caught_up {
+    if !sender.catch_up(true).await {
         return;
     }
 
@@ -128,30 +121,17 @@ pub async fn session<IO: AsyncRead + AsyncWrite + Unpin>(
     tokio::pin!(shutting_down);
     let pong_due = inbox.pong_due.notified();
     tokio::pin!(pong_due);
+    let handed_over = peer.handed_over();
+    tokio::pin!(handed_over);
     let (close, peer_closed) = {
         let heard = read_frames(&mut reader, &inbox);
         tokio::pin!(heard);
         loop {
-            // Biased: a change, the common wake, is looked at first and alone.
             tokio::select! {
                 biased;
-                update = updates.recv() => {
-                    let text = match update {
-                        Ok(update) if update.version <= have => continue,
-                        Ok(update) if update.from == have => {
-                            have = update.version;
-                            update.text
-                        }
-                        // A gap (coalesced or lagged updates): the whole list is cheaper to get right.
-                        Ok(_) | Err(RecvError::Lagged(_)) => {
-                            metrics.socket_resnapshots.inc();
-                            let (version, text) = hub.snapshot();
-                            have = version;
-                            text
-                        }
-                        Err(RecvError::Closed) => return,
-                    };
-                    if !send_message(metrics, &mut writer, deadline.as_mut(), text.frame()).await {
+                () = &mut handed_over => {
+                    handed_over.set(peer.handed_over());
+                    if !sender.catch_up(false).await {
                         return;
                     }
                 }
@@ -166,7 +146,7 @@ pub async fn session<IO: AsyncRead + AsyncWrite + Unpin>(
                     pong_due.set(inbox.pong_due.notified());
                     let pong = inbox.pong.lock().unwrap_or_else(|e| e.into_inner()).take();
                     if let Some(pong) = pong
-                        && !send_frame(&mut writer, deadline.as_mut(), &frame(opcode::PONG, &pong)).await
+                        && !sender.own_frame(&frame(opcode::PONG, &pong), false).await
                     {
                         return;
                     }
@@ -175,8 +155,7 @@ pub async fn session<IO: AsyncRead + AsyncWrite + Unpin>(
                     if inbox.silent_for() > SILENCE_LIMIT {
                         break ((close_code::POLICY, "no pong"), false);
                     }
-                    let ping = frame(opcode::PING, &[]);
-                    if !send_message(metrics, &mut writer, deadline.as_mut(), &ping).await {
+                    if !sender.own_frame(&frame(opcode::PING, &[]), true).await {
                         return;
                     }
                 }
@@ -184,12 +163,16 @@ pub async fn session<IO: AsyncRead + AsyncWrite + Unpin>(
             }
         }
     };
+    // The socket is not given back: the close is the last frame on it.
+    if !sender.finish_begun().await {
+        return;
+    }
     let (code, reason) = close;
     let mut payload = code.to_be_bytes().to_vec();
     payload.extend_from_slice(reason.as_bytes());
+    let writer = &mut sender.writer;
     let closing = async {
         writer.write_all(&frame(opcode::CLOSE, &payload)).await?;
-        writer.flush().await?;
         if !peer_closed {
             // Wait for the peer's close (or its end) so our frame is not lost to a reset
             // for data it still had in flight.
@@ -202,18 +185,117 @@ pub async fn session<IO: AsyncRead + AsyncWrite + Unpin>(
     let _ = timeout(Duration::from_secs(1), closing).await;
 }
 
-/// Sends a message (the hub's, or a ping) and counts it.
-async fn send_message<W: AsyncWrite + Unpin>(
-    metrics: &Metrics,
-    writer: &mut W,
-    deadline: Pin<&mut Sleep>,
-    frame: &[u8],
-) -> bool {
-    let sent = send_frame(writer, deadline, frame).await;
-    if sent {
-        metrics.socket_messages.inc();
+/// Takes the socket out of the fan-out when its session ends.
+struct Leave<'a>(&'a Hub, &'a Peer);
+
+impl Drop for Leave<'_> {
+    fn drop(&mut self) {
+        self.0.leave(self.1);
     }
-    sent
+}
+
+/// What a session writes with: the socket's own writes, taken over from the fan-out.
+struct Sender<'a> {
+    hub: &'a Hub,
+    peer: &'a Peer,
+    writer: SocketWriter<'a>,
+    deadline: Pin<Box<Sleep>>,
+    metrics: &'a Metrics,
+}
+
+impl Sender<'_> {
+    /// Takes the socket over and writes the rest of a message the fan-out began.
+    async fn finish_begun(&mut self) -> bool {
+        let Some((update, written)) = self.peer.take() else {
+            return true;
+        };
+        let sent = self.send(&update.text.frame()[written..], true).await;
+        self.peer.sent(update.version);
+        sent
+    }
+
+    /// Writes `frame` (a ping, a pong), then gives the socket back.
+    async fn own_frame(&mut self, frame: &[u8], counted: bool) -> bool {
+        self.finish_begun().await && self.send(frame, counted).await && self.catch_up(false).await
+    }
+
+    /// Writes what the browser is missing, then gives the socket back to the fan-out.
+    /// The `first` time, the version the browser came with may be another process's.
+    async fn catch_up(&mut self, mut first: bool) -> bool {
+        loop {
+            if !self.finish_begun().await {
+                return false;
+            }
+            if !first && self.peer.give_back(|| self.hub.newest(), None) {
+                return true;
+            }
+            let mut listless_at = None;
+            match self.hub.catch_up(self.peer.have()) {
+                Catchup::Nothing(version) => self.peer.sent(version),
+                Catchup::NoList(version) => {
+                    self.peer.has_none();
+                    listless_at = Some(version);
+                }
+                Catchup::Changes(missed) => {
+                    for update in missed {
+                        if !self.send(update.text.frame(), true).await {
+                            return false;
+                        }
+                        self.peer.sent(update.version);
+                    }
+                }
+                Catchup::Snapshot(version, text) => {
+                    // Fell behind, or missed versions: the whole list is cheaper to get right.
+                    if !first {
+                        self.metrics.socket_resnapshots.inc();
+                    }
+                    if !self.send(text.frame(), true).await {
+                        return false;
+                    }
+                    self.peer.sent(version);
+                }
+            }
+            if self.peer.give_back(|| self.hub.newest(), listless_at) {
+                return true;
+            }
+            first = false;
+        }
+    }
+
+    async fn send(&mut self, frame: &[u8], counted: bool) -> bool {
+        let sent = send_frame(&mut self.writer, self.deadline.as_mut(), frame).await;
+        if sent && counted {
+            self.metrics.socket_messages.inc();
+        }
+        sent
+    }
+}
+
+/// The write side of a session's socket, for the session's own writes.
+struct SocketWriter<'a>(&'a TcpStream);
+
+impl AsyncWrite for SocketWriter<'_> {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        loop {
+            ready!(self.0.poll_write_ready(cx))?;
+            match self.0.try_write(buf) {
+                Err(error) if error.kind() == io::ErrorKind::WouldBlock => {}
+                written => return Poll::Ready(written),
+            }
+        }
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(rustix::net::shutdown(self.0, rustix::net::Shutdown::Write).map_err(Into::into))
+    }
 }
 
 /// Sends one whole frame, giving up on a peer that does not take it within
@@ -258,6 +340,7 @@ async fn send_frame<W: AsyncWrite + Unpin>(
 mod tests {
     use super::*;
     use crate::feed::{Change, Feed, Phrase};
+    use crate::net::shared::SharedStream;
     use tokio::time::Instant;
 
     #[test]
@@ -283,6 +366,101 @@ mod tests {
         Some((head[0] & 0x0f, payload))
     }
 
+    /// A session on a loopback socket that holds little, and the client's end.
+    async fn connect(
+        hub: &Hub,
+        metrics: &Arc<Metrics>,
+        since: Option<u64>,
+    ) -> (TcpStream, tokio::task::JoinHandle<()>) {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let socket = tokio::net::TcpSocket::new_v4().unwrap();
+        socket.set_recv_buffer_size(2048).unwrap();
+        let client = socket
+            .connect(listener.local_addr().unwrap())
+            .await
+            .unwrap();
+        let (server, _) = listener.accept().await.unwrap();
+        rustix::net::sockopt::set_socket_send_buffer_size(&server, 2048).unwrap();
+        let session = {
+            let (hub, metrics) = (hub.clone(), metrics.clone());
+            tokio::spawn(async move {
+                let server = Arc::new(server);
+                let reader = SharedStream(server.clone());
+                session(
+                    server,
+                    reader,
+                    hub,
+                    since,
+                    CancellationToken::new(),
+                    &metrics,
+                )
+                .await;
+            })
+        };
+        (client, session)
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn every_socket_gets_every_change_in_order_whoever_writes_it() {
+        let feed = Feed::new();
+        let start = feed.replace(vec![phrase(0)]).version;
+        let metrics = Arc::new(Metrics::new());
+        let hub = Hub::start(feed.clone(), metrics.socket_messages.clone()).unwrap();
+        // Enough sockets for the fan-out to share them between threads; one in ten reads
+        // late, so its socket fills and its task takes over, mid-message at times.
+        let mut clients = Vec::new();
+        for _ in 0..300 {
+            clients.push(connect(&hub, &metrics, Some(start)).await);
+        }
+        // Every tenth change a message larger than a socket holds, so writes stop halfway.
+        for n in 1..=300 {
+            let batch = if n % 10 == 0 { 40 } else { 1 };
+            feed.apply(
+                (0..batch)
+                    .map(|k| Change::Upsert {
+                        phrase: phrase(n * 100 + k),
+                    })
+                    .collect(),
+            );
+            if n % 10 == 0 {
+                tokio::task::yield_now().await;
+            }
+        }
+        let target = feed.current().version;
+        let readers = clients
+            .into_iter()
+            .enumerate()
+            .map(|(i, (mut client, session))| {
+                tokio::spawn(async move {
+                    if i % 10 == 0 {
+                        tokio::time::sleep(Duration::from_millis(100)).await;
+                    }
+                    let mut have = start;
+                    while have != target {
+                        let (code, payload) = timeout(Duration::from_secs(10), frame(&mut client))
+                            .await
+                            .expect("the next message in time")
+                            .expect("a frame");
+                        if code != opcode::TEXT {
+                            continue;
+                        }
+                        let message: serde_json::Value = serde_json::from_slice(&payload).unwrap();
+                        if message["type"] == "changes" {
+                            assert_eq!(
+                                message["from"], have,
+                                "socket {i}: a change skipped or repeated"
+                            );
+                        }
+                        have = message["version"].as_u64().unwrap();
+                    }
+                    session.abort();
+                })
+            });
+        for reader in readers {
+            reader.await.unwrap();
+        }
+    }
+
     fn phrase(n: u64) -> Phrase {
         Phrase {
             id: format!("p{n:05}"),
@@ -296,16 +474,10 @@ mod tests {
     async fn a_reader_that_falls_behind_a_burst_of_a_thousand_changes_converges_by_a_snapshot() {
         let feed = Feed::new();
         feed.replace(vec![phrase(0)]);
-        let hub = crate::live::hub::Hub::start(feed.clone());
         let metrics = std::sync::Arc::new(Metrics::new());
-        // A pipe that holds little: the session's writes wait for this slow reader.
-        let (server, mut client) = tokio::io::duplex(512);
-        let session = {
-            let (hub, metrics) = (hub.clone(), metrics.clone());
-            tokio::spawn(async move {
-                session(server, hub, None, CancellationToken::new(), &metrics).await;
-            })
-        };
+        let hub =
+            crate::live::hub::Hub::start(feed.clone(), metrics.socket_messages.clone()).unwrap();
+        let (mut client, session) = connect(&hub, &metrics, None).await;
         let (_, first) = frame(&mut client).await.expect("the first snapshot");
         assert!(first.starts_with(br#"{"type":"snapshot""#));
 

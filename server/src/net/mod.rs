@@ -3,7 +3,8 @@
 //! connection's deadlines ([`connections`]), the cached pages answered on the socket
 //! before hyper ([`front`]), who a request comes from ([`client`]) and
 //! how fast it may ask ([`rate_limit`]), the headers every response carries and the
-//! requests refused before any handler ([`headers`]).
+//! requests refused before any handler ([`headers`]), and the socket shared with the
+//! live fan-out once a connection is a WebSocket ([`shared`]).
 
 pub mod client;
 pub mod connections;
@@ -11,3 +12,4 @@ pub mod front;
 pub mod headers;
 pub mod listener;
 pub mod rate_limit;
+pub mod shared;

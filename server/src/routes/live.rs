@@ -10,6 +10,7 @@ use serde::Deserialize;
 use crate::error::refusal;
 use crate::live::websocket;
 use crate::net::client::ClientAddr;
+use crate::net::shared::SharedStream;
 use crate::state::AppState;
 
 #[derive(Deserialize)]
@@ -24,6 +25,7 @@ pub async fn upgrade(
     State(state): State<AppState>,
     Query(query): Query<LiveQuery>,
     client: Option<Extension<ClientAddr>>,
+    stream: Option<Extension<SharedStream>>,
     mut request: Request,
 ) -> Response {
     let headers = request.headers();
@@ -48,6 +50,13 @@ pub async fn upgrade(
             "this origin may not open the live feed",
         );
     }
+    // Set by the accept loop on every connection it serves; not on the reserve's.
+    let Some(Extension(SharedStream(stream))) = stream else {
+        return refusal(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "no live feed on this connection; try again shortly",
+        );
+    };
     let ip = client.map(|Extension(ClientAddr(ip))| ip);
     let Some(permit) = state.sockets.try_acquire(ip) else {
         state.metrics.sockets_refused.inc();
@@ -63,8 +72,8 @@ pub async fn upgrade(
     state.sessions.spawn(async move {
         match upgrading.await {
             Ok(upgraded) => {
-                websocket::session(TokioIo::new(upgraded), hub, query.since, shutdown, &metrics)
-                    .await;
+                let reader = TokioIo::new(upgraded);
+                websocket::session(stream, reader, hub, query.since, shutdown, &metrics).await;
             }
             Err(error) => tracing::debug!(%error, "websocket upgrade failed"),
         }
