@@ -5,8 +5,6 @@ use std::ops::Deref;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
-use anyhow::Context as _;
-
 use crate::render::props::SiteProps;
 use axum::extract::FromRef;
 use tokio::sync::Semaphore;
@@ -24,7 +22,7 @@ use crate::render::assets::{CurrentUi, Ui};
 use crate::render::card::{self, Cards};
 use crate::render::listings::Listings;
 use crate::render::page_cache::PageCache;
-use crate::render::pool::RendererPool;
+use crate::render::pool::{RenderError, RendererPool};
 use crate::render::service::PageRenderer;
 use crate::render::site_files::SiteFiles;
 
@@ -93,7 +91,7 @@ impl AppState {
         ui: Ui,
         feed: Feed,
         metrics: Arc<Metrics>,
-    ) -> anyhow::Result<Self> {
+    ) -> Result<Self, RenderError> {
         let renderer = RendererPool::start(ui.server_bundle.clone(), config.render.clone())?;
         let site = SiteProps::of(&config.site);
         let site_files = Arc::new(SiteFiles::new(&config, ui.icon_svg, ui.og_svg));
@@ -101,8 +99,7 @@ impl AppState {
         page_cache.follow(&feed);
         let listings = Listings::follow(&feed, &metrics);
         let cards = Cards::new(card::painter(&ui.card), &metrics);
-        let hub = Hub::start(feed.clone(), metrics.socket_messages.clone())
-            .context("no thread for the live fan-out")?;
+        let hub = Hub::start(feed.clone(), metrics.socket_messages.clone());
         let ui = CurrentUi::new(ui);
         Ok(Self(Arc::new(Shared {
             pages: PageRenderer::new(renderer, page_cache, metrics.clone(), ui.clone()),

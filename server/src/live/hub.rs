@@ -113,9 +113,9 @@ pub struct Hub {
 }
 
 impl Hub {
-    /// Starts following `feed`, and the thread that writes each change to the sockets,
+    /// Starts following `feed`, and the fan-out that writes each change to the sockets,
     /// which counts the messages it sends in `sent`.
-    pub fn start(feed: Feed, sent: IntCounter) -> std::io::Result<Hub> {
+    pub fn start(feed: Feed, sent: IntCounter) -> Hub {
         let (updates, _) = broadcast::channel(BROADCAST_BUFFER);
         // Subscribe now, not in the task, so a change published before the task first
         // runs is still passed on.
@@ -130,11 +130,9 @@ impl Hub {
             updates,
         };
         let (peers, receiver) = (hub.peers.clone(), hub.updates.subscribe());
-        std::thread::Builder::new()
-            .name("live-fanout".into())
-            .spawn(move || peers::fan_out(peers, receiver, sent))?;
+        hub.feed.spawn_task(peers::fan_out(peers, receiver, sent));
         hub.feed.spawn_task(hub.clone().follow(deltas));
-        Ok(hub)
+        hub
     }
 
     /// Receives every update from now on.
@@ -272,7 +270,7 @@ mod tests {
     async fn a_reconnecting_browser_gets_only_what_it_missed() {
         let feed = Feed::new();
         let start = feed.replace(vec![phrase("a", "A")]).version;
-        let hub = Hub::start(feed.clone(), sent()).unwrap();
+        let hub = Hub::start(feed.clone(), sent());
         let mut updates = hub.subscribe();
         feed.replace(vec![phrase("a", "A"), phrase("b", "B")]);
         let first = updates.recv().await.unwrap();
@@ -305,7 +303,7 @@ mod tests {
             .map(|i| phrase(&format!("{i:06}"), &format!("P{i}")))
             .collect();
         feed.replace(many);
-        let hub = Hub::start(feed.clone(), sent()).unwrap();
+        let hub = Hub::start(feed.clone(), sent());
         let mut updates = hub.subscribe();
         let mut added = phrase("new", "NEW ONE");
         added.created = 1;

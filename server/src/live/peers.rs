@@ -2,10 +2,10 @@
 //!
 //! A change goes to ten thousand sockets as ten thousand writes of the same bytes. Made
 //! by the sockets' own tasks, each write also costs a wake-up, a turn of the scheduler
-//! and a poll; made by the fan-out's threads in a loop over the sockets, it costs the
-//! write alone, on every core at once. A socket's task is woken only for what the loop
-//! cannot do without waiting: a socket that is full or behind, whose task then writes
-//! under its send deadline and catches up from the hub's log.
+//! and a poll; made by the fan-out in a loop over the sockets (a task for each 64, on
+//! every worker at once), it costs the write alone. A socket's task is woken only for
+//! what the loop cannot do without waiting: a socket that is full or behind, whose task
+//! then writes under its send deadline and catches up from the hub's log.
 //!
 //! A socket is written by one side at a time. Its task takes it over ([`Peer::take`])
 //! before writing anything of its own (the catch-up, a ping, a pong, the close) and
@@ -22,8 +22,9 @@ use tokio::sync::{Notify, broadcast};
 
 use crate::live::hub::Update;
 
-/// Sockets below this many are written by the fan-out's own thread alone.
-const PER_THREAD: usize = 128;
+/// Sockets a fan-out task writes: some 0.5 ms of writes, short enough not to hold a
+/// worker from the requests it serves.
+const PER_TASK: usize = 64;
 
 /// One live socket.
 pub struct Peer {
@@ -166,75 +167,33 @@ impl Peers {
     }
 }
 
-/// The fan-out's thread: writes each update to every socket that can take it, shared
-/// with helper threads (one per core, up to [`MAX_THREADS`]), until the hub is gone.
-/// Counts what it sent in `sent`.
-pub fn fan_out(peers: Arc<Peers>, mut updates: broadcast::Receiver<Update>, sent: IntCounter) {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let helpers: Vec<crossbeam_channel::Sender<Share>> = (1..cores.min(MAX_THREADS))
-        .map_while(|_| {
-            let (give, shares) = crossbeam_channel::unbounded();
-            let sent = sent.clone();
-            let spawned = std::thread::Builder::new()
-                .name("live-fanout".into())
-                .spawn(move || help(shares, sent));
-            if let Err(error) = &spawned {
-                tracing::warn!(%error, "the fan-out has fewer threads than cores");
-            }
-            spawned.ok().map(|_| give)
-        })
-        .collect();
+/// The fan-out: writes each update to every socket that can take it, a share of the
+/// sockets per task so the runtime spreads them over its workers between the requests it
+/// serves, until the hub is gone. Counts what it sent in `sent`.
+pub async fn fan_out(
+    peers: Arc<Peers>,
+    mut updates: broadcast::Receiver<Update>,
+    sent: IntCounter,
+) {
     loop {
-        let update = match updates.blocking_recv() {
+        let update = match updates.recv().await {
             Ok(update) => update,
             // The sockets see the gap in the next update, and their tasks catch up.
             Err(broadcast::error::RecvError::Lagged(_)) => continue,
             Err(broadcast::error::RecvError::Closed) => return,
         };
         let list: Arc<[Arc<Peer>]> = peers.list().into();
-        let threads = (helpers.len() + 1)
-            .min(list.len().div_ceil(PER_THREAD))
-            .max(1);
-        let share = list.len().div_ceil(threads).max(1);
-        let (done, finished) = crossbeam_channel::bounded(threads);
-        for (helper, start) in helpers.iter().zip((share..list.len()).step_by(share)) {
-            let range = start..(start + share).min(list.len());
-            let given = helper.send(Share {
-                update: update.clone(),
-                peers: list.clone(),
-                range: range.clone(),
-                _done: done.clone(),
+        let mut shares = tokio::task::JoinSet::new();
+        for start in (0..list.len()).step_by(PER_TASK) {
+            let (list, update) = (list.clone(), update.clone());
+            shares.spawn(async move {
+                let share = &list[start..(start + PER_TASK).min(list.len())];
+                share.iter().filter(|peer| peer.offer(&update)).count() as u64
             });
-            if given.is_err() {
-                sent.inc_by(offer_all(&list[range], &update));
-            }
         }
-        drop(done);
-        sent.inc_by(offer_all(&list[..share.min(list.len())], &update));
         // The next update waits for this one everywhere: a socket gets them in order.
-        while finished.recv().is_ok() {}
+        while let Some(written) = shares.join_next().await {
+            sent.inc_by(written.unwrap_or(0));
+        }
     }
-}
-
-/// At most this many threads write one update.
-const MAX_THREADS: usize = 8;
-
-/// One helper's part of an update.
-struct Share {
-    update: Update,
-    peers: Arc<[Arc<Peer>]>,
-    range: std::ops::Range<usize>,
-    /// Dropped when the part is written.
-    _done: crossbeam_channel::Sender<()>,
-}
-
-fn help(shares: crossbeam_channel::Receiver<Share>, sent: IntCounter) {
-    for share in shares {
-        sent.inc_by(offer_all(&share.peers[share.range], &share.update));
-    }
-}
-
-/// Offers `update` to each of `peers`; how many took it.
-fn offer_all(peers: &[Arc<Peer>], update: &Update) -> u64 {
-    peers.iter().filter(|peer| peer.offer(update)).count() as u64
 }

@@ -405,7 +405,7 @@ mod tests {
         let feed = Feed::new();
         let start = feed.replace(vec![phrase(0)]).version;
         let metrics = Arc::new(Metrics::new());
-        let hub = Hub::start(feed.clone(), metrics.socket_messages.clone()).unwrap();
+        let hub = Hub::start(feed.clone(), metrics.socket_messages.clone());
         // Enough sockets for the fan-out to share them between threads; one in ten reads
         // late, so its socket fills and its task takes over, mid-message at times.
         let mut clients = Vec::new();
@@ -475,8 +475,7 @@ mod tests {
         let feed = Feed::new();
         feed.replace(vec![phrase(0)]);
         let metrics = std::sync::Arc::new(Metrics::new());
-        let hub =
-            crate::live::hub::Hub::start(feed.clone(), metrics.socket_messages.clone()).unwrap();
+        let hub = crate::live::hub::Hub::start(feed.clone(), metrics.socket_messages.clone());
         let (mut client, session) = connect(&hub, &metrics, None).await;
         let (_, first) = frame(&mut client).await.expect("the first snapshot");
         assert!(first.starts_with(br#"{"type":"snapshot""#));
