@@ -177,8 +177,9 @@ impl Connection {
     async fn serve(self, stream: TcpStream, place: Place, router: Router, fast: Arc<FastPath>) {
         let peer = self.peer;
         let stalls = self.metrics.connections_write_stalled.clone();
-        let stream = SharedStream(Arc::new(stream));
-        let mut io = Guarded::new(stream.clone(), place, self.limit, stalls);
+        let stream = SharedStream::new(stream);
+        let write_side = stream.write_side().clone();
+        let mut io = Guarded::new(stream, place, self.limit, stalls);
         let front = Front {
             fast: &fast,
             peer,
@@ -200,7 +201,7 @@ impl Connection {
                 let client = proxies.client(peer.ip(), request.headers());
                 let router = router.clone();
                 let fast = fast.clone();
-                let stream = stream.clone();
+                let write_side = write_side.clone();
                 async move {
                     if let Some(refusal) = headers::host_problem(&request) {
                         return Ok(refusal.map(|body| connections::tracked(body, in_flight)));
@@ -212,7 +213,7 @@ impl Connection {
                         return Ok(response);
                     }
                     mark(&mut request, peer, client);
-                    request.extensions_mut().insert(stream);
+                    request.extensions_mut().insert(write_side);
                     router
                         .oneshot(request)
                         .await

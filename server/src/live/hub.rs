@@ -13,13 +13,13 @@ use std::sync::{Arc, RwLock};
 use bytes::Bytes;
 use prometheus::IntCounter;
 use serde::Serialize;
-use tokio::net::TcpStream;
 use tokio::sync::broadcast;
 
 use crate::feed::list::{Anchor, Cursor, PAGE_SIZE};
 use crate::feed::{Change, Delta, Feed, Phrase, Snapshot};
 use crate::live::frames::{frame, opcode};
 use crate::live::peers::{self, Peer, Peers};
+use crate::net::shared::SharedWrite;
 
 /// How many change messages a socket may be behind before it is resynced.
 const BROADCAST_BUFFER: usize = 64;
@@ -142,7 +142,7 @@ impl Hub {
 
     /// Adds a socket to those the fan-out writes to, held by its task until that gives it
     /// back; it leaves with [`Hub::leave`].
-    pub fn join(&self, stream: Arc<TcpStream>, since: Option<u64>) -> Arc<Peer> {
+    pub fn join(&self, stream: SharedWrite, since: Option<u64>) -> Arc<Peer> {
         self.peers.join(stream, since)
     }
 

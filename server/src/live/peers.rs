@@ -17,10 +17,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use prometheus::IntCounter;
-use tokio::net::TcpStream;
 use tokio::sync::{Notify, broadcast};
 
 use crate::live::hub::Update;
+use crate::net::shared::SharedWrite;
 
 /// Sockets a fan-out task writes: some 0.5 ms of writes, short enough not to hold a
 /// worker from the requests it serves.
@@ -29,7 +29,7 @@ const PER_TASK: usize = 64;
 /// One live socket.
 pub struct Peer {
     id: u64,
-    stream: Arc<TcpStream>,
+    stream: SharedWrite,
     state: Mutex<State>,
     /// Told when the fan-out hands the socket over.
     handed_over: Notify,
@@ -45,10 +45,6 @@ struct State {
 }
 
 impl Peer {
-    pub fn stream(&self) -> &TcpStream {
-        &self.stream
-    }
-
     /// Waits until the fan-out hands this socket over to its task.
     pub async fn handed_over(&self) {
         self.handed_over.notified().await;
@@ -108,7 +104,7 @@ impl Peer {
         }
         if state.have == Some(update.from) {
             let frame = update.text.frame();
-            match self.stream.try_write(frame) {
+            match self.stream.stream().try_write(frame) {
                 Ok(written) if written == frame.len() => {
                     state.have = Some(update.version);
                     return true;
@@ -139,7 +135,7 @@ pub struct Peers {
 impl Peers {
     /// Adds a socket whose browser has `since`, held by its task until its first
     /// catch-up is written.
-    pub fn join(&self, stream: Arc<TcpStream>, since: Option<u64>) -> Arc<Peer> {
+    pub fn join(&self, stream: SharedWrite, since: Option<u64>) -> Arc<Peer> {
         let peer = Arc::new(Peer {
             id: self.next_id.fetch_add(1, Ordering::Relaxed),
             stream,

@@ -15,13 +15,11 @@
 use std::future::poll_fn;
 use std::io;
 use std::pin::Pin;
-use std::sync::Arc;
-use std::task::{Context, Poll, ready};
+use std::task::Poll;
 use std::time::Duration;
 
 use axum::http::{HeaderMap, HeaderValue, header};
 use tokio::io::{AsyncRead, AsyncReadExt as _, AsyncWrite, AsyncWriteExt as _};
-use tokio::net::TcpStream;
 use tokio::time::{Instant, MissedTickBehavior, Sleep, interval, sleep, timeout};
 use tokio_util::sync::CancellationToken;
 
@@ -29,6 +27,7 @@ use crate::live::frames::{Heard, Inbox, frame, opcode, read_frames};
 use crate::live::hub::{Catchup, Hub};
 use crate::live::peers::Peer;
 use crate::metrics::Metrics;
+use crate::net::shared::SharedWrite;
 
 pub use crate::live::frames::MAX_FRAME;
 
@@ -89,7 +88,7 @@ mod close_code {
 /// are read from `reader` (the upgraded connection, with what was read past the upgrade
 /// request), and written to `stream`, its socket, which the fan-out writes to as well.
 pub async fn session(
-    stream: Arc<TcpStream>,
+    stream: SharedWrite,
     mut reader: impl AsyncRead + Unpin,
     hub: Hub,
     since: Option<u64>,
@@ -104,7 +103,7 @@ pub async fn session(
     let mut sender = Sender {
         hub: &hub,
         peer: &peer,
-        writer: SocketWriter(&stream),
+        writer: &stream,
         // Armed only while a message waits for the peer to make room (see `send_frame`).
         deadline: Box::pin(sleep(SEND_TIMEOUT)),
         metrics,
@@ -198,7 +197,7 @@ impl Drop for Leave<'_> {
 struct Sender<'a> {
     hub: &'a Hub,
     peer: &'a Peer,
-    writer: SocketWriter<'a>,
+    writer: &'a SharedWrite,
     deadline: Pin<Box<Sleep>>,
     metrics: &'a Metrics,
 }
@@ -271,33 +270,6 @@ impl Sender<'_> {
     }
 }
 
-/// The write side of a session's socket, for the session's own writes.
-struct SocketWriter<'a>(&'a TcpStream);
-
-impl AsyncWrite for SocketWriter<'_> {
-    fn poll_write(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        loop {
-            ready!(self.0.poll_write_ready(cx))?;
-            match self.0.try_write(buf) {
-                Err(error) if error.kind() == io::ErrorKind::WouldBlock => {}
-                written => return Poll::Ready(written),
-            }
-        }
-    }
-
-    fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Poll::Ready(Ok(()))
-    }
-
-    fn poll_shutdown(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Poll::Ready(rustix::net::shutdown(self.0, rustix::net::Shutdown::Write).map_err(Into::into))
-    }
-}
-
 /// Sends one whole frame, giving up on a peer that does not take it within
 /// [`SEND_TIMEOUT`]. The deadline is set only once the socket is full: most writes
 /// finish at once, and a timer for each would cost more than the rest of the send.
@@ -341,6 +313,7 @@ mod tests {
     use super::*;
     use crate::feed::{Change, Feed, Phrase};
     use crate::net::shared::SharedStream;
+    use std::sync::Arc;
     use tokio::time::Instant;
 
     #[test]
@@ -371,7 +344,7 @@ mod tests {
         hub: &Hub,
         metrics: &Arc<Metrics>,
         since: Option<u64>,
-    ) -> (TcpStream, tokio::task::JoinHandle<()>) {
+    ) -> (tokio::net::TcpStream, tokio::task::JoinHandle<()>) {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let socket = tokio::net::TcpSocket::new_v4().unwrap();
         socket.set_recv_buffer_size(2048).unwrap();
@@ -384,11 +357,11 @@ mod tests {
         let session = {
             let (hub, metrics) = (hub.clone(), metrics.clone());
             tokio::spawn(async move {
-                let server = Arc::new(server);
-                let reader = SharedStream(server.clone());
+                let server = SharedStream::new(server);
+                let stream = server.write_side().clone();
                 session(
+                    stream,
                     server,
-                    reader,
                     hub,
                     since,
                     CancellationToken::new(),

@@ -10,7 +10,7 @@ use serde::Deserialize;
 use crate::error::refusal;
 use crate::live::websocket;
 use crate::net::client::ClientAddr;
-use crate::net::shared::SharedStream;
+use crate::net::shared::SharedWrite;
 use crate::state::AppState;
 
 #[derive(Deserialize)]
@@ -25,7 +25,7 @@ pub async fn upgrade(
     State(state): State<AppState>,
     Query(query): Query<LiveQuery>,
     client: Option<Extension<ClientAddr>>,
-    stream: Option<Extension<SharedStream>>,
+    write_side: Option<Extension<SharedWrite>>,
     mut request: Request,
 ) -> Response {
     let headers = request.headers();
@@ -51,7 +51,7 @@ pub async fn upgrade(
         );
     }
     // Set by the accept loop on every connection it serves; not on the reserve's.
-    let Some(Extension(SharedStream(stream))) = stream else {
+    let Some(Extension(stream)) = write_side else {
         return refusal(
             StatusCode::SERVICE_UNAVAILABLE,
             "no live feed on this connection; try again shortly",
