@@ -91,14 +91,7 @@ impl AsyncWrite for &SharedWrite {
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
-        let stream = self.stream();
-        loop {
-            ready!(stream.poll_write_ready(cx))?;
-            match stream.try_write(buf) {
-                Err(error) if error.kind() == io::ErrorKind::WouldBlock => {}
-                written => return Poll::Ready(written),
-            }
-        }
+        poll_write_with(self.stream(), cx, |stream| stream.try_write(buf))
     }
 
     fn poll_write_vectored(
@@ -106,14 +99,7 @@ impl AsyncWrite for &SharedWrite {
         cx: &mut Context<'_>,
         bufs: &[IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
-        let stream = self.stream();
-        loop {
-            ready!(stream.poll_write_ready(cx))?;
-            match stream.try_write_vectored(bufs) {
-                Err(error) if error.kind() == io::ErrorKind::WouldBlock => {}
-                written => return Poll::Ready(written),
-            }
-        }
+        poll_write_with(self.stream(), cx, |stream| stream.try_write_vectored(bufs))
     }
 
     fn is_write_vectored(&self) -> bool {
@@ -127,5 +113,20 @@ impl AsyncWrite for &SharedWrite {
     fn poll_shutdown(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
         let shut = rustix::net::shutdown(self.stream(), rustix::net::Shutdown::Write);
         Poll::Ready(shut.map_err(Into::into))
+    }
+}
+
+/// Writes with `write` once the socket has room, as `AsyncWrite::poll_write` would.
+fn poll_write_with(
+    stream: &TcpStream,
+    cx: &mut Context<'_>,
+    write: impl Fn(&TcpStream) -> io::Result<usize>,
+) -> Poll<io::Result<usize>> {
+    loop {
+        ready!(stream.poll_write_ready(cx))?;
+        match write(stream) {
+            Err(error) if error.kind() == io::ErrorKind::WouldBlock => {}
+            written => return Poll::Ready(written),
+        }
     }
 }
