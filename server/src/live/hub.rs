@@ -1,9 +1,10 @@
 //! Fans the phrase feed out to every browser.
 //!
 //! One task turns each version's changes into a message the size of those changes,
-//! encodes it once, and broadcasts the same bytes to every socket. It keeps a short log
-//! of recent messages so a browser that reconnects with the version it has gets only
-//! what it missed. A socket that falls behind is not waited for: it gets the first page
+//! encodes it once, and broadcasts the same bytes to the fan-out ([`crate::live::peers`]),
+//! which writes them to every socket. It keeps a short log of recent messages so a
+//! browser that reconnects with the version it has, or a socket that fell behind, gets
+//! only what it missed; one too far behind is not waited for: it gets the first page
 //! afresh (a "snapshot") and starts its list over from there.
 
 use std::collections::VecDeque;
@@ -21,7 +22,8 @@ use crate::live::frames::{frame, opcode};
 use crate::live::peers::{self, Peer, Peers};
 use crate::net::shared::SharedWrite;
 
-/// How many change messages a socket may be behind before it is resynced.
+/// How many updates the fan-out may fall behind before it skips to the newest (the
+/// sockets it skipped are caught up by their own tasks).
 const BROADCAST_BUFFER: usize = 64;
 /// How many recent versions a reconnecting browser can resume from.
 const LOG_LENGTH: usize = 256;
@@ -126,8 +128,8 @@ impl Hub {
             newest: Arc::new(AtomicU64::new(current.version)),
             peers: Arc::default(),
             feed,
-            log: Arc::default(),
             updates,
+            log: Arc::default(),
         };
         let (peers, receiver) = (hub.peers.clone(), hub.updates.subscribe());
         hub.feed.spawn_task(peers::fan_out(peers, receiver, sent));
@@ -176,12 +178,6 @@ impl Hub {
             }
         }
         Catchup::Snapshot(current.version, self.snapshot_text(&current))
-    }
-
-    /// The current list as a snapshot message.
-    pub fn snapshot(&self) -> (u64, Message) {
-        let current = self.feed.current();
-        (current.version, self.snapshot_text(&current))
     }
 
     fn snapshot_text(&self, snapshot: &Snapshot) -> Message {
@@ -311,7 +307,9 @@ mod tests {
         let update = updates.recv().await.unwrap();
         assert!(update.text.as_str().len() < 200, "{}", update.text.as_str());
         assert!(update.text.as_str().contains(r#""count":20001"#));
-        let (_, snapshot) = hub.snapshot();
+        let Catchup::Snapshot(_, snapshot) = hub.catch_up(None) else {
+            panic!("a browser with no version gets the first page");
+        };
         assert!(
             snapshot.as_str().len() < 5_000,
             "{} bytes",
