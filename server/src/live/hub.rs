@@ -131,7 +131,7 @@ impl Hub {
             updates,
             log: Arc::default(),
         };
-        let (peers, receiver) = (hub.peers.clone(), hub.updates.subscribe());
+        let (peers, receiver) = (hub.peers.clone(), hub.subscribe());
         hub.feed.spawn_task(peers::fan_out(peers, receiver, sent));
         hub.feed.spawn_task(hub.clone().follow(deltas));
         hub
