@@ -379,7 +379,7 @@ mod tests {
         let start = feed.replace(vec![phrase(0)]).version;
         let metrics = Arc::new(Metrics::new());
         let hub = Hub::start(feed.clone(), metrics.socket_messages.clone());
-        // Enough sockets for the fan-out to share them between threads; one in ten reads
+        // Enough sockets for the fan-out to share them between tasks; one in ten reads
         // late, so its socket fills and its task takes over, mid-message at times.
         let mut clients = Vec::new();
         for _ in 0..300 {
@@ -428,7 +428,10 @@ mod tests {
                     }
                     session.abort();
                 })
-            });
+            })
+            // All reading at once: one after another, the last waited for the others, and
+            // the host rightly gave up on sockets nobody read for ten seconds.
+            .collect::<Vec<_>>();
         for reader in readers {
             reader.await.unwrap();
         }
