@@ -11,15 +11,14 @@ use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 
-use bytes::Bytes;
 use prometheus::IntCounter;
 use serde::Serialize;
 use tokio::sync::broadcast;
 
 use crate::feed::list::{Anchor, Cursor, PAGE_SIZE};
 use crate::feed::{Change, Delta, Feed, Phrase, Snapshot};
-use crate::live::frames::{frame, opcode};
 use crate::live::peers::{self, Peer, Peers};
+use crate::live::update::{Message, Update};
 use crate::net::shared::SharedWrite;
 
 /// How many updates the fan-out may fall behind before it skips to the newest (the
@@ -27,47 +26,6 @@ use crate::net::shared::SharedWrite;
 const BROADCAST_BUFFER: usize = 64;
 /// How many recent versions a reconnecting browser can resume from.
 const LOG_LENGTH: usize = 256;
-
-/// A message as browsers receive it, with its JSON encoded once.
-#[derive(Debug, Clone)]
-pub struct Update {
-    /// The version the changes apply to.
-    pub from: u64,
-    /// The version after them.
-    pub version: u64,
-    /// `{"type":"changes",...}` ready to send.
-    pub text: Message,
-}
-
-/// A JSON text message as every socket sends it: framed once, so each socket's share of
-/// a change is one write of the same bytes.
-#[derive(Debug, Clone)]
-pub struct Message {
-    frame: Bytes,
-    /// Where the JSON starts, after the frame's header.
-    json_at: usize,
-}
-
-impl Message {
-    fn new(json: &str) -> Message {
-        let frame = frame(opcode::TEXT, json.as_bytes());
-        Message {
-            json_at: frame.len() - json.len(),
-            frame: frame.into(),
-        }
-    }
-
-    /// The whole frame, header and JSON.
-    pub fn frame(&self) -> &[u8] {
-        &self.frame
-    }
-
-    /// The JSON.
-    pub fn as_str(&self) -> &str {
-        // Made from a `&str` in `new`, so the bytes past the header are UTF-8.
-        std::str::from_utf8(&self.frame[self.json_at..]).unwrap_or_default()
-    }
-}
 
 #[derive(Serialize)]
 #[serde(tag = "type", rename_all = "lowercase")]

@@ -19,7 +19,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use prometheus::IntCounter;
 use tokio::sync::{Notify, broadcast};
 
-use crate::live::hub::Update;
+use crate::live::update::Update;
 use crate::net::shared::SharedWrite;
 
 /// Sockets a fan-out task writes: some 0.5 ms of writes, short enough not to hold a
