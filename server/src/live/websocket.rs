@@ -447,6 +447,55 @@ mod tests {
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_message_the_fan_out_could_only_begin_is_finished_before_the_next() {
+        let feed = Feed::new();
+        let start = feed.replace(vec![phrase(0)]).version;
+        let metrics = Arc::new(Metrics::new());
+        let hub = Hub::start(feed.clone(), metrics.socket_messages.clone());
+        let (mut client, session) = connect(&hub, &metrics, Some(start)).await;
+        // A first change read, and a moment for its task to give the socket back, so the
+        // fan-out writes the next one.
+        feed.apply(vec![Change::Upsert { phrase: phrase(1) }]);
+        let (_, first) = timeout(Duration::from_secs(10), frame(&mut client))
+            .await
+            .expect("the first change in time")
+            .expect("a frame");
+        let first: serde_json::Value = serde_json::from_slice(&first).unwrap();
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        // As many phrases as a change may carry, with long names: some 110 KB, more than
+        // both ends of the socket hold and than one write of the kernel's takes, while the
+        // client is not reading, so the fan-out writes only part of it.
+        feed.apply(
+            (0..crate::feed::MAX_DELTA as u64)
+                .map(|k| Change::Upsert {
+                    phrase: Phrase {
+                        name: "W".repeat(120),
+                        ..phrase(1000 + k)
+                    },
+                })
+                .collect(),
+        );
+        feed.apply(vec![Change::Upsert { phrase: phrase(2) }]);
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let mut have = first["version"].as_u64().unwrap();
+        let target = feed.current().version;
+        while have != target {
+            let (code, payload) = timeout(Duration::from_secs(10), frame(&mut client))
+                .await
+                .expect("the next message whole and in time")
+                .expect("a frame");
+            if code != opcode::TEXT {
+                continue;
+            }
+            let message: serde_json::Value = serde_json::from_slice(&payload).unwrap();
+            assert_eq!(message["type"], "changes");
+            assert_eq!(message["from"], have, "a change skipped or repeated");
+            have = message["version"].as_u64().unwrap();
+        }
+        session.abort();
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_reader_that_falls_behind_a_burst_of_a_thousand_changes_converges_by_a_snapshot() {
         let feed = Feed::new();
         feed.replace(vec![phrase(0)]);
