@@ -339,6 +339,19 @@ mod tests {
         Some((head[0] & 0x0f, payload))
     }
 
+    /// The next text message the client is sent, whole, within ten seconds.
+    async fn next_message(client: &mut (impl AsyncRead + Unpin)) -> serde_json::Value {
+        loop {
+            let (code, payload) = timeout(Duration::from_secs(10), frame(client))
+                .await
+                .expect("the next message whole and in time")
+                .expect("a frame");
+            if code == opcode::TEXT {
+                return serde_json::from_slice(&payload).unwrap();
+            }
+        }
+    }
+
     /// A session on a loopback socket that holds little, and the client's end.
     async fn connect(
         hub: &Hub,
@@ -410,14 +423,7 @@ mod tests {
                     }
                     let mut have = start;
                     while have != target {
-                        let (code, payload) = timeout(Duration::from_secs(10), frame(&mut client))
-                            .await
-                            .expect("the next message in time")
-                            .expect("a frame");
-                        if code != opcode::TEXT {
-                            continue;
-                        }
-                        let message: serde_json::Value = serde_json::from_slice(&payload).unwrap();
+                        let message = next_message(&mut client).await;
                         if message["type"] == "changes" {
                             assert_eq!(
                                 message["from"], have,
@@ -456,11 +462,7 @@ mod tests {
         // A first change read, and a moment for its task to give the socket back, so the
         // fan-out writes the next one.
         feed.apply(vec![Change::Upsert { phrase: phrase(1) }]);
-        let (_, first) = timeout(Duration::from_secs(10), frame(&mut client))
-            .await
-            .expect("the first change in time")
-            .expect("a frame");
-        let first: serde_json::Value = serde_json::from_slice(&first).unwrap();
+        let first = next_message(&mut client).await;
         tokio::time::sleep(Duration::from_millis(50)).await;
         // As many phrases as a change may carry, with long names: some 110 KB, more than
         // both ends of the socket hold and than one write of the kernel's takes, while the
@@ -480,14 +482,7 @@ mod tests {
         let mut have = first["version"].as_u64().unwrap();
         let target = feed.current().version;
         while have != target {
-            let (code, payload) = timeout(Duration::from_secs(10), frame(&mut client))
-                .await
-                .expect("the next message whole and in time")
-                .expect("a frame");
-            if code != opcode::TEXT {
-                continue;
-            }
-            let message: serde_json::Value = serde_json::from_slice(&payload).unwrap();
+            let message = next_message(&mut client).await;
             assert_eq!(message["type"], "changes");
             assert_eq!(message["from"], have, "a change skipped or repeated");
             have = message["version"].as_u64().unwrap();
