@@ -352,6 +352,15 @@ mod tests {
         }
     }
 
+    /// A feed of one phrase, the version it starts at, and a hub following it.
+    fn started() -> (Feed, u64, Arc<Metrics>, Hub) {
+        let feed = Feed::new();
+        let start = feed.replace(vec![phrase(0)]).version;
+        let metrics = Arc::new(Metrics::new());
+        let hub = Hub::start(feed.clone(), metrics.socket_messages.clone());
+        (feed, start, metrics, hub)
+    }
+
     /// A session on a loopback socket that holds little, and the client's end.
     async fn connect(
         hub: &Hub,
@@ -388,10 +397,7 @@ mod tests {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn every_socket_gets_every_change_in_order_whoever_writes_it() {
-        let feed = Feed::new();
-        let start = feed.replace(vec![phrase(0)]).version;
-        let metrics = Arc::new(Metrics::new());
-        let hub = Hub::start(feed.clone(), metrics.socket_messages.clone());
+        let (feed, start, metrics, hub) = started();
         // Enough sockets for the fan-out to share them between tasks; one in ten reads
         // late, so its socket fills and its task takes over, mid-message at times.
         let mut clients = Vec::new();
@@ -454,10 +460,7 @@ mod tests {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_message_the_fan_out_could_only_begin_is_finished_before_the_next() {
-        let feed = Feed::new();
-        let start = feed.replace(vec![phrase(0)]).version;
-        let metrics = Arc::new(Metrics::new());
-        let hub = Hub::start(feed.clone(), metrics.socket_messages.clone());
+        let (feed, start, metrics, hub) = started();
         let (mut client, session) = connect(&hub, &metrics, Some(start)).await;
         // A first change read, and a moment for its task to give the socket back, so the
         // fan-out writes the next one.
@@ -492,10 +495,7 @@ mod tests {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_reader_that_falls_behind_a_burst_of_a_thousand_changes_converges_by_a_snapshot() {
-        let feed = Feed::new();
-        feed.replace(vec![phrase(0)]);
-        let metrics = std::sync::Arc::new(Metrics::new());
-        let hub = crate::live::hub::Hub::start(feed.clone(), metrics.socket_messages.clone());
+        let (feed, _, metrics, hub) = started();
         let (mut client, session) = connect(&hub, &metrics, None).await;
         let (_, first) = frame(&mut client).await.expect("the first snapshot");
         assert!(first.starts_with(br#"{"type":"snapshot""#));
