@@ -1,6 +1,7 @@
 // A phrase's own page in Chromium: reached from the list with and without JavaScript,
-// shared with and without the Web Share API, and told live when its phrase is removed
-// and minted again; and every card of a short list in the document.
+// shared with and without the Web Share API, told live when its phrase is removed and
+// minted again, its headline broken only between words; and every card of a short list
+// in the document.
 import { test, before, after } from '../support/test.mjs';
 import assert from 'node:assert/strict';
 import { startHost } from '../support/host.mjs';
@@ -13,6 +14,16 @@ const PHRASES = [
   { id: 'd4', word: 'MORE TREES', name: 'Stego' },
   { id: 'e5', word: 'WAS THAT A COMET?', name: 'Trixie' },
   { id: 'f6', word: 'RAWR', name: 'T' },
+  { id: 'g7', word: 'EXTINCTIONISFOREVER!', name: 'Dippy' },
+  { id: 'h8', word: 'WOMBATSWALKWOBBLY', name: 'Ptera' },
+  { id: 'i9', word: 'CATASTROPHE', name: 'Spino' },
+  { id: 'j10', word: 'METEORSHOWER', name: 'Tess' },
+  { id: 'k11', word: 'HUMMINGBIRDS', name: 'Ankylo' },
+  { id: 'l12', word: 'PTERODACTYLS', name: 'Rex' },
+  { id: 'm13', word: 'MAMMOTHS WELCOME', name: 'Bronto' },
+  { id: 'n14', word: 'WWWWWWWWWWWWWWWWWWWW', name: 'Wide' },
+  { id: 'o15', word: 'ÇA VA, ÉTÉ MEURTRIER', name: 'Amélie' },
+  { id: 'p16', word: '%&MW@%&MW@%&MW@%&MW@', name: 'Marks' },
 ];
 const PHONE = { width: 390, height: 844 };
 
@@ -118,6 +129,35 @@ test('a phrase removed and minted again while its page is open says so live; its
   assert.match(page.url(), /\/words\/[^/]+$/);
   assert.notEqual(new URL(page.url()).pathname, pagePath('c3'));
   assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test("a phrase's headline breaks only between its words, at every width from a small phone's up", async () => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  for (const { id, word } of PHRASES) {
+    await page.goto(`${host.url}${pagePath(id)}`);
+    await page.evaluate(() => document.fonts.ready);
+    for (const width of [320, 360, 390, 640, 768, 1024, 1280, 1920]) {
+      await page.setViewportSize({ width, height: 800 });
+      const layout = await page.locator('main h1').evaluate((h1) => {
+        const text = h1.textContent;
+        const node = document.createTreeWalker(h1, NodeFilter.SHOW_TEXT).nextNode();
+        const split = [];
+        for (const match of text.matchAll(/\S+/g)) {
+          const range = document.createRange();
+          range.setStart(node, match.index);
+          range.setEnd(node, match.index + match[0].length);
+          const lines = new Set([...range.getClientRects()].map((rect) => Math.round(rect.top)));
+          if (lines.size > 1) split.push(match[0]);
+        }
+        const size = parseFloat(getComputedStyle(h1).fontSize);
+        return { split, size, overflow: h1.scrollWidth > h1.clientWidth };
+      });
+      assert.deepEqual(layout.split, [], `"${word}" at ${width} px: a word broken across lines (${layout.size} px)`);
+      assert.equal(layout.overflow, false, `"${word}" at ${width} px overflows its column`);
+    }
+  }
   await context.close();
 });
 
