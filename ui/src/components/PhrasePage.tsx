@@ -29,7 +29,7 @@ const WIDEST_FIT = 25;
  * as a phone would break a 20-letter word at the full size. `break-words` stays for a
  * word wider than its estimate.
  */
-export function headlineFit(word: string): number {
+function headlineFit(word: string): number {
   const widest = Math.max(
     ...word.split(/\s+/).map((part) =>
       graphemes(part.toUpperCase()).reduce((em, grapheme) => {
