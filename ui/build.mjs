@@ -8,7 +8,7 @@
 // to rebuild what an edit changed into a folder of its own.
 import { createHash } from "node:crypto";
 import { statSync } from "node:fs";
-import { mkdir, readFile, readdir, rm, writeFile } from "node:fs/promises";
+import { mkdir, readFile, readdir, rm, stat, utimes, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { brotliCompressSync, constants as zlib, gzipSync } from "node:zlib";
@@ -407,7 +407,49 @@ async function listFiles(dir) {
     .sort();
 }
 
+/**
+ * The modification times of `dir` and of everything under it, with each file's digest:
+ * what `keepTimes` needs to give unchanged files and folders back their times.
+ */
+async function snapshotTimes(dir) {
+  const times = new Map();
+  let entries;
+  try {
+    entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  } catch {
+    return times;
+  }
+  for (const entry of [{ parentPath: dir, name: "", isFile: () => false }, ...entries]) {
+    const full = path.join(entry.parentPath, entry.name);
+    const { atime, mtime } = await stat(full);
+    const digest = entry.isFile() ? createHash("sha256").update(await readFile(full)).digest("hex") : null;
+    const names = entry.isFile() ? null : (await readdir(full)).sort().join("\n");
+    times.set(full, { atime, mtime, digest, names });
+  }
+  return times;
+}
+
+/**
+ * Gives a file the times it had before the build if its bytes are the same, and a folder
+ * if it holds the same names: cargo reruns the host's build script when anything under
+ * dist/ is newer than its last run, and a changed host crate relinks every test binary,
+ * so a build that changed nothing leaves dist/ as it found it.
+ */
+async function keepTimes(before) {
+  for (const [full, old] of [...before].reverse()) {
+    try {
+      const same = old.digest
+        ? createHash("sha256").update(await readFile(full)).digest("hex") === old.digest
+        : (await readdir(full)).sort().join("\n") === old.names;
+      if (same) await utimes(full, old.atime, old.mtime);
+    } catch {
+      // Gone from this build.
+    }
+  }
+}
+
 async function main() {
+  const before = await snapshotTimes(distDir);
   await rm(distDir, { recursive: true, force: true });
   await mkdir(assetsDir, { recursive: true });
   const drawings = await loadArt();
@@ -420,6 +462,7 @@ async function main() {
   const manifest = manifestOf(client, css, font, art);
   await writeFile(path.join(distDir, "manifest.json"), manifestText(manifest));
   await precompress();
+  await keepTimes(before);
   await printSizes(manifest);
 }
 
