@@ -411,7 +411,7 @@ async function listFiles(dir) {
  * The modification times of `dir` and of everything under it, with each file's digest:
  * what `keepTimes` needs to give unchanged files and folders back their times.
  */
-async function snapshotTimes(dir) {
+export async function snapshotTimes(dir) {
   const times = new Map();
   let entries;
   try {
@@ -435,7 +435,7 @@ async function snapshotTimes(dir) {
  * dist/ is newer than its last run, and a changed host crate relinks every test binary,
  * so a build that changed nothing leaves dist/ as it found it.
  */
-async function keepTimes(before) {
+export async function keepTimes(before) {
   for (const [full, old] of [...before].reverse()) {
     try {
       const same = old.digest
