@@ -3,11 +3,13 @@
 //! One [`Metrics`] a running app: the requests (counted by `routes`' request layer), the
 //! renders, the connections, the live sockets, the rate limit, the page and card caches,
 //! the listings and the phrase sources are its counters and histograms, which the parts
-//! that count take as handles; the process series come from the library's process
-//! collector. What is a state rather than a count (connections and sockets open, the
+//! that count take as handles; the process series are read from `/proc` when scraped
+//! ([`process`]). What is a state rather than a count (connections and sockets open, the
 //! feed's health, the phrase count) is read from its owner when `/metrics` is scraped
 //! and handed to the same encoder (see `routes::ops`), so every line is written, typed
 //! and escaped by one library.
+mod process;
+
 use std::time::Duration;
 
 use prometheus::proto::{Gauge, Metric, MetricFamily, MetricType};
@@ -191,7 +193,7 @@ impl Metrics {
         )
         .expect("valid gauge options");
         build.set(1);
-        let collectors: [Box<dyn prometheus::core::Collector>; 22] = [
+        let collectors: [Box<dyn prometheus::core::Collector>; 21] = [
             Box::new(feed_skipped.clone()),
             Box::new(feed_store_problems.clone()),
             Box::new(feed_resyncs.clone()),
@@ -213,9 +215,6 @@ impl Metrics {
             Box::new(render_overflows.clone()),
             Box::new(render_failures.clone()),
             Box::new(build),
-            // Open and allowed descriptors (which the connection budget is made of),
-            // resident memory, CPU seconds, start time, threads.
-            Box::new(prometheus::process_collector::ProcessCollector::for_self()),
         ];
         for collector in collectors {
             registry
@@ -277,10 +276,13 @@ impl Metrics {
     }
 
     /// Every series in the text format: the registry's, then `sampled` (values other
-    /// parts keep, read now), in name order.
+    /// parts keep, read now) and the process's (open and allowed descriptors, which the
+    /// connection budget is made of, memory, CPU seconds, threads, start time), in name
+    /// order.
     pub fn encode(&self, sampled: Vec<MetricFamily>) -> String {
         let mut families = self.registry.gather();
         families.extend(sampled);
+        families.extend(process::families());
         families.sort_by(|a, b| a.name().cmp(b.name()));
         let mut out = Vec::with_capacity(16 * 1024);
         if let Err(error) = TextEncoder::new().encode(&families, &mut out) {
