@@ -6,23 +6,17 @@
 // everything fails here. Nothing is fetched: the advisory database is one written here.
 import { test } from '../support/test.mjs';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { runProcess } from '../support/process.mjs';
 
 const root = new URL('../../', import.meta.url).pathname;
 
-function run(command, args, { cwd, input = '' }) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, stdio: ['pipe', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (chunk) => (output += chunk));
-    child.stderr.on('data', (chunk) => (output += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, output }));
-    child.stdin.end(input);
-  });
+/** `command` run to its end; its two outputs together, as a terminal would show them. */
+async function run(command, args, options) {
+  const { code, stdout, stderr } = await runProcess(command, args, options);
+  return { code, output: stdout + stderr };
 }
 
 /** `npm run lint` on one component, given as ui/src/Probe.tsx without writing it there. */

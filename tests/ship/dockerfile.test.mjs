@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../support/free-port.mjs';
 import { bin } from '../support/host.mjs';
+import { runProcess } from '../support/process.mjs';
 
 const root = new URL('../../', import.meta.url).pathname;
 const read = (path) => readFileSync(join(root, path), 'utf8');
@@ -184,7 +185,7 @@ test("the image's HEALTHCHECK passes against a serving host and fails once it st
   t.after(() => server.exitCode === null && server.kill('SIGKILL'));
 
   const [, ...check] = healthcheck(runtime).command;
-  const probe = () => run(bin, check, cleanEnv(hostEnv));
+  const probe = () => runProcess(bin, check, { env: cleanEnv(hostEnv) });
   const deadline = Date.now() + 30_000;
   let result = await probe();
   while (result.code !== 0) {
@@ -302,13 +303,3 @@ function cleanEnv(extra) {
   return { ...env, NO_COLOR: '1', ...extra };
 }
 
-/** Runs `file` with `args` and exactly `env`; resolves to { code, stderr }. */
-function run(file, args, env) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(file, args, { env, stdio: ['ignore', 'ignore', 'pipe'] });
-    let stderr = '';
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.once('error', reject);
-    child.once('exit', (code) => resolve({ code, stderr }));
-  });
-}

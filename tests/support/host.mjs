@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process';
 import { chmodSync, chownSync, copyFileSync, mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { runProcess } from './process.mjs';
 
 export const bin = process.env.LASTWORDS_BIN ?? new URL('../../target/debug/lastwords', import.meta.url).pathname;
 
@@ -129,15 +130,7 @@ export function cpuTicks(pid) {
  */
 export function runCli(args, env = {}, user = undefined) {
   const { binary = bin, ...ids } = user ?? {};
-  return new Promise((resolve) => {
-    const child = spawn(binary, args, { env: { ...process.env, NO_COLOR: '1', ...env }, ...ids });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => (stdout += c));
-    child.stderr.on('data', (c) => (stderr += c));
-    // 'close', not 'exit': only then has all of the output been read.
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return runProcess(binary, args, { env: { ...process.env, NO_COLOR: '1', ...env }, ...ids });
 }
 
 /** Every phrase the API lists (or finds, given `q`), newest first, following its pages to the end. */

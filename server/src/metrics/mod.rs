@@ -12,7 +12,7 @@ mod process;
 
 use std::time::Duration;
 
-use prometheus::proto::{Gauge, Metric, MetricFamily, MetricType};
+use prometheus::proto::{Counter, Gauge, Metric, MetricFamily, MetricType};
 use prometheus::{
     Encoder as _, Histogram, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGauge,
     Opts, Registry, TextEncoder,
@@ -312,10 +312,23 @@ impl RouteCount {
 pub fn gauge(name: &str, help: &str, value: f64) -> MetricFamily {
     let mut gauge = Gauge::default();
     gauge.set_value(value);
+    family(name, help, MetricType::GAUGE, Metric::from_gauge(gauge))
+}
+
+/// A count kept elsewhere (the kernel's, for [`process`]), as it is now.
+fn counter(name: &str, help: &str, value: f64) -> MetricFamily {
+    let mut counter = Counter::default();
+    counter.set_value(value);
+    let mut metric = Metric::default();
+    metric.set_counter(counter);
+    family(name, help, MetricType::COUNTER, metric)
+}
+
+fn family(name: &str, help: &str, kind: MetricType, metric: Metric) -> MetricFamily {
     let mut family = MetricFamily::default();
     family.set_name(name.to_owned());
     family.set_help(help.to_owned());
-    family.set_field_type(MetricType::GAUGE);
-    family.set_metric(vec![Metric::from_gauge(gauge)]);
+    family.set_field_type(kind);
+    family.set_metric(vec![metric]);
     family
 }

@@ -6,10 +6,10 @@
 
 use std::sync::OnceLock;
 
-use prometheus::proto::{Counter, Metric, MetricFamily, MetricType};
+use prometheus::proto::MetricFamily;
 use rustix::process::{Resource, getrlimit};
 
-use super::gauge;
+use super::{counter, gauge};
 
 /// Every process series that can be read now.
 pub fn families() -> Vec<MetricFamily> {
@@ -106,22 +106,10 @@ fn start_time(start_ticks: u64, ticks: f64) -> Option<f64> {
     Some(boot as f64 + start_ticks as f64 / ticks)
 }
 
-fn counter(name: &str, help: &str, value: f64) -> MetricFamily {
-    let mut counter = Counter::default();
-    counter.set_value(value);
-    let mut family = MetricFamily::default();
-    family.set_name(name.to_owned());
-    family.set_help(help.to_owned());
-    family.set_field_type(MetricType::COUNTER);
-    let mut metric = Metric::default();
-    metric.set_counter(counter);
-    family.set_metric(vec![metric]);
-    family
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use prometheus::proto::MetricType;
 
     fn value(families: &[MetricFamily], name: &str) -> f64 {
         let family = families
