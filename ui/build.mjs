@@ -436,7 +436,7 @@ export async function snapshotTimes(dir) {
  * so a build that changed nothing leaves dist/ as it found it.
  */
 export async function keepTimes(before) {
-  for (const [full, old] of [...before].reverse()) {
+  for (const [full, old] of before) {
     try {
       const same = old.digest
         ? createHash("sha256").update(await readFile(full)).digest("hex") === old.digest
