@@ -407,8 +407,13 @@ async function listFiles(dir) {
     .sort();
 }
 
+/** What a rebuild must leave as it was for a path to keep its times: a file's bytes, a folder's names. */
+async function contents(full, isFile) {
+  return isFile ? createHash("sha256").update(await readFile(full)).digest("hex") : (await readdir(full)).sort().join("\n");
+}
+
 /**
- * The modification times of `dir` and of everything under it, with each file's digest:
+ * The modification times of `dir` and of everything under it, with what each holds:
  * what `keepTimes` needs to give unchanged files and folders back their times.
  */
 export async function snapshotTimes(dir) {
@@ -422,9 +427,7 @@ export async function snapshotTimes(dir) {
   for (const entry of [{ parentPath: dir, name: "", isFile: () => false }, ...entries]) {
     const full = path.join(entry.parentPath, entry.name);
     const { atime, mtime } = await stat(full);
-    const digest = entry.isFile() ? createHash("sha256").update(await readFile(full)).digest("hex") : null;
-    const names = entry.isFile() ? null : (await readdir(full)).sort().join("\n");
-    times.set(full, { atime, mtime, digest, names });
+    times.set(full, { atime, mtime, isFile: entry.isFile(), contents: await contents(full, entry.isFile()) });
   }
   return times;
 }
@@ -438,10 +441,7 @@ export async function snapshotTimes(dir) {
 export async function keepTimes(before) {
   for (const [full, old] of before) {
     try {
-      const same = old.digest
-        ? createHash("sha256").update(await readFile(full)).digest("hex") === old.digest
-        : (await readdir(full)).sort().join("\n") === old.names;
-      if (same) await utimes(full, old.atime, old.mtime);
+      if ((await contents(full, old.isFile)) === old.contents) await utimes(full, old.atime, old.mtime);
     } catch {
       // Gone from this build.
     }
