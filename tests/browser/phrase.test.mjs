@@ -6,6 +6,7 @@ import { test, before, after } from '../support/test.mjs';
 import assert from 'node:assert/strict';
 import { startHost } from '../support/host.mjs';
 import { launch, openHydrated, watchProblems } from '../support/browser.mjs';
+import { brokenWords } from './text-lines.mjs';
 
 const PHRASES = [
   { id: 'a.b ü', word: 'SEE YOU LATER', name: '<b>Rex</b> "the" king' },
@@ -140,21 +141,13 @@ test("a phrase's headline breaks only between its words, at every width from a s
     await page.evaluate(() => document.fonts.ready);
     for (const width of [320, 360, 390, 640, 768, 1024, 1280, 1920]) {
       await page.setViewportSize({ width, height: 800 });
-      const layout = await page.locator('main h1').evaluate((h1) => {
-        const text = h1.textContent;
-        const node = document.createTreeWalker(h1, NodeFilter.SHOW_TEXT).nextNode();
-        const split = [];
-        for (const match of text.matchAll(/\S+/g)) {
-          const range = document.createRange();
-          range.setStart(node, match.index);
-          range.setEnd(node, match.index + match[0].length);
-          const lines = new Set([...range.getClientRects()].map((rect) => Math.round(rect.top)));
-          if (lines.size > 1) split.push(match[0]);
-        }
-        const size = parseFloat(getComputedStyle(h1).fontSize);
-        return { split, size, overflow: h1.scrollWidth > h1.clientWidth };
-      });
-      assert.deepEqual(layout.split, [], `"${word}" at ${width} px: a word broken across lines (${layout.size} px)`);
+      const headline = page.locator('main h1');
+      const split = await brokenWords(headline);
+      const layout = await headline.evaluate((h1) => ({
+        size: parseFloat(getComputedStyle(h1).fontSize),
+        overflow: h1.scrollWidth > h1.clientWidth,
+      }));
+      assert.deepEqual(split, [], `"${word}" at ${width} px: a word broken across lines (${layout.size} px)`);
       assert.equal(layout.overflow, false, `"${word}" at ${width} px overflows its column`);
     }
   }

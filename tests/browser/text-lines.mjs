@@ -1,18 +1,33 @@
-// How text is broken into lines in the page, for tests of orphaned words.
+// How text is broken into lines in the page, for tests of orphaned and broken words.
 
-/** How many words the last line of `locator`'s text holds, as laid out now. */
-export const wordsOnLastLine = (locator) =>
+/**
+ * Each word of `locator`'s text (a run of characters between spaces) with the tops of the
+ * lines it is laid out on now: one top, unless the word is broken across lines.
+ */
+const wordLines = (locator) =>
   locator.evaluate((element) => {
     const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
-    const tops = [];
+    const words = [];
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
       for (const match of node.textContent.matchAll(/[^\s\u00a0]+/g)) {
         const range = document.createRange();
         range.setStart(node, match.index);
         range.setEnd(node, match.index + match[0].length);
-        tops.push(Math.round(range.getClientRects()[0].top));
+        const tops = [...new Set([...range.getClientRects()].map((rect) => Math.round(rect.top)))];
+        words.push({ word: match[0], tops });
       }
     }
-    const last = Math.max(...tops);
-    return tops.filter((top) => Math.abs(top - last) < 4).length;
+    return words;
   });
+
+/** How many words the last line of `locator`'s text holds, as laid out now. */
+export async function wordsOnLastLine(locator) {
+  const tops = (await wordLines(locator)).map(({ tops }) => tops[0]);
+  const last = Math.max(...tops);
+  return tops.filter((top) => Math.abs(top - last) < 4).length;
+}
+
+/** The words of `locator`'s text that are broken across lines, as laid out now. */
+export async function brokenWords(locator) {
+  return (await wordLines(locator)).filter(({ tops }) => tops.length > 1).map(({ word }) => word);
+}
