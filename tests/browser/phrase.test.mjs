@@ -25,6 +25,8 @@ const PHRASES = [
   { id: 'n14', word: 'WWWWWWWWWWWWWWWWWWWW', name: 'Wide' },
   { id: 'o15', word: 'ÇA VA, ÉTÉ MEURTRIER', name: 'Amélie' },
   { id: 'p16', word: '%&MW@%&MW@%&MW@%&MW@', name: 'Marks' },
+  { id: 'q17', word: 'ЩШЖЮЩШЖЮЩШЖЮЩШЖЮЩШЖЮ', name: 'Кирилл' },
+  { id: 'r18', word: '🦖🦕🦖🦕🦖🦕🦖🦕🦖🦕🦖🦕🦖🦕🦖🦕🦖🦕🦖🦕', name: 'Emoji' },
 ];
 const PHONE = { width: 390, height: 844 };
 
