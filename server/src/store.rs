@@ -19,7 +19,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::future::BoxFuture;
-use rand::Rng as _;
 
 use crate::feed::{Feed, Phrase};
 use crate::metrics::Metrics;
@@ -179,11 +178,22 @@ pub trait PhraseStore: Send + Sync {
 
 /// A 20-character id like the ones Firestore generates.
 pub fn new_document_id() -> String {
-    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-    let mut rng = rand::rng();
-    (0..20)
-        .map(|_| char::from(ALPHABET[rng.random_range(0..ALPHABET.len())]))
-        .collect()
+    const ALPHABET: &[u8; 62] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    // Bytes from 248 (four times 62) up are drawn again, so every character is as likely.
+    let mut id = String::with_capacity(20);
+    let mut bytes = [0u8; 32];
+    while id.len() < 20 {
+        getrandom::fill(&mut bytes).expect("the system's random source answers");
+        let wanted = 20 - id.len();
+        id.extend(
+            bytes
+                .iter()
+                .filter(|&&byte| byte < 248)
+                .take(wanted)
+                .map(|&byte| char::from(ALPHABET[usize::from(byte % 62)])),
+        );
+    }
+    id
 }
 
 /// Whether `id` can name a document as Firestore allows: 1 to 1,500 bytes, no `/`, not
@@ -195,4 +205,29 @@ pub fn is_document_id(id: &str) -> bool {
         && id != ".."
         && !id.contains('/')
         && crate::text::terminal_safe(id) == id
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::{HashMap, HashSet};
+
+    #[test]
+    fn document_ids_are_twenty_characters_each_as_likely_and_never_repeat() {
+        let ids: Vec<String> = (0..10_000).map(|_| new_document_id()).collect();
+        assert!(ids.iter().all(|id| id.len() == 20 && is_document_id(id)));
+        assert_eq!(ids.iter().collect::<HashSet<_>>().len(), ids.len());
+        let mut counts = HashMap::new();
+        for c in ids.iter().flat_map(|id| id.chars()) {
+            *counts.entry(c).or_insert(0u32) += 1;
+        }
+        // 200,000 characters over 62: each near 3,226, give or take 56. The first eight a
+        // quarter again as likely (near 3,900), as `byte % 62` over all 256 bytes would
+        // make them, is far outside these bounds.
+        assert_eq!(counts.len(), 62);
+        assert!(
+            counts.values().all(|&n| (2_950..=3_500).contains(&n)),
+            "{counts:?}"
+        );
+    }
 }

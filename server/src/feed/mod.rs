@@ -167,7 +167,9 @@ impl Default for Feed {
 impl Feed {
     pub fn new() -> Self {
         // 21 random bits above a 32-bit counter keeps every version a safe JS integer.
-        let epoch = u64::from(rand::random::<u32>() & 0x1f_ffff) << 32;
+        let epoch =
+            u64::from(getrandom::u32().expect("the system's random source answers") & 0x1f_ffff)
+                << 32;
         let (sender, _) = watch::channel(Arc::new(Snapshot {
             version: epoch,
             list: PhraseList::default(),

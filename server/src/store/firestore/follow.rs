@@ -21,7 +21,10 @@ pub fn backoff(attempt: u32) -> Duration {
     let base = BACKOFF_FIRST
         .saturating_mul(1u32 << attempt.min(16))
         .min(BACKOFF_CAP);
-    base.mul_f64(1.0 + rand::random::<f64>() * 0.5)
+    // The top 53 bits of a random u64: a fraction in [0, 1) with every f64 step as likely.
+    let fraction = (getrandom::u64().expect("the system's random source answers") >> 11) as f64
+        / (1u64 << 53) as f64;
+    base.mul_f64(1.0 + fraction * 0.5)
 }
 
 /// Keeps `feed` following the collection for the life of the process, whatever
