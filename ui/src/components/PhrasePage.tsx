@@ -10,16 +10,17 @@ export interface Props {
 
 /**
  * Advances of Archivo Black's capitals and marks, in em, rounded up (measured in
- * Chromium). The served face has only Latin; other scripts are set in whatever face the
- * visitor's device falls back to, so theirs are the widest measured in a wide fallback
- * (DejaVu Sans Bold: Щ 1.30, an emoji 1.22), rounded up. Anything else counts as 1 em.
+ * Chromium). The served face has only basic Latin; other letters are set in whatever face
+ * the visitor's device falls back to, so theirs are the widest measured in a wide one
+ * (DejaVu Sans Bold: Щ 1.30, Ǆ 1.53, an emoji 1.22), rounded up. Anything else is 1 em.
  */
 const ADVANCES: readonly (readonly [string, number])[] = [
   [" !'\u2019(),-./:;I|", 0.37],
   ["0123456789EFJLPSTZ?#$*+", 0.7],
   ["ABCDGHKNOQRUVXY@", 0.82],
   ["MW%&", 0.98],
-  ["ЖШЩЮЉЊЫ№", 1.32],
+  ["ЖШЩЮЉЊЫ№ŒǊ", 1.32],
+  ["ǄǱ", 1.6],
 ];
 const EMOJI_ADVANCE = 1.3;
 const EMOJI_RE = /\p{Extended_Pictographic}|\p{Regional_Indicator}/u;
