@@ -27,6 +27,7 @@ const PHRASES = [
   { id: 'p16', word: '%&MW@%&MW@%&MW@%&MW@', name: 'Marks' },
   { id: 'q17', word: 'ЩШЖЮЩШЖЮЩШЖЮЩШЖЮЩШЖЮ', name: 'Кирилл' },
   { id: 'r18', word: '🦖🦕🦖🦕🦖🦕🦖🦕🦖🦕🦖🦕🦖🦕🦖🦕🦖🦕🦖🦕', name: 'Emoji' },
+  { id: 's19', word: '🦖1\uFE0F\u20E3🦕2\uFE0F\u20E3🦖3\uFE0F\u20E3🦕4\uFE0F\u20E3🦖5\uFE0F\u20E3🦕6\uFE0F\u20E3🦖7\uFE0F\u20E3🦕8\uFE0F\u20E3🦖9\uFE0F\u20E3🦕0\uFE0F\u20E3', name: 'Keycaps' },
 ];
 const PHONE = { width: 390, height: 844 };
 

@@ -12,7 +12,7 @@ export interface Props {
  * Advances of Archivo Black's capitals and marks, in em, rounded up (measured in
  * Chromium). The served face has only basic Latin; other letters are set in whatever face
  * the visitor's device falls back to, so theirs are the widest measured in a wide one
- * (DejaVu Sans Bold: Щ 1.30, Ǆ 1.53, an emoji 1.22), rounded up. Anything else is 1 em.
+ * (DejaVu Sans Bold: Щ 1.30, Ǆ 1.53), rounded up. Anything else is 1 em.
  */
 const ADVANCES: readonly (readonly [string, number])[] = [
   [" !'\u2019(),-./:;I|", 0.37],
@@ -22,8 +22,15 @@ const ADVANCES: readonly (readonly [string, number])[] = [
   ["ЖШЩЮЉЊЫ№ŒǊ", 1.32],
   ["ǄǱ", 1.6],
 ];
-const EMOJI_ADVANCE = 1.3;
-const EMOJI_RE = /\p{Extended_Pictographic}|\p{Regional_Indicator}/u;
+
+/**
+ * Characters measured whole: an enclosing mark (a keycap, a circle) drawn beside its
+ * base by a face that cannot compose them (up to 1.9 em), and emoji (1.22 em).
+ */
+const WIDE_GRAPHEMES: readonly (readonly [RegExp, number])[] = [
+  [/\p{Me}/u, 2],
+  [/\p{Extended_Pictographic}|\p{Regional_Indicator}/u, 1.3],
+];
 
 /** The `--fit` steps of `.headline-fit` (styles.css), in em; the last takes any wider word. */
 const FIT_STEPS = [6, 7, 8, 9.5, 11, 13, 15, 17.5, 20] as const;
@@ -39,7 +46,8 @@ function headlineFit(word: string): number {
   const widest = Math.max(
     ...word.split(/\s+/).map((part) =>
       graphemes(part.toUpperCase()).reduce((em, grapheme) => {
-        if (EMOJI_RE.test(grapheme)) return em + EMOJI_ADVANCE;
+        const wide = WIDE_GRAPHEMES.find(([pattern]) => pattern.test(grapheme));
+        if (wide) return em + wide[1];
         const base = grapheme.normalize("NFD").charAt(0);
         return em + (ADVANCES.find(([letters]) => letters.includes(base))?.[1] ?? 1);
       }, 0),
