@@ -34,4 +34,3 @@ function packageVersion(id) {
   const fragment = id.slice(hash + 1);
   return fragment.includes("@") ? fragment : `${id.slice(0, hash).split("/").pop()}@${fragment}`;
 }
-
