@@ -10,6 +10,10 @@ import { launch, openHydrated, watchProblems } from '../support/browser.mjs';
 /** Markup, an ampersand and a quote in 39 characters (a name may have 40). */
 const HOSTILE = '<img src=x onerror=window.__o=1>Rex & "';
 
+/** Twenty of the widest capital, and the same with a zero that reads as its last O. */
+const WIDE = `${'W'.repeat(19)}O`;
+const WIDE_LOOKALIKE = `${'W'.repeat(19)}0`;
+
 let host;
 let browser;
 /** The id the store gave DINO ROAR, as the API names its taker. */
@@ -21,6 +25,10 @@ before(async () => {
       { id: 'a1', word: 'DINO ROAR', name: HOSTILE },
       { id: 'b2', word: 'DINO ROAR!', name: 'Bronto' },
       { id: 'c3', word: 'GOOD LUCK!', name: 'Anky' },
+      // The widest phrase and name there can be, for a phone's width.
+      { id: 'd4', word: WIDE, name: 'W'.repeat(40) },
+      // Taken, with alternatives of 20 wide characters ("…!!", "…!?").
+      { id: 'e5', word: `${'W'.repeat(18)}!`, name: 'Wide' },
     ],
   });
   browser = await launch();
@@ -124,6 +132,32 @@ for (const check of ['dino roar', 'din0 roar']) {
     await context.close();
   });
 }
+
+test("on a phone, the checker's answers for the widest phrase and name wrap inside the page, hydrated and without JavaScript", async () => {
+  for (const javaScriptEnabled of [true, false]) {
+    const context = await browser.newContext({ viewport: { width: 320, height: 700 }, javaScriptEnabled });
+    const page = await context.newPage();
+    const cases = [
+      { check: WIDE, answer: 'Already taken' },
+      { check: WIDE_LOOKALIKE, answer: 'It is available!' },
+      { check: `${'W'.repeat(18)}!`, answer: 'Already taken', offers: 2 },
+    ];
+    for (const { check, answer, offers = 0 } of cases) {
+      await page.goto(`${host.url}/words?check=${encodeURIComponent(check)}`);
+      if (javaScriptEnabled) await page.waitForSelector('html[data-hydrated="true"]');
+      await page.evaluate(() => document.fonts.ready);
+      assert.equal(await message(page).innerText(), answer);
+      await details(page).getByRole('link').first().waitFor();
+      assert.equal((await alternatives(page)).length, offers);
+      const { scrollWidth, innerWidth } = await page.evaluate(() => ({
+        scrollWidth: document.scrollingElement.scrollWidth,
+        innerWidth: window.innerWidth,
+      }));
+      assert.ok(scrollWidth <= innerWidth, `"${check}" (JavaScript ${javaScriptEnabled ? 'on' : 'off'}): the page scrolls sideways, ${scrollWidth} px wide`);
+    }
+    await context.close();
+  }
+});
 
 test('the page keeps its problems to itself', async () => {
   const context = await browser.newContext();

@@ -34,8 +34,16 @@ export const LIST_CLASSES = [
 export function PhraseGrid({ phrases, site, query, first, setSize, style, rows, busy, listRef }: Props) {
   if (phrases.length === 0) {
     return (
-      <p className="text-white/70">
-        {query === "" ? `No Last ${site.productName} minted yet. Be the first.` : `No minted Last ${site.productName} contain “${query}”.`}
+      <p className="text-white/70 break-words">
+        {query === "" ? (
+          `No Last ${site.productName} minted yet. Be the first.`
+        ) : (
+          <>
+            {`No minted Last ${site.productName} contain “`}
+            <bdi>{query}</bdi>
+            {"”."}
+          </>
+        )}
       </p>
     );
   }

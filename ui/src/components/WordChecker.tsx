@@ -105,13 +105,15 @@ export function WordChecker({ action, placeholder, check, phraseHref, checkHref,
 
 const ALTERNATIVES_ID = "check-alternatives";
 const LINK_CLASSES = "font-bold text-accent underline underline-offset-4 hover:text-white";
+// wrap-anywhere: a flex item's text otherwise keeps its whole width, and 20 of the
+// widest letters fill a 320 px phone's column to the pixel.
 const ALTERNATIVE_CLASSES =
-  "inline-flex min-h-11 items-center rounded-full border border-white/40 px-4 font-display text-sm font-black uppercase text-white hover:border-accent hover:text-accent";
+  "inline-flex min-h-11 max-w-full items-center rounded-full border border-white/40 px-4 font-display text-sm font-black uppercase text-white wrap-anywhere hover:border-accent hover:text-accent";
 
 /** Under "Already taken": who minted it, and its page. Names and words are the minters' own: isolated, never markup. */
 function Taker({ taker, href }: { taker: Phrase; href: string }) {
   return (
-    <p className="mt-1">
+    <p className="mt-1 break-words">
       {"Minted by "}
       <bdi className="font-bold text-white">{taker.name}</bdi>
       {" — "}
@@ -127,7 +129,7 @@ function Taker({ taker, href }: { taker: Phrase; href: string }) {
 /** Under "It is available!": the minted phrase this one would be mistaken for. */
 function Lookalike({ lookalike, href }: { lookalike: Phrase; href: string }) {
   return (
-    <p className="mt-1">
+    <p className="mt-1 break-words">
       {"But it reads like "}
       <a href={href} className={LINK_CLASSES}>
         {"“"}
