@@ -1,6 +1,7 @@
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { hashtag } from "../data/copy";
 import { phrasePath } from "../data/site";
+import { refitHeadline } from "../headline";
 import type { PhraseProps } from "../types";
 import { useHydrated } from "../useHydrated";
 import { usePhraseWatch } from "../usePhraseWatch";
@@ -22,6 +23,12 @@ export function PhraseLive({ site, version, phrase, url, postUrl }: Props) {
   const watched = usePhraseWatch(phrase, version);
   const [notice, setNotice] = useState("");
   const text = `“${phrase.word}” ${hashtag(site.productName)}`;
+
+  // The headline is the page's, outside the island: only its data-fit may change.
+  useEffect(() => {
+    const headline = document.querySelector<HTMLElement>("h1[data-fit]");
+    if (headline) void document.fonts.ready.then(() => refitHeadline(headline));
+  }, []);
 
   const onShare = async () => {
     const data = { title: document.title, text, url };

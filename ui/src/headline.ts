@@ -1,0 +1,86 @@
+/** The phrase page's headline, set small enough that no word of it breaks across lines. */
+import { graphemes } from "./text";
+
+/**
+ * Advances of Archivo Black's capitals and marks, in em, rounded up (measured in
+ * Chromium). The served face has only basic Latin; other letters are set in whatever face
+ * the visitor's device falls back to, so theirs are the widest measured in a wide one
+ * (DejaVu Sans Bold: Щ 1.30, Ǆ 1.53), rounded up. Anything else is 1 em.
+ */
+const ADVANCES: readonly (readonly [string, number])[] = [
+  [" !'\u2019(),-./:;I|", 0.37],
+  ["0123456789EFJLPSTZ?#$*+", 0.7],
+  ["ABCDGHKNOQRUVXY@", 0.82],
+  ["MW%&", 0.98],
+  ["ЖШЩЮЉЊЫ№ŒǊ", 1.32],
+  ["ǄǱ", 1.6],
+];
+
+/**
+ * Characters measured whole: an enclosing mark (a keycap, a circle) drawn beside its
+ * base by a face that cannot compose them (up to 1.9 em), and emoji (1.22 em).
+ */
+const WIDE_GRAPHEMES: readonly (readonly [RegExp, number])[] = [
+  [/\p{Me}/u, 2],
+  [/\p{Extended_Pictographic}|\p{Regional_Indicator}/u, 1.3],
+];
+
+/**
+ * The `--fit` steps of `.headline-fit` (styles.css), in em: the widest a 20-character
+ * word can be estimated at is 40 em.
+ */
+const WIDEST_FIT = 40;
+const FIT_STEPS = [6, 7, 8, 9.5, 11, 13, 15, 17.5, 20, 22.5, 25, 30, 35, WIDEST_FIT] as const;
+
+/**
+ * The headline's step: the width, in em, of the phrase's widest word, rounded up to a
+ * step, so the word is set small enough to fit the column rather than broken in two,
+ * as a phone would break a 20-letter word at the full size. A word wider than its
+ * estimate is measured by `refitHeadline` once the page is live; without JavaScript,
+ * `break-words` breaks it.
+ */
+export function headlineFit(word: string): number {
+  const widest = Math.max(
+    ...word.split(/\s+/).map((part) =>
+      graphemes(part.toUpperCase()).reduce((em, grapheme) => {
+        const wide = WIDE_GRAPHEMES.find(([pattern]) => pattern.test(grapheme));
+        if (wide) return em + wide[1];
+        const base = grapheme.normalize("NFD").charAt(0);
+        return em + (ADVANCES.find(([letters]) => letters.includes(base))?.[1] ?? 1);
+      }, 0),
+    ),
+  );
+  return fitFor(widest);
+}
+
+/**
+ * After the fonts are in, the headline's widest word as the browser set it, for letters
+ * the estimate does not know in whatever face the device fell back to: the step goes
+ * up when the word is wider than its estimate, never down. Measured with the words kept
+ * on one line, so the step suits every width the page is later seen at.
+ */
+export function refitHeadline(headline: HTMLElement): void {
+  headline.classList.add(UNBROKEN);
+  const fontSize = parseFloat(getComputedStyle(headline).fontSize);
+  let widest = 0;
+  const walker = document.createTreeWalker(headline, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    for (const match of (node.textContent ?? "").matchAll(/\S+/g)) {
+      const range = document.createRange();
+      range.setStart(node, match.index);
+      range.setEnd(node, match.index + match[0].length);
+      widest = Math.max(widest, range.getBoundingClientRect().width / fontSize);
+    }
+  }
+  headline.classList.remove(UNBROKEN);
+  const fit = fitFor(widest * MEASURED_MARGIN);
+  if (fit > Number(headline.dataset.fit)) headline.dataset.fit = String(fit);
+}
+
+const UNBROKEN = "whitespace-nowrap";
+/** Room for the rounding of a measured width (2 %), as the estimate's advances round up. */
+const MEASURED_MARGIN = 1.02;
+
+function fitFor(em: number): number {
+  return FIT_STEPS.find((step) => em <= step) ?? WIDEST_FIT;
+}
