@@ -240,6 +240,36 @@ fn other_scripts_and_emoji_are_drawn_with_the_bundled_fallback_faces() {
 }
 
 #[test]
+fn a_name_in_another_script_follows_by_in_its_own_face_without_a_missing_glyph() {
+    // Arabic with dotted letters is shaped into more glyphs than it has characters, which
+    // usvg's fallback cannot merge with "By " set in the display face: all were boxes.
+    for name in [
+        "مرحبا",
+        "فاطمة",
+        "كتاب",
+        "שלום",
+        "再见",
+        "ПРИВЕТ",
+        "🦖",
+        "Ann",
+    ] {
+        let lettering = painter()
+            .lettering(site::NAME, "RAWR", name)
+            .expect("lays out");
+        let (families, missing) = faces_of(lettering.tree(), layout::BYLINE_ID);
+        assert!(!missing, "By {name}: a glyph is missing ({families:?})");
+        assert!(
+            families.first().is_some_and(|f| f == "Archivo Black"),
+            "By {name}: {families:?}"
+        );
+        assert_eq!(
+            text_of(lettering.tree(), layout::BYLINE_ID),
+            layout::byline(name)
+        );
+    }
+}
+
+#[test]
 fn the_dino_is_chosen_by_the_id_and_the_etag_by_what_the_card_shows() {
     let cards = Cards::new(painter(), &lastwords::metrics::Metrics::new());
     let one = phrase("a", "RAWR", "Ann");

@@ -34,22 +34,27 @@ pub fn phrase_id(lines: usize) -> String {
     format!("phrase-{lines}")
 }
 
+/// The byline's size, in pixels, and the words before the name.
+pub const BYLINE_SIZE: f32 = 34.0;
+pub const BY: &str = "By ";
+
 /// What the byline says.
 pub fn byline(name: &str) -> String {
-    format!("By {name}")
+    format!("{BY}{name}")
 }
 
 /// The lettering's SVG: each text at the origin (its first baseline on y = 0), to be
 /// measured and placed by the painter. The phrase is there once per way of breaking
 /// it (one line, two, three), and the painter draws the one that comes out largest.
-pub fn lettering(site: &str, word: &str, name: &str) -> String {
+/// `name_x` is where the name starts after [`BY`] (its advance in the display face).
+pub fn lettering(site: &str, word: &str, name: &str, name_x: f32) -> String {
     let mut svg = String::with_capacity(1024);
     let _ = write!(
         svg,
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}">"#
     );
     text_element(&mut svg, SITE_ID, 44.0, BONE, &[site]);
-    text_element(&mut svg, BYLINE_ID, 34.0, GREEN, &[&byline(name)]);
+    byline_element(&mut svg, name, name_x);
     for lines in line_breaks(word) {
         let id = phrase_id(lines.len());
         let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
@@ -71,6 +76,19 @@ fn text_element(svg: &mut String, id: &str, size: f32, fill: &str, lines: &[&str
         svg.push_str("</tspan>");
     }
     svg.push_str("</text>");
+}
+
+/// [`BY`] and the name as two chunks, so each is shaped alone and a name in another
+/// script is shaped in its own face: usvg's fallback shapes a whole chunk again in the
+/// face it falls back to and gives up when that makes another number of glyphs, as
+/// Arabic's dotted letters do, leaving boxes.
+fn byline_element(svg: &mut String, name: &str, name_x: f32) {
+    let _ = write!(
+        svg,
+        r#"<text id="{BYLINE_ID}" font-family="{FONT_FAMILY}" font-size="{BYLINE_SIZE}" fill="{GREEN}" xml:space="preserve"><tspan x="0" y="0">{BY}</tspan><tspan x="{name_x}" y="0">"#
+    );
+    escape_into(svg, name);
+    svg.push_str("</tspan></text>");
 }
 
 /// `text` as XML character data, good in an attribute too. Characters XML 1.0 does
@@ -165,10 +183,12 @@ mod tests {
 
     #[test]
     fn the_lettering_is_one_svg_with_every_way_of_breaking_the_phrase() {
-        let svg = lettering("Dinos", "HI THERE YOU", "Ann & <b>");
+        let svg = lettering("Dinos", "HI THERE YOU", "Ann & <b>", 50.0);
         assert!(svg.contains(r#"id="phrase-1""#));
         assert!(svg.contains(r#"id="phrase-3""#));
-        assert!(svg.contains("By Ann &amp; &lt;b&gt;"));
+        assert!(svg.contains(
+            r#"<tspan x="0" y="0">By </tspan><tspan x="50" y="0">Ann &amp; &lt;b&gt;</tspan>"#
+        ));
         assert!(!svg.contains("<b>"));
     }
 }

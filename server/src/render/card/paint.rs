@@ -59,6 +59,7 @@ pub struct Painter {
     art: &'static CardArt,
     fonts: OnceLock<Arc<fontdb::Database>>,
     backdrop: OnceLock<Result<Pixmap, String>>,
+    name_x: OnceLock<f32>,
     pub dinos: Vec<Dino>,
 }
 
@@ -111,6 +112,7 @@ impl Painter {
             art,
             fonts: OnceLock::new(),
             backdrop: OnceLock::new(),
+            name_x: OnceLock::new(),
             dinos,
         }
     }
@@ -158,9 +160,27 @@ impl Painter {
         }
     }
 
+    /// Where the byline's name starts: the advance of [`layout::BY`] in the display face.
+    fn name_x(&self) -> f32 {
+        *self.name_x.get_or_init(|| {
+            let db = self.fonts();
+            let query = fontdb::Query {
+                families: &[fontdb::Family::Name(layout::FONT_FAMILY)],
+                ..fontdb::Query::default()
+            };
+            db.query(&query)
+                .and_then(|id| {
+                    db.with_face_data(id, |data, index| advance(data, index, layout::BY))
+                })
+                .flatten()
+                // A face without those letters is a broken bundle; the name still follows.
+                .unwrap_or(layout::BYLINE_SIZE * 1.5)
+        })
+    }
+
     /// Lays out the lettering of a card and places it inside its boxes.
     pub fn lettering(&self, site: &str, word: &str, name: &str) -> Result<Lettering, String> {
-        let svg = layout::lettering(site, word, name);
+        let svg = layout::lettering(site, word, name, self.name_x());
         let tree = usvg::Tree::from_str(&svg, &self.options())
             .map_err(|e| format!("the card's lettering does not parse: {e}"))?;
         let mut placed = Vec::with_capacity(3);
@@ -270,6 +290,24 @@ fn has_char(db: &fontdb::Database, id: fontdb::ID, c: char) -> bool {
             .is_some()
     })
     .unwrap_or(false)
+}
+
+/// The advance of `text` at the byline's size in the face, if it has every character.
+fn advance(data: &[u8], index: u32, text: &str) -> Option<f32> {
+    use skrifa::MetadataProvider as _;
+    let font = skrifa::FontRef::from_index(data, index).ok()?;
+    let charmap = font.charmap();
+    let metrics = font.glyph_metrics(
+        skrifa::instance::Size::new(layout::BYLINE_SIZE),
+        skrifa::instance::LocationRef::default(),
+    );
+    text.chars()
+        .map(|c| {
+            charmap
+                .map(c)
+                .and_then(|glyph| metrics.advance_width(glyph))
+        })
+        .sum()
 }
 
 /// The ink box of the text `id`, in the lettering's coordinates.
