@@ -6,10 +6,10 @@ use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
 use lastwords::render::assets::Ui;
 use lastwords::render::card::layout::{self, HEIGHT, WIDTH};
-use lastwords::render::card::paint::{self, Lettering, Painter};
+use lastwords::render::card::paint::{self, Lettering, Painter, SetText};
+use lastwords::render::card::typeset::Glyph;
 use lastwords::render::card::{self, Cards};
 use lastwords::site;
-use resvg::usvg;
 
 use crate::common::{TestHost, bytes, phrase};
 
@@ -54,30 +54,39 @@ fn ink_extent(lettering: &Lettering) -> Option<(u32, u32, u32, u32)> {
     extent
 }
 
-/// The text the element `id` holds once parsed.
-fn text_of(tree: &usvg::Tree, id: &str) -> String {
-    match tree.node_by_id(id) {
-        Some(usvg::Node::Text(text)) => text.chunks().iter().map(|chunk| chunk.text()).collect(),
-        other => panic!("{id} is not a text: {other:?}"),
+/// The set text `id`.
+fn set<'a>(lettering: &'a Lettering, id: &str) -> &'a SetText {
+    lettering.text(id).unwrap_or_else(|| panic!("no text {id}"))
+}
+
+/// What the glyphs of `id` show, line after line, each character once and in the
+/// order it was written (a glyph's cluster is the characters it shows).
+fn text_of(lettering: &Lettering, id: &str) -> String {
+    let set = set(lettering, id);
+    let mut out = String::new();
+    for (line, glyphs) in set.text.lines.iter().zip(&set.glyphs) {
+        let mut clusters: Vec<std::ops::Range<usize>> =
+            glyphs.iter().map(|g| g.cluster.clone()).collect();
+        clusters.sort_by_key(|c| c.start);
+        clusters.dedup();
+        let mut end = 0;
+        for cluster in clusters {
+            assert!(cluster.start >= end, "{id}: clusters overlap in {line:?}");
+            out.push_str(&line[cluster.clone()]);
+            end = cluster.end;
+        }
     }
+    out
 }
 
 /// The families of the faces each glyph of `id` was drawn with, and whether any glyph
 /// is a missing-character box.
-fn faces_of(tree: &usvg::Tree, id: &str) -> (Vec<String>, bool) {
-    let Some(usvg::Node::Text(text)) = tree.node_by_id(id) else {
-        panic!("{id} is not a text");
-    };
+fn faces_of(lettering: &Lettering, id: &str) -> (Vec<String>, bool) {
     let mut families = Vec::new();
     let mut missing = false;
-    for glyph in text
-        .layouted()
-        .iter()
-        .flat_map(|span| &span.positioned_glyphs)
-    {
-        missing |= glyph.id.0 == 0;
-        let face = tree.fontdb().face(glyph.font).expect("a face");
-        let family = face.families[0].0.clone();
+    for glyph in set(lettering, id).glyphs.iter().flatten() {
+        missing |= glyph.id == 0;
+        let family = painter().faces().family(glyph.face).to_owned();
         if !families.contains(&family) {
             families.push(family);
         }
@@ -93,9 +102,7 @@ fn the_widest_and_longest_phrases_fit_inside_the_margins() {
         (EMOJI, NAME_40),
         ("RAWR", "A"),
     ] {
-        let lettering = painter()
-            .lettering(site::NAME, word, name)
-            .expect("lays out");
+        let lettering = painter().lettering(site::NAME, word, name);
         let (left, top, right, bottom) = ink_extent(&lettering).expect("the lettering has ink");
         // Left of the margin, right of the lettering's column (the Dino is there), above
         // the header and below the byline, no pixel of lettering.
@@ -153,36 +160,28 @@ fn hostile_text_is_drawn_as_its_literal_characters() {
         (LONGEST, NAME_40),
     ];
     for (word, name) in cases {
-        let lettering = painter()
-            .lettering(site::NAME, word, name)
-            .expect("hostile text still lays out");
-        let tree = lettering.tree();
+        let lettering = painter().lettering(site::NAME, word, name);
         for lines in 1..=layout::line_breaks(word).len() {
             let id = layout::phrase_id(lines);
-            let drawn = text_of(tree, &id);
+            let drawn = text_of(&lettering, &id);
             if lines == 1 {
-                assert_eq!(drawn, layout::as_drawn(word), "{word:?}");
+                assert_eq!(drawn, word, "{word:?}");
             } else {
                 // Broken at spaces: the same characters, less the spaces between lines.
-                assert_eq!(
-                    drawn.replace(' ', ""),
-                    layout::as_drawn(word).replace(' ', "")
-                );
+                assert_eq!(drawn.replace(' ', ""), word.replace(' ', ""));
             }
         }
         assert_eq!(
-            text_of(tree, layout::BYLINE_ID),
-            layout::as_drawn(&layout::byline(name)),
+            text_of(&lettering, layout::BYLINE_ID),
+            layout::byline(name),
             "{name:?}"
         );
-        assert_eq!(text_of(tree, layout::SITE_ID), site::NAME);
-        // Nothing but the three texts (and the phrase's other ways of breaking): no
-        // element came out of the text.
-        let ids: Vec<String> = tree
-            .root()
-            .children()
+        assert_eq!(text_of(&lettering, layout::SITE_ID), site::NAME);
+        // Nothing but the three texts (and the phrase's other ways of breaking).
+        let ids: Vec<String> = lettering
+            .texts
             .iter()
-            .map(|n| n.id().to_owned())
+            .map(|set| set.text.id.clone())
             .collect();
         assert!(
             ids.iter()
@@ -210,10 +209,8 @@ fn other_scripts_and_emoji_are_drawn_with_the_bundled_fallback_faces() {
         ("नमस्ते", "Noto Sans"),
         ("🦖☄️", "Noto Emoji"),
     ] {
-        let lettering = painter()
-            .lettering(site::NAME, word, "Ann")
-            .expect("lays out");
-        let (families, missing) = faces_of(lettering.tree(), &layout::phrase_id(1));
+        let lettering = painter().lettering(site::NAME, word, "Ann");
+        let (families, missing) = faces_of(&lettering, &layout::phrase_id(1));
         assert!(!missing, "{word}: a glyph is missing ({families:?})");
         // (The slices of Noto Sans SC name their family "Noto Sans SC Thin", after the
         // variable font they were cut from; their glyphs are the black weight.)
@@ -230,11 +227,9 @@ fn other_scripts_and_emoji_are_drawn_with_the_bundled_fallback_faces() {
         assert!(inked > 2000, "{word}: {inked} pixels of ink");
     }
     // Latin stays in the display face.
-    let lettering = painter()
-        .lettering(site::NAME, "RAWR", "Ann")
-        .expect("lays out");
+    let lettering = painter().lettering(site::NAME, "RAWR", "Ann");
     assert_eq!(
-        faces_of(lettering.tree(), &layout::phrase_id(1)).0,
+        faces_of(&lettering, &layout::phrase_id(1)).0,
         ["Archivo Black"]
     );
 }
@@ -253,20 +248,124 @@ fn a_name_in_another_script_follows_by_in_its_own_face_without_a_missing_glyph()
         "🦖",
         "Ann",
     ] {
-        let lettering = painter()
-            .lettering(site::NAME, "RAWR", name)
-            .expect("lays out");
-        let (families, missing) = faces_of(lettering.tree(), layout::BYLINE_ID);
+        let lettering = painter().lettering(site::NAME, "RAWR", name);
+        let (families, missing) = faces_of(&lettering, layout::BYLINE_ID);
         assert!(!missing, "By {name}: a glyph is missing ({families:?})");
         assert!(
             families.first().is_some_and(|f| f == "Archivo Black"),
             "By {name}: {families:?}"
         );
-        assert_eq!(
-            text_of(lettering.tree(), layout::BYLINE_ID),
-            layout::byline(name)
-        );
+        assert_eq!(text_of(&lettering, layout::BYLINE_ID), layout::byline(name));
     }
+}
+
+/// Each glyph of `id`: the family of its face, where it starts, and what it shows.
+fn glyphs_of(lettering: &Lettering, id: &str) -> Vec<(String, f32, String)> {
+    let set = set(lettering, id);
+    set.text
+        .lines
+        .iter()
+        .zip(&set.glyphs)
+        .flat_map(|(line, glyphs)| {
+            glyphs.iter().map(move |g| {
+                (
+                    painter().faces().family(g.face).to_owned(),
+                    g.x,
+                    line[g.cluster.clone()].to_owned(),
+                )
+            })
+        })
+        .collect()
+}
+
+#[test]
+fn a_line_mixing_scripts_is_drawn_in_each_script_s_face_in_reading_order() {
+    // Each case: the text, then its faces from left to right as a browser sets the line.
+    let cases: [(&str, &[&str]); 9] = [
+        ("HI مرحبا", &["Archivo Black", "Noto Sans Arabic"]),
+        // Right to left: the first word read is the rightmost.
+        ("שלום مرحبا", &["Noto Sans Arabic", "Noto Sans Hebrew"]),
+        ("مرحبا 2026", &["Archivo Black", "Noto Sans Arabic"]),
+        (
+            "RAWR 再见 🦖",
+            &["Archivo Black", "Noto Sans SC", "Noto Emoji"],
+        ),
+        ("ПРИВЕТ WORLD", &["Noto Sans", "Archivo Black"]),
+        ("👨‍👩‍👧🇺🇦", &["Noto Emoji"]),
+        // Marks the display face lacks: the letter and its marks from the first face
+        // with them all; Ê written as E and U+0302 (which no bundled face has alone),
+        // composed; and marks no face has with their letter, each from a face that has it.
+        ("A\u{301}\u{303}\u{304}\u{308}", &["Noto Sans"]),
+        ("E\u{302} E\u{323}\u{302}", &["Archivo Black", "Noto Sans"]),
+        ("A\u{301}\u{483}", &["Archivo Black", "Noto Sans"]),
+    ];
+    for (text, order) in cases {
+        for (word, name, id) in [
+            (text, "Ann", layout::phrase_id(1)),
+            ("RAWR", text, layout::BYLINE_ID.to_owned()),
+        ] {
+            let lettering = painter().lettering(site::NAME, word, name);
+            let mut glyphs = glyphs_of(&lettering, &id);
+            let (_, missing) = faces_of(&lettering, &id);
+            assert!(!missing, "{text:?} in {id}: a glyph is a box: {glyphs:?}");
+            // The faces met from left to right, spaces aside (the display face has them).
+            glyphs.retain(|g| g.2.trim() != "");
+            glyphs.sort_by(|a, b| a.1.total_cmp(&b.1));
+            let mut faces: Vec<String> = Vec::new();
+            for (family, _, _) in glyphs {
+                // (Some slices name their family after the variable font they were cut
+                // from, "Noto Sans SC Thin"; their glyphs are the black weight.)
+                let family = family.trim_end_matches(" Thin").to_owned();
+                if faces.last() != Some(&family) {
+                    faces.push(family);
+                }
+            }
+            // The byline's "By " first, in the display face.
+            let mut expected: Vec<&str> = Vec::new();
+            if id == layout::BYLINE_ID {
+                expected.push("Archivo Black");
+            }
+            for face in order {
+                if expected.last() != Some(face) {
+                    expected.push(face);
+                }
+            }
+            assert_eq!(faces, expected, "{text:?} in {id}");
+        }
+    }
+}
+
+#[test]
+fn a_bracket_in_right_to_left_text_is_drawn_mirrored_as_a_browser_draws_it() {
+    // Read right to left, the opening bracket is the rightmost glyph and faces left,
+    // drawn with the glyph of ")" (Unicode's mirroring), the closing one leftmost as "(".
+    let lettering = painter().lettering(site::NAME, "مرحبا (شكرا)", "Ann");
+    let set = set(&lettering, &layout::phrase_id(1));
+    let line = &set.text.lines[0];
+    let mut glyphs: Vec<&Glyph> = set.glyphs[0].iter().collect();
+    glyphs.sort_by(|a, b| a.x.total_cmp(&b.x));
+    let faces = painter().faces();
+    let shows = |glyph: &Glyph| &line[glyph.cluster.clone()];
+    let brackets: Vec<&&Glyph> = glyphs
+        .iter()
+        .filter(|g| shows(g) == "(" || shows(g) == ")")
+        .collect();
+    let [left, right] = brackets[..] else {
+        panic!("two brackets: {glyphs:?}");
+    };
+    assert_eq!((shows(left), shows(right)), (")", "("));
+    assert_eq!(
+        faces.glyph_id(left.face, '('),
+        Some(left.id),
+        "the left one"
+    );
+    assert_eq!(
+        faces.glyph_id(right.face, ')'),
+        Some(right.id),
+        "the right one"
+    );
+    // And the first word read is the rightmost.
+    assert_eq!(shows(glyphs[glyphs.len() - 1]), "م");
 }
 
 #[test]

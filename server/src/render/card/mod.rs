@@ -1,7 +1,7 @@
 //! The card image of each phrase (`/{product}/{id}/card.png`, its page's `og:image`):
 //! 1200×630, the phrase in the display face, "By {name}", the site's name and a Dino
 //! chosen by the id, drawn at run time with resvg ([`paint`]) from the lettering's SVG
-//! ([`layout`]).
+//! ([`layout`]), each line cut into runs of one face ([`runs`]).
 //!
 //! Cards are kept by what they show (word, name, site name, Dino, and the versions of
 //! the layout, the backdrop and the fonts, whose hash is also the ETag), in a cache bounded by bytes; of many
@@ -9,6 +9,7 @@
 
 pub mod layout;
 pub mod paint;
+pub mod typeset;
 
 use std::sync::{Arc, OnceLock};
 
@@ -27,8 +28,8 @@ use prometheus::IntCounter;
 
 /// Changes whenever the drawing or its encoding changes, so every ETag does too: a strong
 /// ETag names these bytes, and two replicas of a fleet mid-deploy must not share one for
-/// two encodings (card-2: written as RGB).
-const LAYOUT_VERSION: &str = "card-2";
+/// two encodings (card-2: written as RGB; card-3: the lettering set by `typeset`).
+const LAYOUT_VERSION: &str = "card-3";
 
 /// Bytes of PNG the cache holds (a card is some 40–60 KB: a thousand cards).
 const CACHE_BYTES: u64 = 48 << 20;

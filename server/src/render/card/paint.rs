@@ -1,13 +1,16 @@
 //! Draws a card: the backdrop (drawn once), a framed Dino (each drawn once, when first
-//! wanted), and the lettering, laid out with the bundled fonts and fitted to its boxes,
-//! then encoded as PNG. Everything here is CPU work: call it on a blocking thread.
+//! wanted), and the lettering, set in the bundled fonts (`typeset`) and fitted to its
+//! boxes, then encoded as PNG. Everything here is CPU work: call it on a blocking thread.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
-use resvg::tiny_skia::{Pixmap, PixmapPaint, Transform};
-use resvg::usvg::{self, fontdb};
+use resvg::tiny_skia::{
+    Color, FillRule, Paint, Path, PathBuilder, Pixmap, PixmapPaint, Rect, Transform,
+};
+use resvg::usvg;
 
 use super::layout::{self, HEIGHT, WIDTH};
+use super::typeset::{Faces, Glyph};
 use crate::render::assets::CardArt;
 
 /// Where the lettering goes: the left margin, and the right edge it must not pass
@@ -57,33 +60,48 @@ impl Dino {
 /// What every card is drawn with.
 pub struct Painter {
     art: &'static CardArt,
-    fonts: OnceLock<Arc<fontdb::Database>>,
+    faces: OnceLock<Faces>,
     backdrop: OnceLock<Result<Pixmap, String>>,
-    name_x: OnceLock<f32>,
     pub dinos: Vec<Dino>,
 }
 
-/// The lettering of one card, laid out and placed, before it is drawn.
+/// One text of a card, set: its glyphs line by line, and their outlines as one path
+/// (its first baseline on y = 0).
+pub struct SetText {
+    pub text: layout::Text,
+    pub glyphs: Vec<Vec<Glyph>>,
+    path: Option<Path>,
+}
+
+impl SetText {
+    /// Where its ink is, in its own coordinates; `None` for a text of no ink.
+    fn ink(&self) -> Option<Rect> {
+        self.path.as_ref()?.compute_tight_bounds()
+    }
+}
+
+/// The lettering of one card, set and placed, before it is drawn.
 pub struct Lettering {
-    tree: usvg::Tree,
-    /// Each text's id, with where it is drawn.
-    placed: Vec<(String, Transform)>,
+    pub texts: Vec<SetText>,
+    /// The texts drawn (indices into `texts`), with where.
+    placed: Vec<(usize, Transform)>,
 }
 
 impl Lettering {
-    /// The tree it was laid out in (to read its texts back).
-    pub fn tree(&self) -> &usvg::Tree {
-        &self.tree
+    /// The text `id`.
+    pub fn text(&self, id: &str) -> Option<&SetText> {
+        self.texts.iter().find(|set| set.text.id == id)
     }
 
     /// Where each drawn text's ink lands on the card, as (left, top, right, bottom).
     pub fn ink_boxes(&self) -> Vec<(String, [f32; 4])> {
         self.placed
             .iter()
-            .filter_map(|(id, transform)| {
-                let bbox = ink(&self.tree, id)?.transform(*transform)?;
+            .filter_map(|&(index, transform)| {
+                let set = &self.texts[index];
+                let bbox = set.ink()?.transform(transform)?;
                 Some((
-                    id.clone(),
+                    set.text.id.clone(),
                     [bbox.left(), bbox.top(), bbox.right(), bbox.bottom()],
                 ))
             })
@@ -91,17 +109,14 @@ impl Lettering {
     }
 
     fn draw(&self, pixmap: &mut Pixmap) {
-        for (id, transform) in &self.placed {
-            let Some(node) = self.tree.node_by_id(id) else {
-                continue;
-            };
-            // render_node draws from the node's layer box; undo that so `transform`
-            // applies to the text's own coordinates.
-            let Some(layer) = node.abs_layer_bounding_box() else {
-                continue;
-            };
-            let at = transform.pre_translate(layer.x(), layer.y());
-            resvg::render_node(node, at, &mut pixmap.as_mut());
+        for &(index, transform) in &self.placed {
+            let set = &self.texts[index];
+            let Some(path) = &set.path else { continue };
+            let [r, g, b] = set.text.color;
+            let mut paint = Paint::default();
+            paint.set_color(Color::from_rgba8(r, g, b, u8::MAX));
+            paint.anti_alias = true;
+            pixmap.fill_path(path, &paint, FillRule::Winding, transform, None);
         }
     }
 }
@@ -110,9 +125,8 @@ impl Painter {
     pub fn new(art: &'static CardArt, dinos: Vec<Dino>) -> Self {
         Self {
             art,
-            fonts: OnceLock::new(),
+            faces: OnceLock::new(),
             backdrop: OnceLock::new(),
-            name_x: OnceLock::new(),
             dinos,
         }
     }
@@ -120,7 +134,7 @@ impl Painter {
     /// Unpacks the fonts and draws the backdrop, which the first card would otherwise
     /// wait for (some 100 ms).
     pub fn warm(&self) {
-        self.fonts();
+        self.faces();
         if let Err(error) = self.backdrop() {
             tracing::error!(%error, "the card backdrop cannot be drawn");
         }
@@ -133,67 +147,63 @@ impl Painter {
 
     /// The bundled faces, unpacked on first use (some 100 ms; the embedded data is
     /// brotli-compressed TrueType), in fallback order.
-    pub fn fonts(&self) -> &Arc<fontdb::Database> {
-        self.fonts.get_or_init(|| {
-            let mut db = fontdb::Database::new();
+    pub fn faces(&self) -> &Faces {
+        self.faces.get_or_init(|| {
+            let mut fonts = Vec::new();
             for packed in self.art.fonts {
                 let mut ttf = Vec::new();
                 match brotli::BrotliDecompress(&mut &packed[..], &mut ttf) {
-                    Ok(()) => db.load_font_data(ttf),
+                    // Unpacked once per process (the painter is the process's), and read
+                    // by the faces' character maps and outlines for as long.
+                    Ok(()) => fonts.push(&*Box::leak(ttf.into_boxed_slice())),
                     Err(error) => tracing::error!(%error, "a bundled card font does not unpack"),
                 }
             }
-            Arc::new(db)
+            Faces::new(&fonts)
         })
     }
 
-    fn options(&self) -> usvg::Options<'static> {
-        let fonts = self.fonts().clone();
-        usvg::Options {
-            fontdb: fonts,
-            font_family: "Archivo Black".into(),
-            font_resolver: usvg::FontResolver {
-                select_font: usvg::FontResolver::default_font_selector(),
-                select_fallback: Box::new(fallback),
-            },
-            ..usvg::Options::default()
-        }
-    }
-
-    /// Where the byline's name starts: the advance of [`layout::BY`] in the display face.
-    fn name_x(&self) -> f32 {
-        *self.name_x.get_or_init(|| {
-            let db = self.fonts();
-            let query = fontdb::Query {
-                families: &[fontdb::Family::Name(layout::FONT_FAMILY)],
-                ..fontdb::Query::default()
-            };
-            db.query(&query)
-                .and_then(|id| {
-                    db.with_face_data(id, |data, index| advance(data, index, layout::BY))
-                })
-                .flatten()
-                // A face without those letters is a broken bundle; the name still follows.
-                .unwrap_or(layout::BYLINE_SIZE * 1.5)
-        })
-    }
-
-    /// Lays out the lettering of a card and places it inside its boxes.
-    pub fn lettering(&self, site: &str, word: &str, name: &str) -> Result<Lettering, String> {
-        let svg = layout::lettering(site, word, name, self.name_x());
-        let tree = usvg::Tree::from_str(&svg, &self.options())
-            .map_err(|e| format!("the card's lettering does not parse: {e}"))?;
+    /// Sets the lettering of a card and places it inside its boxes.
+    pub fn lettering(&self, site: &str, word: &str, name: &str) -> Lettering {
+        let faces = self.faces();
+        let texts: Vec<SetText> = layout::texts(site, word, name)
+            .into_iter()
+            .map(|text| {
+                let mut path = PathBuilder::new();
+                let glyphs: Vec<Vec<Glyph>> = text
+                    .lines
+                    .iter()
+                    .enumerate()
+                    .map(|(index, line)| {
+                        let glyphs = faces.set(line, text.size);
+                        let baseline = index as f32 * text.size * layout::LINE_HEIGHT;
+                        faces.outline(&glyphs, text.size, baseline, &mut path);
+                        glyphs
+                    })
+                    .collect();
+                SetText {
+                    text,
+                    glyphs,
+                    path: path.finish(),
+                }
+            })
+            .collect();
         let mut placed = Vec::with_capacity(3);
-        if let Some(at) = fit_line(&tree, layout::SITE_ID, SITE_X, SITE_BASELINE) {
-            placed.push((layout::SITE_ID.to_owned(), at));
+        let find = |id: &str| texts.iter().position(|set| set.text.id == id);
+        if let Some(index) = find(layout::SITE_ID)
+            && let Some(at) = fit_line(&texts[index], SITE_X, SITE_BASELINE)
+        {
+            placed.push((index, at));
         }
-        if let Some(at) = fit_line(&tree, layout::BYLINE_ID, LEFT, BYLINE_BASELINE) {
-            placed.push((layout::BYLINE_ID.to_owned(), at));
+        if let Some(index) = find(layout::BYLINE_ID)
+            && let Some(at) = fit_line(&texts[index], LEFT, BYLINE_BASELINE)
+        {
+            placed.push((index, at));
         }
-        if let Some(phrase) = fit_phrase(&tree) {
+        if let Some(phrase) = fit_phrase(&texts) {
             placed.push(phrase);
         }
-        Ok(Lettering { tree, placed })
+        Lettering { texts, placed }
     }
 
     /// The card as PNG: `word` by `name`, with `dino`.
@@ -204,7 +214,7 @@ impl Painter {
         name: &str,
         dino: &Dino,
     ) -> Result<Vec<u8>, String> {
-        let lettering = self.lettering(site, word, name)?;
+        let lettering = self.lettering(site, word, name);
         let mut pixmap = self.backdrop()?.clone();
         let frame = self.framed(dino)?;
         pixmap.draw_pixmap(
@@ -272,59 +282,10 @@ impl Painter {
     }
 }
 
-/// The first face after those tried that has `c`, in the bundle's order. (usvg's own
-/// fallback logs a warning for every character it falls back for.)
-fn fallback(c: char, tried: &[fontdb::ID], db: &mut Arc<fontdb::Database>) -> Option<fontdb::ID> {
-    db.faces()
-        .filter(|face| !tried.contains(&face.id))
-        .find(|face| has_char(db, face.id, c))
-        .map(|face| face.id)
-}
-
-fn has_char(db: &fontdb::Database, id: fontdb::ID, c: char) -> bool {
-    use skrifa::MetadataProvider as _;
-    db.with_face_data(id, |data, index| {
-        skrifa::FontRef::from_index(data, index)
-            .ok()
-            .and_then(|font| font.charmap().map(c))
-            .is_some()
-    })
-    .unwrap_or(false)
-}
-
-/// The advance of `text` at the byline's size in the face, if it has every character.
-fn advance(data: &[u8], index: u32, text: &str) -> Option<f32> {
-    use skrifa::MetadataProvider as _;
-    let font = skrifa::FontRef::from_index(data, index).ok()?;
-    let charmap = font.charmap();
-    let metrics = font.glyph_metrics(
-        skrifa::instance::Size::new(layout::BYLINE_SIZE),
-        skrifa::instance::LocationRef::default(),
-    );
-    text.chars()
-        .map(|c| {
-            charmap
-                .map(c)
-                .and_then(|glyph| metrics.advance_width(glyph))
-        })
-        .sum()
-}
-
-/// The ink box of the text `id`, in the lettering's coordinates.
-fn ink(tree: &usvg::Tree, id: &str) -> Option<usvg::Rect> {
-    match tree.node_by_id(id)? {
-        usvg::Node::Text(text) => {
-            let bbox = text.flattened().abs_bounding_box();
-            (bbox.width() > 0.0 && bbox.height() > 0.0).then_some(bbox)
-        }
-        _ => None,
-    }
-}
-
 /// One line from `left`, its baseline on `baseline`, shrunk (about its baseline) when
 /// it would pass [`RIGHT`].
-fn fit_line(tree: &usvg::Tree, id: &str, left: f32, baseline: f32) -> Option<Transform> {
-    let bbox = ink(tree, id)?;
+fn fit_line(set: &SetText, left: f32, baseline: f32) -> Option<Transform> {
+    let bbox = set.ink()?;
     let scale = ((RIGHT - left) / bbox.width()).min(1.0);
     Some(Transform::from_row(
         scale,
@@ -339,22 +300,27 @@ fn fit_line(tree: &usvg::Tree, id: &str, left: f32, baseline: f32) -> Option<Tra
 /// The phrase broken the way that sets it largest inside its box (fewer lines unless
 /// more are clearly larger), its ink flush with the left margin and centred in the
 /// box's height.
-fn fit_phrase(tree: &usvg::Tree) -> Option<(String, Transform)> {
+fn fit_phrase(texts: &[SetText]) -> Option<(usize, Transform)> {
     let (width, height) = (RIGHT - LEFT, PHRASE_BOTTOM - PHRASE_TOP);
     let largest = PHRASE_MAX_SIZE / layout::PHRASE_REFERENCE_SIZE;
-    let mut best: Option<(String, f32, usvg::Rect)> = None;
+    let mut best: Option<(usize, f32, Rect)> = None;
     for lines in 1..=layout::MAX_LINES {
         let id = layout::phrase_id(lines);
-        let Some(bbox) = ink(tree, &id) else { continue };
+        let Some(index) = texts.iter().position(|set| set.text.id == id) else {
+            continue;
+        };
+        let Some(bbox) = texts[index].ink() else {
+            continue;
+        };
         let scale = largest
             .min(width / bbox.width())
             .min(height / bbox.height());
         match &best {
             Some((_, best_scale, _)) if scale < best_scale * MORE_LINES_GAIN => {}
-            _ => best = Some((id, scale, bbox)),
+            _ => best = Some((index, scale, bbox)),
         }
     }
-    let (id, scale, bbox) = best?;
+    let (index, scale, bbox) = best?;
     let middle = (PHRASE_TOP + PHRASE_BOTTOM) / 2.0;
     let at = Transform::from_row(
         scale,
@@ -364,7 +330,7 @@ fn fit_phrase(tree: &usvg::Tree) -> Option<(String, Transform)> {
         LEFT - bbox.left() * scale,
         middle - (bbox.top() + bbox.height() / 2.0) * scale,
     );
-    Some((id, at))
+    Some((index, at))
 }
 
 /// The card as PNG, without the alpha channel when every pixel is opaque (the backdrop
