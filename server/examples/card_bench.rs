@@ -54,6 +54,7 @@ const SAMPLES: &[(&str, &str, &str)] = &[
         "🦖 fan",
     ),
     ("hostile", "<SCRIPT>&\"']]>", "<b>Mallory</b> & \"friends\""),
+    ("mixed", "HI مرحبا (شكرا) 再见", "Ann كتاب 🦖"),
 ];
 
 fn main() -> anyhow::Result<()> {

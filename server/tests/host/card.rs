@@ -369,6 +369,55 @@ fn a_bracket_in_right_to_left_text_is_drawn_mirrored_as_a_browser_draws_it() {
 }
 
 #[test]
+fn any_text_is_set_whole_and_inside_the_margins() {
+    // 400 cards of random text from every script the faces hold and what trips a shaper
+    // up: marks on nothing, joiners, variation selectors, half flags, bidi controls
+    // left open, characters no face has, at the limits of a phrase and a name and
+    // past them. Each character is shown by exactly one glyph's cluster, in order.
+    const POOL: &[&str] = &[
+        "A", "W", "g", "1", " ", "(", ")", "[", "«", "!", "-", "É", "ß", "Я", "Щ", "Ω", "ά",
+        "م", "ر", "ح", "ب", "ا", "ﻻ", "\u{FDFD}", "\u{FDFA}", "٣", "ש", "ל", "ו", "ם", "再",
+        "见", "さ", "안", "녕", "न", "म", "\u{94D}", "ล", "\u{E48}", "🦖", "🦕", "☄", "\u{FE0F}",
+        "\u{200D}", "👨", "👩", "🇺", "🇦", "\u{20E3}", "\u{301}", "\u{302}", "\u{323}",
+        "\u{483}", "\u{64E}", "\u{202E}", "\u{202D}", "\u{202C}", "\u{2067}", "\u{2069}",
+        "\u{200F}", "\u{200E}", "\u{FFFD}", "\u{0}", "\u{1b}", "\u{10FFFD}", "\u{E0041}",
+        "\u{2028}", "\u{2029}", "\u{9}", "ᄀ", "\u{1160}", "ꦲ", "ဂ", "ⴰ", "𓀀",
+    ];
+    let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut next = move |bound: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % bound as u64) as usize
+    };
+    for case in 0..400 {
+        let mut text = |most: usize| -> String {
+            let length = 1 + next(most);
+            (0..length).map(|_| POOL[next(POOL.len())]).collect()
+        };
+        let (word, name) = (text(30), text(60));
+        let lettering = painter().lettering(site::NAME, &word, &name);
+        let context = format!("case {case}: {word:?} by {name:?}");
+        assert_eq!(text_of(&lettering, &layout::phrase_id(1)), word, "{context}");
+        assert_eq!(
+            text_of(&lettering, layout::BYLINE_ID),
+            layout::byline(&name),
+            "{context}"
+        );
+        for lines in 2..=layout::line_breaks(&word).len() {
+            let drawn = text_of(&lettering, &layout::phrase_id(lines));
+            assert_eq!(drawn.replace(' ', ""), word.replace(' ', ""), "{context}");
+        }
+        for (id, [l, t, r, b]) in lettering.ink_boxes() {
+            assert!(
+                l >= paint::LEFT - 0.5 && r <= paint::RIGHT + 0.5 && t >= 40.0 && b <= 570.0,
+                "{context}: {id} inked from ({l}, {t}) to ({r}, {b})"
+            );
+        }
+    }
+}
+
+#[test]
 fn the_dino_is_chosen_by_the_id_and_the_etag_by_what_the_card_shows() {
     let cards = Cards::new(painter(), &lastwords::metrics::Metrics::new());
     let one = phrase("a", "RAWR", "Ann");
