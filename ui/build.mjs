@@ -43,8 +43,10 @@ const DISPLAY_FONT_RANGES = [
  * The faces the host lays a phrase's card out with, in the order it falls back
  * through them character by character: the display face (whole, Latin and
  * Latin Extended), then Noto Sans Black for the other alphabets (Cyrillic,
- * Greek, Vietnamese, Devanagari), Noto Sans Arabic, Hebrew and Thai, Noto Sans
- * SC (Chinese, kana; Google's slices of it, each a face of its own), the
+ * Greek, Vietnamese, Devanagari), Noto Sans Arabic, Hebrew and Thai, the
+ * scripts of South Asia, the Caucasus, Ethiopia and South-East Asia
+ * (`NOTO_SCRIPTS`, each its own Noto Sans), Noto Sans SC (Chinese, kana;
+ * Google's slices of it, each a face of its own), the
  * slices of Noto Sans KR that hold Hangul (its Hanja are SC's), and Noto Emoji
  * (monochrome, like the ink of the lettering). All SIL OFL, from npm
  * @fontsource; the host's fonts must be TrueType, so each woff2 is unpacked
@@ -57,12 +59,20 @@ const HANGUL = [
   [0x3130, 0x318f],
   [0xac00, 0xd7a3],
 ];
+const NOTO_SCRIPTS = [
+  "bengali", "tamil", "telugu", "gujarati", "gurmukhi", "kannada", "malayalam", "oriya", "sinhala",
+  "georgian", "armenian", "ethiopic", "khmer", "lao", "myanmar",
+];
 const CARD_FONTS = [
   { dir: "archivo-black", files: /^archivo-black-(latin|latin-ext)-400-normal\.woff2$/ },
   { dir: "noto-sans", files: /^noto-sans-(latin|latin-ext|cyrillic|cyrillic-ext|greek|greek-ext|vietnamese|devanagari)-900-normal\.woff2$/ },
   { dir: "noto-sans-arabic", files: /^noto-sans-arabic-arabic-900-normal\.woff2$/ },
   { dir: "noto-sans-hebrew", files: /^noto-sans-hebrew-hebrew-900-normal\.woff2$/ },
   { dir: "noto-sans-thai", files: /^noto-sans-thai-thai-900-normal\.woff2$/ },
+  ...NOTO_SCRIPTS.map((script) => ({
+    dir: `noto-sans-${script}`,
+    files: new RegExp(`^noto-sans-${script}-${script}-900-normal\\.woff2$`),
+  })),
   { dir: "noto-sans-sc", files: /^noto-sans-sc-\d+-900-normal\.woff2$/ },
   { dir: "noto-sans-kr", files: /^noto-sans-kr-\d+-900-normal\.woff2$/, ranges: { css: "900.css", keep: HANGUL } },
   { dir: "noto-emoji", files: /^noto-emoji-\d+-700-normal\.woff2$/ },

@@ -207,6 +207,21 @@ fn other_scripts_and_emoji_are_drawn_with_the_bundled_fallback_faces() {
         ("שלום", "Noto Sans Hebrew"),
         ("ลาก่อน", "Noto Sans Thai"),
         ("नमस्ते", "Noto Sans"),
+        ("বিদায়", "Noto Sans Bengali"),
+        ("வணக்கம்", "Noto Sans Tamil"),
+        ("నమస్కారం", "Noto Sans Telugu"),
+        ("નમસ્તે", "Noto Sans Gujarati"),
+        ("ਸਤ ਸ੍ਰੀ ਅਕਾਲ", "Noto Sans Gurmukhi"),
+        ("ನಮಸ್ಕಾರ", "Noto Sans Kannada"),
+        ("നമസ്കാരം", "Noto Sans Malayalam"),
+        ("ନମସ୍କାର", "Noto Sans Oriya"),
+        ("ආයුබෝවන්", "Noto Sans Sinhala"),
+        ("ნახვამდის", "Noto Sans Georgian"),
+        ("ՑՏԵՍՈՒԹՅՈՒՆ", "Noto Sans Armenian"),
+        ("ደህና ሁን", "Noto Sans Ethiopic"),
+        ("លាហើយ", "Noto Sans Khmer"),
+        ("ລາກ່ອນ", "Noto Sans Lao"),
+        ("မင်္ဂလာပါ", "Noto Sans Myanmar"),
         ("🦖☄️", "Noto Emoji"),
     ] {
         let lettering = painter().lettering(site::NAME, word, "Ann");
@@ -374,15 +389,14 @@ fn any_text_is_set_whole_and_inside_the_margins() {
     // up: marks on nothing, joiners, variation selectors, half flags, bidi controls
     // left open, characters no face has, at the limits of a phrase and a name and
     // past them. Each character is shown by exactly one glyph's cluster, in order.
-    const POOL: &[&str] = &[
-        "A", "W", "g", "1", " ", "(", ")", "[", "«", "!", "-", "É", "ß", "Я", "Щ", "Ω", "ά",
-        "م", "ر", "ح", "ب", "ا", "ﻻ", "\u{FDFD}", "\u{FDFA}", "٣", "ש", "ל", "ו", "ם", "再",
-        "见", "さ", "안", "녕", "न", "म", "\u{94D}", "ล", "\u{E48}", "🦖", "🦕", "☄", "\u{FE0F}",
-        "\u{200D}", "👨", "👩", "🇺", "🇦", "\u{20E3}", "\u{301}", "\u{302}", "\u{323}",
-        "\u{483}", "\u{64E}", "\u{202E}", "\u{202D}", "\u{202C}", "\u{2067}", "\u{2069}",
-        "\u{200F}", "\u{200E}", "\u{FFFD}", "\u{0}", "\u{1b}", "\u{10FFFD}", "\u{E0041}",
-        "\u{2028}", "\u{2029}", "\u{9}", "ᄀ", "\u{1160}", "ꦲ", "ဂ", "ⴰ", "𓀀",
-    ];
+    const POOL: &str = concat!(
+        "AWg1 ()[«!-ÉßЯЩΩάمرحبا",
+        "ﻻ\u{FDFD}\u{FDFA}٣שלום再见さ안녕नम\u{94D}ล\u{E48}🦖🦕☄\u{FE0F}\u{200D}👨👩🇺🇦\u{20E3}",
+        "\u{301}\u{302}\u{323}\u{483}\u{64E}\u{202E}\u{202D}\u{202C}\u{2067}\u{2069}\u{200F}",
+        "\u{200E}\u{FFFD}\u{0}\u{1b}\u{10FFFD}\u{E0041}\u{2028}\u{2029}\u{9}ᄀ\u{1160}ꦲဂⴰ𓀀",
+        "বিদায়வணக்கம்ნახვამდის",
+    );
+    let pool: Vec<char> = POOL.chars().collect();
     let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
     let mut next = move |bound: usize| {
         seed ^= seed << 13;
@@ -393,12 +407,16 @@ fn any_text_is_set_whole_and_inside_the_margins() {
     for case in 0..400 {
         let mut text = |most: usize| -> String {
             let length = 1 + next(most);
-            (0..length).map(|_| POOL[next(POOL.len())]).collect()
+            (0..length).map(|_| pool[next(pool.len())]).collect()
         };
         let (word, name) = (text(30), text(60));
         let lettering = painter().lettering(site::NAME, &word, &name);
         let context = format!("case {case}: {word:?} by {name:?}");
-        assert_eq!(text_of(&lettering, &layout::phrase_id(1)), word, "{context}");
+        assert_eq!(
+            text_of(&lettering, &layout::phrase_id(1)),
+            word,
+            "{context}"
+        );
         assert_eq!(
             text_of(&lettering, layout::BYLINE_ID),
             layout::byline(&name),
