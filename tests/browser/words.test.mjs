@@ -95,6 +95,47 @@ test('a phrase minted elsewhere appears in two open pages and flips the checker'
   await second.context.close();
 });
 
+test('a page whose live socket drops catches up on what was minted meanwhile, then keeps following', async () => {
+  const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+  // Every socket the page opens to the live feed, held until the test lets it through.
+  const sockets = [];
+  await context.routeWebSocket(/\/api\/phrases\/live/, (socket) => sockets.push(socket));
+  const page = await context.newPage();
+  const problems = watchProblems(page);
+  await page.goto(`${host.url}/words`);
+  await page.waitForSelector('html[data-hydrated="true"]');
+  const opened = async (count) => {
+    const until = Date.now() + 5000;
+    while (sockets.length < count && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+    assert.equal(sockets.length, count, `the page opened ${sockets.length} live socket(s)`);
+    return sockets[count - 1];
+  };
+  const shows = (word) => page.getByRole('listitem').getByText(word, { exact: true }).waitFor({ timeout: 5000 });
+  const mint = async (word) => {
+    const added = await host.cli('phrases', 'add', word, '--name', 'Away');
+    assert.equal(added.code, 0, added.stderr);
+  };
+
+  (await opened(1)).connectToServer();
+  await mint('BEFORE THE DROP');
+  await shows('BEFORE THE DROP');
+  const since = (socket) => Number(new URL(socket.url()).searchParams.get('since'));
+  sockets[0].close({ code: 1001, reason: 'going away' });
+  // The page opens another; the host does not hear of it until the phrase below is minted.
+  const second = await opened(2);
+  await mint('WHILE AWAY');
+  await page.waitForTimeout(300);
+  assert.equal(await page.getByText('WHILE AWAY', { exact: true }).count(), 0, 'nothing told the page yet');
+  assert.ok(since(second) > since(sockets[0]), `it asks for what came after ${since(second)}, not the start`);
+  second.connectToServer();
+  await shows('WHILE AWAY');
+  await mint('AFTER IT CAME BACK');
+  await shows('AFTER IT CAME BACK');
+  assert.equal(sockets.length, 2, 'one socket at a time');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 for (const [width, columns] of [[390, 1], [1440, 4]]) {
   test(`the grid has ${columns} column(s) at ${width} px`, async () => {
     const { context, page } = await openWords({ width, height: 900 });

@@ -3,16 +3,14 @@ import { fetchPage, isAbort } from "./api";
 import {
   RESYNC,
   applyMessage,
-  backoffDelay,
   initialFeed,
-  liveUrl,
   needsFirstPage,
-  parseMessage,
   receiveFirst,
   receiveMore,
   showQuery,
   type Feed,
 } from "./live";
+import { openLiveFeed } from "./liveSocket";
 import type { WordsProps } from "./types";
 
 export interface PhraseFeed {
@@ -44,43 +42,19 @@ export function usePhraseFeed(props: WordsProps): PhraseFeed {
   const [more, setMore] = useState<{ key: string; failed: boolean } | null>(null);
   const moreKey = useRef<string | null>(null);
 
-  useEffect(() => {
-    let socket: WebSocket | null = null;
-    let retry: ReturnType<typeof setTimeout> | undefined;
-    let attempt = 0;
-    let stopped = false;
-
-    const connect = () => {
-      const own = new WebSocket(liveUrl(window.location, current.current.version));
-      socket = own;
-      own.onmessage = (event: MessageEvent<unknown>) => {
-        if (socket !== own || typeof event.data !== "string") return;
-        const message = parseMessage(event.data);
-        if (message === null) return;
-        const next = applyMessage(current.current, message);
-        if (next === RESYNC) {
-          own.close();
-          return;
-        }
-        attempt = 0;
-        commit(next);
-      };
-      own.onclose = () => {
-        if (socket !== own) return;
-        socket = null;
-        if (!stopped) retry = setTimeout(connect, backoffDelay(attempt++));
-      };
-    };
-
-    connect();
-    return () => {
-      stopped = true;
-      clearTimeout(retry);
-      socket?.close();
-      socket = null;
-    };
+  useEffect(
+    () =>
+      openLiveFeed(
+        () => current.current.version,
+        (message) => {
+          const next = applyMessage(current.current, message);
+          if (next === RESYNC) return false;
+          commit(next);
+        },
+      ),
     // The socket lives for the page; it reads the feed through `current`.
-  }, [commit]);
+    [commit],
+  );
 
   // The first page of a find (or of the plain list, when the page began with a find).
   const wanted = needsFirstPage(feed) ? feed.want : null;

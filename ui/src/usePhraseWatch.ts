@@ -1,5 +1,6 @@
 import { useEffect, useState } from "react";
-import { UNCHANGED, backoffDelay, liveUrl, parseMessage, watchPhrase, type Watched } from "./live";
+import { UNCHANGED, watchPhrase, type Watched } from "./live";
+import { openLiveFeed } from "./liveSocket";
 import type { Phrase } from "./types";
 
 /**
@@ -12,9 +13,6 @@ export function usePhraseWatch(phrase: Phrase, version: number): Watched {
   const [watched, setWatched] = useState<Watched>(UNCHANGED);
 
   useEffect(() => {
-    let socket: WebSocket | null = null;
-    let retry: ReturnType<typeof setTimeout> | undefined;
-    let attempt = 0;
     let stopped = false;
     let seen = version;
 
@@ -29,14 +27,9 @@ export function usePhraseWatch(phrase: Phrase, version: number): Watched {
       );
     };
 
-    const connect = () => {
-      const own = new WebSocket(liveUrl(window.location, seen));
-      socket = own;
-      own.onmessage = (event: MessageEvent<unknown>) => {
-        if (socket !== own || typeof event.data !== "string") return;
-        const message = parseMessage(event.data);
-        if (message === null) return;
-        attempt = 0;
+    const close = openLiveFeed(
+      () => seen,
+      (message) => {
         if (message.type === "snapshot") {
           seen = message.version;
           askHost();
@@ -46,20 +39,11 @@ export function usePhraseWatch(phrase: Phrase, version: number): Watched {
         if (message.from !== seen) askHost();
         seen = message.version;
         setWatched((now) => watchPhrase(now, phrase, message.changes));
-      };
-      own.onclose = () => {
-        if (socket !== own) return;
-        socket = null;
-        if (!stopped) retry = setTimeout(connect, backoffDelay(attempt++));
-      };
-    };
-
-    connect();
+      },
+    );
     return () => {
       stopped = true;
-      clearTimeout(retry);
-      socket?.close();
-      socket = null;
+      close();
     };
   }, [phrase, version]);
 
