@@ -82,6 +82,25 @@ test('30 CLI processes adding at once, three rounds: every acknowledged phrase i
   client.close();
 });
 
+test('the CLI quotes a phrase in Bengali or Arabic as it is written, with only what a terminal could act on escaped', async () => {
+  const word = 'শুভ বিদায়';
+  const name = 'فاطمة';
+  const added = await host.cli('phrases', 'add', word, '--name', name);
+  assert.equal(added.code, 0, added.stderr);
+  // The vowel signs and the nukta are letters to a reader, not \u{9c1} escapes.
+  const id = /^added (\S+) "শুভ বিদায়" by "فاطمة"$/m.exec(added.stdout)?.[1];
+  assert.ok(id, added.stdout);
+  const again = await host.cli('phrases', 'add', word, '--name', 'Rex');
+  assert.notEqual(again.code, 0);
+  assert.match(again.stderr, /the phrase "শুভ বিদায়" is already taken \(by "فاطمة"\)/);
+  const removed = await host.cli('phrases', 'remove', id);
+  assert.equal(removed.code, 0, removed.stderr);
+  assert.match(removed.stdout, new RegExp(`^removed ${id} "শুভ বিদায়" by "فاطمة"$`, 'm'));
+  const missing = await host.cli('phrases', 'remove', 'no\u202esuch');
+  assert.notEqual(missing.code, 0);
+  assert.match(missing.stderr, /no phrase has the id "no\\u\{202e\}such"/);
+});
+
 test('10 processes adding the same phrase at once: exactly one wins, the others say it is taken', async () => {
   const results = await Promise.all(
     Array.from({ length: 10 }, (_, i) => host.cli('phrases', 'add', 'only once', '--name', `racer ${i}`)),

@@ -109,15 +109,20 @@ pub async fn run(config: &Store, command: PhrasesCommand) -> anyhow::Result<()> 
         PhrasesCommand::Add { word, name } => {
             let phrase = NewPhrase::validated(&word, &name)?;
             let phrase = store.add(phrase).await?;
-            println!("added {} {:?} by {:?}", phrase.id, phrase.word, phrase.name);
+            println!(
+                "added {} \"{}\" by \"{}\"",
+                phrase.id,
+                terminal_safe(&phrase.word),
+                terminal_safe(&phrase.name)
+            );
         }
         PhrasesCommand::Remove { id } => {
             let phrase = store.remove(id).await?;
             println!(
-                "removed {} {:?} by {:?}",
+                "removed {} \"{}\" by \"{}\"",
                 terminal_safe(&phrase.id),
-                phrase.word,
-                phrase.name
+                terminal_safe(&phrase.word),
+                terminal_safe(&phrase.name)
             );
         }
         PhrasesCommand::Import { file } => import(store.as_ref(), &file).await?,
