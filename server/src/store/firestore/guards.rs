@@ -150,8 +150,8 @@ impl FirestoreStore {
             self.drop_guard(&phrase.word).await?;
         }
         Err(StoreError::Backend(format!(
-            "the guard of {:?} keeps coming back; try again",
-            phrase.word
+            "the guard of \"{}\" keeps coming back; try again",
+            crate::text::terminal_safe(&phrase.word)
         )))
     }
 
