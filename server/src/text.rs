@@ -52,7 +52,7 @@ pub enum ContentError {
     Forbidden { what: &'static str, character: char },
     #[error("{what} has a character with more than {MAX_MARKS} combining marks")]
     TooManyMarks { what: &'static str },
-    #[error("{what} is not stored in its normal form ({normal:?})")]
+    #[error("{what} is not stored in its normal form (\"{}\")", terminal_safe(.normal))]
     NotNormal { what: &'static str, normal: String },
 }
 
@@ -257,6 +257,18 @@ mod tests {
         #[serde(default)]
         error: Option<String>,
         note: String,
+    }
+
+    #[test]
+    fn a_message_quotes_text_as_written_with_what_a_terminal_acts_on_escaped() {
+        let error = ContentError::NotNormal {
+            what: "a phrase",
+            normal: "শুভ বিদায়\u{202e}".into(),
+        };
+        assert_eq!(
+            error.to_string(),
+            "a phrase is not stored in its normal form (\"শুভ বিদায়\\u{202e}\")"
+        );
     }
 
     #[test]
