@@ -384,6 +384,31 @@ fn a_bracket_in_right_to_left_text_is_drawn_mirrored_as_a_browser_draws_it() {
 }
 
 #[test]
+fn a_phrase_and_a_name_read_in_the_direction_of_their_first_letter_as_on_the_page() {
+    // The page sets each in a <bdi>: "وداعا!" is a right-to-left line, its "!" at the
+    // left end; "HI مرحبا!" a left-to-right one, its "!" at the right end; a name after
+    // "By " keeps its own direction.
+    // What the glyphs of `id` show, from left to right, spaces aside.
+    let left_to_right = |word: &str, name: &str, id: &str| -> Vec<String> {
+        let lettering = painter().lettering(site::NAME, word, name);
+        let mut glyphs = glyphs_of(&lettering, id);
+        glyphs.retain(|g| g.2.trim() != "");
+        glyphs.sort_by(|a, b| a.1.total_cmp(&b.1));
+        glyphs.into_iter().map(|g| g.2).collect()
+    };
+    let phrase = layout::phrase_id(1);
+    let rtl = left_to_right("وداعا!", "Ann", &phrase);
+    assert_eq!(rtl.first().map(String::as_str), Some("!"), "{rtl:?}");
+    assert_eq!(rtl.last().map(String::as_str), Some("و"), "{rtl:?}");
+    let ltr = left_to_right("HI مرحبا!", "Ann", &phrase);
+    assert_eq!(ltr.first().map(String::as_str), Some("H"), "{ltr:?}");
+    assert_eq!(ltr.last().map(String::as_str), Some("!"), "{ltr:?}");
+    let byline = left_to_right("RAWR", "فاطمة!", layout::BYLINE_ID);
+    assert_eq!(&byline[..3], ["B", "y", "!"], "{byline:?}");
+    assert_eq!(byline.last().map(String::as_str), Some("ف"), "{byline:?}");
+}
+
+#[test]
 fn any_text_is_set_whole_and_inside_the_margins() {
     // 400 cards of random text from every script the faces hold and what trips a shaper
     // up: marks on nothing, joiners, variation selectors, half flags, bidi controls

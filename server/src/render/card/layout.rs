@@ -4,6 +4,8 @@
 
 use unicode_segmentation::UnicodeSegmentation as _;
 
+use super::typeset::Direction;
+
 /// The card's size in pixels.
 pub const WIDTH: u32 = 1200;
 pub const HEIGHT: u32 = 630;
@@ -46,11 +48,16 @@ pub struct Text {
     pub size: f32,
     pub color: [u8; 3],
     pub lines: Vec<String>,
+    /// The direction of every line, as the page's `<bdi>` gives the whole text.
+    pub direction: Direction,
+    /// Where a line's isolated part starts (the byline's name, a `<bdi>` on the page).
+    pub isolate: Option<usize>,
 }
 
 /// The card's texts: the site's name, the byline, and the phrase once per way of
 /// breaking it (one line, two, three), of which the painter draws the one that comes
-/// out largest.
+/// out largest. Their directions are the phrase page's: the phrase and the name each
+/// in a `<bdi>` there, so each reads in the direction of its first letter.
 pub fn texts(site: &str, word: &str, name: &str) -> Vec<Text> {
     let mut texts = vec![
         Text {
@@ -58,20 +65,27 @@ pub fn texts(site: &str, word: &str, name: &str) -> Vec<Text> {
             size: SITE_SIZE,
             color: BONE,
             lines: vec![site.to_owned()],
+            direction: Direction::of(site),
+            isolate: None,
         },
         Text {
             id: BYLINE_ID.to_owned(),
             size: BYLINE_SIZE,
             color: GREEN,
             lines: vec![byline(name)],
+            direction: Direction::Ltr,
+            isolate: Some(BY.len()),
         },
     ];
+    let direction = Direction::of(word);
     for lines in line_breaks(word) {
         texts.push(Text {
             id: phrase_id(lines.len()),
             size: PHRASE_REFERENCE_SIZE,
             color: BONE,
             lines,
+            direction,
+            isolate: None,
         });
     }
     texts

@@ -175,7 +175,7 @@ impl Painter {
                     .iter()
                     .enumerate()
                     .map(|(index, line)| {
-                        let glyphs = faces.set(line, text.size);
+                        let glyphs = faces.set(line, text.size, text.direction, text.isolate);
                         let baseline = index as f32 * text.size * layout::LINE_HEIGHT;
                         faces.outline(&glyphs, text.size, baseline, &mut path);
                         glyphs

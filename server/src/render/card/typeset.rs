@@ -1,8 +1,9 @@
 //! A line of the card set in the bundled faces, as a browser sets it: each grapheme
 //! cluster in the first face that has it, the runs of one face shaped with HarfRust, and
-//! placed in the order Unicode's bidirectional algorithm gives (a left-to-right
-//! paragraph, as the pages are), so "HI مرحبا" reads as it does on the phrase's page and
-//! a bracket in right-to-left text is mirrored. The glyphs are drawn from their outlines.
+//! placed in the order Unicode's bidirectional algorithm gives (in the direction the
+//! phrase page's `<bdi>` gives the phrase and the name), so "HI مرحبا" and "وداعا!" read
+//! as they do on the phrase's page and a bracket in right-to-left text is mirrored. The
+//! glyphs are drawn from their outlines.
 //!
 //! usvg's text layout, used before, shaped a whole line in one face, then all of it again
 //! in the face it fell back to, and gave up when the two made different numbers of
@@ -11,7 +12,7 @@
 
 use std::ops::Range;
 
-use harfrust::{Direction, ShaperData, UnicodeBuffer};
+use harfrust::{ShaperData, UnicodeBuffer};
 use resvg::tiny_skia::PathBuilder;
 use skrifa::MetadataProvider as _;
 use skrifa::OutlineGlyphCollection;
@@ -48,6 +49,24 @@ pub struct Glyph {
     pub y: f32,
     /// The characters it shows, as a range of the line.
     pub cluster: Range<usize>,
+}
+
+/// The direction of a paragraph.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    Ltr,
+    Rtl,
+}
+
+impl Direction {
+    /// The direction of `text`'s first letter that has one, as `dir="auto"` and `<bdi>`
+    /// decide it; left to right when none has.
+    pub fn of(text: &str) -> Self {
+        match unicode_bidi::get_base_direction(text) {
+            unicode_bidi::Direction::Rtl => Direction::Rtl,
+            _ => Direction::Ltr,
+        }
+    }
 }
 
 /// A line being set: its glyphs so far, and where the next goes.
@@ -169,15 +188,49 @@ impl Faces {
             .collect()
     }
 
-    /// `line` set at `size` pixels: its glyphs from left to right. A right-to-left
-    /// stretch is reversed, its runs with it.
-    pub fn set(&self, line: &str, size: f32) -> Vec<Glyph> {
-        let runs = self.runs(line);
-        let bidi = BidiInfo::new(line, Some(Level::ltr()));
+    /// `line` set at `size` pixels, its glyphs from left to right, in a paragraph of
+    /// `direction` (a right-to-left stretch is reversed, its runs with it). From byte
+    /// `isolate` on, the line is set as the page's `<bdi>` sets a name: apart, in the
+    /// direction of its own first letter, after what comes before it.
+    pub fn set(
+        &self,
+        line: &str,
+        size: f32,
+        direction: Direction,
+        isolate: Option<usize>,
+    ) -> Vec<Glyph> {
         let mut set = Set {
             glyphs: Vec::with_capacity(line.len()),
             pen: 0.0,
         };
+        let at = isolate
+            .filter(|&at| line.is_char_boundary(at))
+            .unwrap_or(line.len());
+        let level = match direction {
+            Direction::Ltr => Level::ltr(),
+            Direction::Rtl => Level::rtl(),
+        };
+        self.set_paragraphs(line, 0..at, Some(level), size, &mut set);
+        self.set_paragraphs(line, at..line.len(), None, size, &mut set);
+        set.glyphs
+    }
+
+    /// Sets `line[span]` after what `set` holds: paragraphs at `level`, or each at the
+    /// level of its first letter.
+    fn set_paragraphs(
+        &self,
+        line: &str,
+        span: Range<usize>,
+        level: Option<Level>,
+        size: f32,
+        set: &mut Set,
+    ) {
+        let text = &line[span.clone()];
+        if text.is_empty() {
+            return;
+        }
+        let runs = self.runs(text);
+        let bidi = BidiInfo::new(text, level);
         for paragraph in &bidi.paragraphs {
             let (levels, stretches) = bidi.visual_runs(paragraph, paragraph.range.clone());
             for stretch in stretches {
@@ -187,18 +240,17 @@ impl Faces {
                     .filter_map(|(range, face)| {
                         let start = range.start.max(stretch.start);
                         let end = range.end.min(stretch.end);
-                        (start < end).then_some((start..end, *face))
+                        (start < end).then_some((span.start + start..span.start + end, *face))
                     })
                     .collect();
                 if rtl {
                     pieces.reverse();
                 }
                 for (range, face) in pieces {
-                    self.shape(line, range, face, rtl, size, &mut set);
+                    self.shape(line, range, face, rtl, size, set);
                 }
             }
         }
-        set.glyphs
     }
 
     /// Shapes `line[range]` in `face`, adding its glyphs to `set` in visual order from
@@ -228,9 +280,9 @@ impl Faces {
         let mut buffer = UnicodeBuffer::new();
         buffer.push_str(&line[range.clone()]);
         buffer.set_direction(if rtl {
-            Direction::RightToLeft
+            harfrust::Direction::RightToLeft
         } else {
-            Direction::LeftToRight
+            harfrust::Direction::LeftToRight
         });
         buffer.guess_segment_properties();
         let shaped = shaper.shape(buffer, harfrust::ShapeOptions::new());
