@@ -352,8 +352,8 @@ fn a_line_mixing_scripts_is_drawn_in_each_script_s_face_in_reading_order() {
 
 #[test]
 fn a_bracket_in_right_to_left_text_is_drawn_mirrored_as_a_browser_draws_it() {
-    // Read right to left, the opening bracket is the rightmost glyph and faces left,
-    // drawn with the glyph of ")" (Unicode's mirroring), the closing one leftmost as "(".
+    // Read right to left, the opening bracket is the right one of the two and is drawn
+    // with the glyph of ")" (Unicode's mirroring), the closing one the left one, as "(".
     let lettering = painter().lettering(site::NAME, "مرحبا (شكرا)", "Ann");
     let set = set(&lettering, &layout::phrase_id(1));
     let line = &set.text.lines[0];
