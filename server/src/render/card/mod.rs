@@ -1,7 +1,8 @@
 //! The card image of each phrase (`/{product}/{id}/card.png`, its page's `og:image`):
 //! 1200×630, the phrase in the display face, "By {name}", the site's name and a Dino
-//! chosen by the id, drawn at run time with resvg ([`paint`]) from the lettering's SVG
-//! ([`layout`]), each line cut into runs of one face ([`runs`]).
+//! chosen by the id, drawn at run time ([`paint`]): the art rasterised with resvg, the
+//! lettering ([`layout`]) set in the bundled faces ([`typeset`]) and filled from their
+//! outlines.
 //!
 //! Cards are kept by what they show (word, name, site name, Dino, and the versions of
 //! the layout, the backdrop and the fonts, whose hash is also the ETag), in a cache bounded by bytes; of many
