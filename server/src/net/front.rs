@@ -1,11 +1,12 @@
 //! The front of each connection: while its requests are plain GETs and HEADs of cached
 //! pages and cards (HTTP/1.1, or HTTP/1.0 with keep-alive), they are read and answered
 //! here, on the socket, with the head made for that page version and encoding
-//! ([`PreparedHead`]) or its 304 when `If-None-Match` names it, the Date, and the body,
-//! in one vectored write. At the first request that is anything else (another method,
-//! a query, two validator lines, a body, an upgrade, `Connection: close`, a missing or
-//! repeated Host, a miss, HTTP/2, bytes this parser refuses) the connection goes to
-//! hyper with what was read, and hyper serves the rest of it as before.
+//! ([`PreparedHead`](crate::net::headers::PreparedHead)) or its 304 when `If-None-Match`
+//! names it, the Date, and the body, in one vectored write. At the first request that is
+//! anything else (another method, a query, two validator lines, a body, an upgrade,
+//! `Connection: close`, a missing or repeated Host, a miss, HTTP/2, bytes this parser
+//! refuses) the connection goes to hyper with what was read, and hyper serves the rest of
+//! it as before.
 //!
 //! hyper builds a `Request` (its URI parsed, its headers copied into a map) and a
 //! `Response` (a header map cloned, then encoded) for every request; for a cached page
