@@ -90,7 +90,7 @@ pub struct Lettering {
 impl Lettering {
     /// The text `id`.
     pub fn text(&self, id: &str) -> Option<&SetText> {
-        self.texts.iter().find(|set| set.text.id == id)
+        Some(&self.texts[position(&self.texts, id)?])
     }
 
     /// Where each drawn text's ink lands on the card, as (left, top, right, bottom).
@@ -189,13 +189,12 @@ impl Painter {
             })
             .collect();
         let mut placed = Vec::with_capacity(3);
-        let find = |id: &str| texts.iter().position(|set| set.text.id == id);
-        if let Some(index) = find(layout::SITE_ID)
+        if let Some(index) = position(&texts, layout::SITE_ID)
             && let Some(at) = fit_line(&texts[index], SITE_X, SITE_BASELINE)
         {
             placed.push((index, at));
         }
-        if let Some(index) = find(layout::BYLINE_ID)
+        if let Some(index) = position(&texts, layout::BYLINE_ID)
             && let Some(at) = fit_line(&texts[index], LEFT, BYLINE_BASELINE)
         {
             placed.push((index, at));
@@ -282,6 +281,11 @@ impl Painter {
     }
 }
 
+/// Where the text `id` is among `texts`.
+fn position(texts: &[SetText], id: &str) -> Option<usize> {
+    texts.iter().position(|set| set.text.id == id)
+}
+
 /// One line from `left`, its baseline on `baseline`, shrunk (about its baseline) when
 /// it would pass [`RIGHT`].
 fn fit_line(set: &SetText, left: f32, baseline: f32) -> Option<Transform> {
@@ -306,7 +310,7 @@ fn fit_phrase(texts: &[SetText]) -> Option<(usize, Transform)> {
     let mut best: Option<(usize, f32, Rect)> = None;
     for lines in 1..=layout::MAX_LINES {
         let id = layout::phrase_id(lines);
-        let Some(index) = texts.iter().position(|set| set.text.id == id) else {
+        let Some(index) = position(texts, &id) else {
             continue;
         };
         let Some(bbox) = texts[index].ink() else {
