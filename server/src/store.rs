@@ -206,7 +206,7 @@ pub fn is_document_id(id: &str) -> bool {
         && id != "."
         && id != ".."
         && !id.contains('/')
-        && crate::text::terminal_safe(id) == id
+        && terminal_safe(id) == id
 }
 
 #[cfg(test)]
