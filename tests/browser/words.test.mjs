@@ -75,6 +75,34 @@ test('the input stops at 20 characters, an emoji counting as one', async () => {
   await context.close();
 });
 
+test('at the limit a letter typed mid-phrase is refused as one typed at the end, the caret stays, and a paste fits the room left', async () => {
+  const { context, page, problems } = await openWords();
+  const input = page.getByLabel('Type & Check');
+  const caret = () => input.evaluate((el) => [el.selectionStart, el.selectionEnd]);
+  await input.pressSequentially('my last words are ok');
+  await input.press('Home');
+  for (let i = 0; i < 3; i += 1) await input.press('ArrowRight');
+  await input.pressSequentially('XY');
+  assert.equal(await input.inputValue(), 'my last words are ok', 'nothing typed past the limit, nothing lost from the end');
+  assert.deepEqual(await caret(), [3, 3]);
+
+  await input.press('Backspace');
+  await input.pressSequentially('XY');
+  assert.equal(await input.inputValue(), 'myXlast words are ok', 'room for one letter takes one, where the caret is');
+  assert.deepEqual(await caret(), [3, 3]);
+  assert.match(await page.locator('#check-counter').innerText(), /20\/20/);
+
+  await input.fill('abc');
+  await input.press('Home');
+  await input.press('ArrowRight');
+  await page.keyboard.insertText('my last words were never said');
+  assert.equal(await input.inputValue(), 'amy last words werbc', 'the paste is cut, what followed the caret kept');
+  assert.deepEqual(await caret(), [18, 18]);
+  await statusReads(page, 'It is available!');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test('a phrase minted elsewhere appears in two open pages and flips the checker', async () => {
   const first = await openWords();
   const second = await openWords({ width: 390, height: 844 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import vectors from "../../tests/vectors/text.json";
-import { MAX_GRAPHEMES, contentError, findText, graphemeCount, graphemes, groupThousands, normalizeWord, truncateToLimit } from "./text";
+import { MAX_GRAPHEMES, contentError, findText, graphemeCount, graphemes, groupThousands, fitEdit, normalizeWord } from "./text";
 
 interface Vector {
   input: string;
@@ -20,7 +20,8 @@ describe("shared text vectors", () => {
     expect(graphemeCount(upper)).toBe(vector.graphemes);
     expect(contentError(upper)).toBe(vector.error);
 
-    const kept = truncateToLimit(vector.input, MAX_GRAPHEMES);
+    // Pasted into an empty box.
+    const kept = fitEdit("", vector.input, vector.input.length, MAX_GRAPHEMES).value;
     expect(vector.input.startsWith(kept)).toBe(true);
     if (vector.graphemes <= MAX_GRAPHEMES) {
       expect(kept).toBe(vector.input);
@@ -32,15 +33,36 @@ describe("shared text vectors", () => {
   });
 });
 
-describe("truncateToLimit", () => {
-  it("cuts between graphemes of the raw input, never inside one", () => {
+describe("fitEdit", () => {
+  const fit = (previous: string, next: string, caret = next.length) => fitEdit(previous, next, caret, 20);
+
+  it("cuts an insertion between its own graphemes, never inside one", () => {
     const family = "\u{1F468}\u200D\u{1F469}\u200D\u{1F467}";
-    expect(truncateToLimit(`${"a".repeat(19)}${family}${family}`, 20)).toBe(`${"a".repeat(19)}${family}`);
+    expect(fit("", `${"a".repeat(19)}${family}${family}`)).toEqual({ value: `${"a".repeat(19)}${family}`, caret: 19 + family.length });
   });
 
   it("counts the upper-cased form, which can be longer", () => {
-    expect(truncateToLimit("ß".repeat(11), 20)).toBe("ß".repeat(10));
-    expect(truncateToLimit(`${"a".repeat(19)}ß`, 20)).toBe("a".repeat(19));
+    expect(fit("", "ß".repeat(11)).value).toBe("ß".repeat(10));
+    expect(fit("a".repeat(19), `${"a".repeat(19)}ß`)).toEqual({ value: "a".repeat(19), caret: 19 });
+  });
+
+  it("refuses a letter typed mid-phrase at the limit, keeping the caret where it was", () => {
+    expect(fit("my last words are ok", "my Xlast words are ok", 4)).toEqual({ value: "my last words are ok", caret: 3 });
+    // The same letter where the phrase repeats it: the caret, not the text, says where it went.
+    expect(fit("aaaaaaaaaaaaaaaaaaaa", "aaaaaaaaaaaaaaaaaaaaa", 3)).toEqual({ value: "aaaaaaaaaaaaaaaaaaaa", caret: 2 });
+  });
+
+  it("fits what a paste inserts mid-phrase into the room left, the rest of the phrase kept", () => {
+    const pasted = "my last words were never said";
+    expect(fit("abc", `a${pasted}bc`, 1 + pasted.length)).toEqual({ value: `a${pasted.slice(0, 17)}bc`, caret: 18 });
+  });
+
+  it("lets a selection be replaced, and the phrase be shortened when it came in too long", () => {
+    expect(fit("abcdefghijklmnopqrst", "abcXYZhijklmnopqrst", 6)).toEqual({ value: "abcXYZhijklmnopqrst", caret: 6 });
+    expect(fit("abcdefghijklmnopqrst", "abcXYZfghijklmnopqrst", 6)).toEqual({ value: "abcXYfghijklmnopqrst", caret: 5 });
+    const long = "x".repeat(29);
+    expect(fit(long, long.slice(1), 0)).toEqual({ value: long.slice(1), caret: 0 });
+    expect(fit(long, `${long}y`)).toEqual({ value: long, caret: 29 });
   });
 });
 

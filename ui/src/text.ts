@@ -122,20 +122,34 @@ export function graphemes(text: string): string[] {
   return clusters;
 }
 
+/** The box after an edit, and where its caret goes. */
+export interface Fitted {
+  value: string;
+  caret: number;
+}
+
 /**
- * The longest prefix of `input`, cut between its own graphemes, whose
- * upper-cased form has at most `limit` graphemes. Upper-casing can add
- * graphemes (ß → SS), so the limit is checked on the normalized form.
+ * The box after an edit, as `maxlength` would leave it, counted in graphemes of the
+ * upper-cased form (ß becomes SS): what the edit inserted is cut to the room left,
+ * between its own graphemes, and refused where there is none, wherever the caret is;
+ * what it removed stays removed, so a phrase that came in too long (`?check=`) can be
+ * shortened. `caret` is where the edit left the caret in `next`.
  */
-export function truncateToLimit(input: string, limit: number): string {
-  if (graphemeCount(normalizeWord(input)) <= limit) return input;
+export function fitEdit(previous: string, next: string, caret: number, limit: number): Fitted {
+  if (graphemeCount(normalizeWord(next)) <= limit) return { value: next, caret };
+  // The edit put next[start, caret) in place of what previous held between the
+  // common start and the common end after the caret.
+  const after = next.slice(caret);
+  let start = 0;
+  const shared = Math.min(caret, previous.length - (previous.endsWith(after) ? after.length : 0));
+  while (start < shared && next[start] === previous[start]) start += 1;
+  const before = next.slice(0, start);
   let kept = "";
-  for (const cluster of graphemes(input)) {
-    const next = kept + cluster;
-    if (graphemeCount(normalizeWord(next)) > limit) break;
-    kept = next;
+  for (const cluster of graphemes(next.slice(start, caret))) {
+    if (graphemeCount(normalizeWord(before + kept + cluster + after)) > limit) break;
+    kept += cluster;
   }
-  return kept;
+  return { value: before + kept + after, caret: start + kept.length };
 }
 
 // Below U+0300 nothing joins except CR LF, so each UTF-16 unit is a grapheme.

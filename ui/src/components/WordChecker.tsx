@@ -1,6 +1,6 @@
 import { useRef, type ChangeEvent, type CompositionEvent, type FormEvent, type MouseEvent } from "react";
 import type { Check, CheckStatus, Phrase } from "../types";
-import { MAX_GRAPHEMES } from "../text";
+import { MAX_GRAPHEMES, fitEdit } from "../text";
 
 export interface Props {
   /** Where the form goes without JavaScript. */
@@ -11,6 +11,7 @@ export interface Props {
   phraseHref: (id: string) => string;
   /** The phrases page checking `word`; it works without JavaScript. */
   checkHref: (word: string) => string;
+  /** The box's text after each edit: within the limit, unless an IME is still building a character. */
   onInput?: (value: string, composing: boolean) => void;
   /** Checks an alternative in place instead of following its link. */
   onPick?: (word: string) => void;
@@ -32,12 +33,29 @@ export function WordChecker({ action, placeholder, check, phraseHref, checkHref,
     onPick(word);
     input.current?.focus();
   };
+  // What the box held when an IME began building a character, which is cut only once built.
+  const beforeComposing = useRef<string | null>(null);
+  const fit = (box: HTMLInputElement, previous: string) => {
+    const fitted = fitEdit(previous, box.value, box.selectionEnd ?? box.value.length, MAX_GRAPHEMES);
+    // Written to the box here, so React finds it holding the new value and leaves the caret be.
+    if (fitted.value !== box.value) {
+      box.value = fitted.value;
+      box.setSelectionRange(fitted.caret, fitted.caret);
+    }
+    return fitted.value;
+  };
   const change = (event: ChangeEvent<HTMLInputElement>) => {
-    const composing = (event.nativeEvent as InputEvent).isComposing === true;
-    onInput?.(event.target.value, composing);
+    if ((event.nativeEvent as InputEvent).isComposing === true) {
+      beforeComposing.current ??= check.input;
+      onInput?.(event.target.value, true);
+      return;
+    }
+    onInput?.(fit(event.target, beforeComposing.current ?? check.input), false);
+    beforeComposing.current = null;
   };
   const compositionEnd = (event: CompositionEvent<HTMLInputElement>) => {
-    onInput?.(event.currentTarget.value, false);
+    onInput?.(fit(event.currentTarget, beforeComposing.current ?? check.input), false);
+    beforeComposing.current = null;
   };
   const message = STATUS[check.status];
   return (

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState, type FormEvent } from "react";
 import { checkPath, phrasePath } from "../data/site";
-import { MAX_GRAPHEMES, findText, groupThousands, truncateToLimit } from "../text";
+import { findText, groupThousands } from "../text";
 import type { SiteProps, WordsProps } from "../types";
 import { useChecker } from "../useChecker";
 import { useHydrated } from "../useHydrated";
@@ -39,11 +39,10 @@ export function WordsLive(props: Props) {
     window.history.replaceState(window.history.state, "", url);
   }, [typed]);
 
-  // An IME builds a character over several inputs; cutting it mid-way breaks it.
+  // The checker keeps the box within the limit; an IME's unfinished character finds nothing yet.
   const onInput = (value: string, composing: boolean) => {
-    const kept = composing ? value : truncateToLimit(value, MAX_GRAPHEMES);
-    setTyped(kept);
-    if (!composing) find(findText(kept));
+    setTyped(value);
+    if (!composing) find(findText(value));
   };
   const onSubmit = (event: FormEvent<HTMLFormElement>) => event.preventDefault();
   const onLoadMore = () => {
