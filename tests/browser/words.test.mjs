@@ -103,6 +103,24 @@ test('at the limit a letter typed mid-phrase is refused as one typed at the end,
   await context.close();
 });
 
+test('an IME building characters past the limit mid-phrase is left whole until it commits, then cut to the room left', async () => {
+  const { context, page, problems } = await openWords();
+  const input = page.getByLabel('Type & Check');
+  await input.pressSequentially('abcdefghijklmnopqrs');
+  await input.press('Home');
+  for (let i = 0; i < 3; i += 1) await input.press('ArrowRight');
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('Input.imeSetComposition', { text: 'か', selectionStart: 1, selectionEnd: 1 });
+  await cdp.send('Input.imeSetComposition', { text: 'かな', selectionStart: 2, selectionEnd: 2 });
+  assert.equal(await input.inputValue(), 'abcかなdefghijklmnopqrs', 'a character being built is never cut');
+  await cdp.send('Input.insertText', { text: 'かな' });
+  assert.equal(await input.inputValue(), 'abcかdefghijklmnopqrs');
+  assert.deepEqual(await input.evaluate((el) => [el.selectionStart, el.selectionEnd]), [4, 4]);
+  assert.match(await page.locator('#check-counter').innerText(), /20\/20/);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test('a phrase minted elsewhere appears in two open pages and flips the checker', async () => {
   const first = await openWords();
   const second = await openWords({ width: 390, height: 844 });
