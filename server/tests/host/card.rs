@@ -351,6 +351,29 @@ fn a_line_mixing_scripts_is_drawn_in_each_script_s_face_in_reading_order() {
 }
 
 #[test]
+fn marks_no_face_has_are_drawn_as_nothing_over_their_letters() {
+    // Zalgo's overlays and hooks (U+0334–U+0337, U+0322): no bundled face has them, and
+    // each was a box beside its letter. The page shows them in a system font, if any.
+    let word = "Z\u{337}\u{322}A\u{335}L\u{336}G\u{334}O";
+    let name = "Z\u{337}a\u{335}l\u{336}g\u{334}o";
+    let zalgo = painter().lettering(site::NAME, word, name);
+    let plain = painter().lettering(site::NAME, "ZALGO", "Zalgo");
+    for id in [layout::phrase_id(1), layout::BYLINE_ID.to_owned()] {
+        let drawn = |lettering: &Lettering| {
+            set(lettering, &id)
+                .glyphs
+                .iter()
+                .flatten()
+                .map(|g| (g.face, g.id, g.x, g.y))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(drawn(&zalgo), drawn(&plain), "{id}");
+        assert!(!faces_of(&zalgo, &id).1, "{id}: a box");
+    }
+    assert_eq!(text_of(&zalgo, &layout::phrase_id(1)), word);
+}
+
+#[test]
 fn a_bracket_in_right_to_left_text_is_drawn_mirrored_as_a_browser_draws_it() {
     // Read right to left, the opening bracket is the right one of the two and is drawn
     // with the glyph of ")" (Unicode's mirroring), the closing one the left one, as "(".

@@ -22,6 +22,7 @@ use skrifa::outline::{DrawSettings, OutlinePen};
 use skrifa::string::StringId;
 use unicode_bidi::{BidiInfo, Level};
 use unicode_normalization::UnicodeNormalization as _;
+use unicode_properties::{GeneralCategory, UnicodeGeneralCategory as _};
 use unicode_segmentation::UnicodeSegmentation as _;
 
 /// The bundled faces, in fallback order (the display face first), each with its
@@ -119,6 +120,15 @@ impl Faces {
         self.covers(face, &[c])
     }
 
+    /// Whether `c` is a mark over a letter that no face has (Zalgo's overlays): it is
+    /// drawn as nothing, rather than as a box beside its letter.
+    fn missing_mark(&self, c: char) -> bool {
+        matches!(
+            c.general_category(),
+            GeneralCategory::NonspacingMark | GeneralCategory::EnclosingMark
+        ) && !(0..self.faces.len()).any(|face| self.has(face, c))
+    }
+
     fn covers(&self, face: usize, chars: &[char]) -> bool {
         self.faces
             .get(face)
@@ -130,7 +140,10 @@ impl Faces {
     /// for a cluster of nothing that shows (a joiner, a direction mark), which joins its
     /// neighbours' run, and `None` when no face has the whole cluster.
     fn face_for(&self, cluster: &str) -> Option<Option<usize>> {
-        let shown: Vec<char> = cluster.chars().filter(|&c| !ignorable(c)).collect();
+        let shown: Vec<char> = cluster
+            .chars()
+            .filter(|&c| !ignorable(c) && !self.missing_mark(c))
+            .collect();
         if shown.is_empty() {
             return Some(None);
         }
@@ -147,7 +160,7 @@ impl Faces {
         let mut last = out.last().and_then(|piece| piece.1);
         for (at, c) in cluster.char_indices() {
             let range = start + at..start + at + c.len_utf8();
-            if ignorable(c) {
+            if ignorable(c) || self.missing_mark(c) {
                 out.push((range, None));
                 continue;
             }
@@ -277,8 +290,29 @@ impl Faces {
         let scale = size / f32::from(per_em.max(1));
         let data = ShaperData::new(&shaping);
         let shaper = data.shaper(&shaping).build();
+        let text = &line[range.clone()];
         let mut buffer = UnicodeBuffer::new();
-        buffer.push_str(&line[range.clone()]);
+        // The letter so far, composed with the marks the face has it composed with.
+        let mut letter = None;
+        for (at, c) in text.char_indices() {
+            if self.missing_mark(c) {
+                // Kept where the shaper composes it with its letter into one the face
+                // has: E and U+0302 into Ê.
+                match letter.and_then(|letter| unicode_normalization::char::compose(letter, c)) {
+                    Some(composed) if self.has(face, composed) => letter = Some(composed),
+                    _ => continue,
+                }
+            } else if !ignorable(c) {
+                letter = Some(c);
+            }
+            // Marks left out before the first character kept are its cluster's too.
+            let cluster = if buffer.is_empty() { 0 } else { at };
+            buffer.add(c, cluster as u32);
+        }
+        // Marks over nothing at all are boxes, as a browser without a face for them draws them.
+        if buffer.is_empty() {
+            buffer.push_str(text);
+        }
         buffer.set_direction(if rtl {
             harfrust::Direction::RightToLeft
         } else {
