@@ -29,8 +29,9 @@ use prometheus::IntCounter;
 
 /// Changes whenever the drawing or its encoding changes, so every ETag does too: a strong
 /// ETag names these bytes, and two replicas of a fleet mid-deploy must not share one for
-/// two encodings (card-2: written as RGB; card-3: the lettering set by `typeset`).
-const LAYOUT_VERSION: &str = "card-3";
+/// two encodings (card-2: written as RGB; card-3: the lettering set by `typeset`; card-4:
+/// marks no face has drawn as nothing).
+const LAYOUT_VERSION: &str = "card-4";
 
 /// Bytes of PNG the cache holds (a card is some 40–60 KB: a thousand cards).
 const CACHE_BYTES: u64 = 48 << 20;
