@@ -3,6 +3,7 @@
 import { test, before, after } from '../support/test.mjs';
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { allPhrases, cpuTicks, runCli, startHost } from '../support/host.mjs';
@@ -43,6 +44,22 @@ test('a CLI write reaches a connected client', async () => {
   const added = await host.cli('phrases', 'add', 'goodbye', '--name', 'Tess');
   assert.equal(added.code, 0, added.stderr);
   await client.until((c) => c.words().includes('GOODBYE'), 1000, 'the CLI write');
+  client.close();
+});
+
+test("another program reading the store (an operator's sqlite3) does not leave the host deaf to later writes", async () => {
+  const client = connectLive(host.url);
+  await client.until((c) => c.phrases.size >= 1, 2000, 'the snapshot');
+  // The sqlite3 shell reads, closes and, taking itself for the store's last reader,
+  // checkpoints and deletes the log, unless the host's connection still holds its lock.
+  const read = spawnSync('sqlite3', [join(host.dataDir, 'phrases.sqlite3'), 'SELECT count(*) FROM phrases'], { encoding: 'utf8' });
+  assert.equal(read.status, 0, read.stderr);
+  assert.ok(Number(read.stdout) >= 1, read.stdout);
+  assert.ok(existsSync(join(host.dataDir, 'phrases.sqlite3-wal')), "the host's log is still there");
+  const added = await host.cli('phrases', 'add', 'still listening', '--name', 'Tess');
+  assert.equal(added.code, 0, added.stderr);
+  await client.until((c) => c.words().includes('STILL LISTENING'), 3000, 'the write after the read');
+  assert.ok((await apiWords()).includes('STILL LISTENING'));
   client.close();
 });
 

@@ -9,8 +9,9 @@
 
 use std::fs::File;
 use std::io::Read as _;
-use std::os::unix::fs::{FileTypeExt as _, MetadataExt as _, PermissionsExt as _};
+use std::os::unix::fs::{FileExt as _, FileTypeExt as _, MetadataExt as _, PermissionsExt as _};
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
 
 use rusqlite::{Connection, OpenFlags};
 
@@ -214,6 +215,94 @@ fn describe_io(path: &Path, error: &std::io::Error) -> String {
     }
 }
 
+/// Descriptors of the database files this process's connections have open. Closing any
+/// descriptor of a file drops every POSIX lock the process holds on it, SQLite's shared
+/// lock included: another program's connection (the sqlite3 shell) then takes itself for
+/// the file's last user when it closes, checkpoints and deletes the log under ours, and
+/// the host sees no commit again. So the header of a file a connection of ours has open
+/// is read through a descriptor kept until the last such connection has closed.
+static HELD: Mutex<Vec<Held>> = Mutex::new(Vec::new());
+
+struct Held {
+    identity: (u64, u64),
+    /// The connections that have the file open.
+    holds: usize,
+    /// Every descriptor of the file opened here since the first of them.
+    files: Vec<File>,
+}
+
+/// Keeps a descriptor of the file at `path` until dropped: made before a connection opens
+/// the file, dropped after the connection closes.
+pub struct Hold {
+    identity: Option<(u64, u64)>,
+}
+
+impl Hold {
+    pub fn new(path: &Path) -> Self {
+        let mut held = HELD.lock().unwrap_or_else(PoisonError::into_inner);
+        let Ok(file) = File::open(path) else {
+            return Self { identity: None };
+        };
+        let Some(identity) = identity(&file) else {
+            return Self { identity: None };
+        };
+        match held.iter_mut().find(|h| h.identity == identity) {
+            Some(h) => {
+                h.holds += 1;
+                h.files.push(file);
+            }
+            None => held.push(Held {
+                identity,
+                holds: 1,
+                files: vec![file],
+            }),
+        }
+        Self {
+            identity: Some(identity),
+        }
+    }
+}
+
+impl Drop for Hold {
+    fn drop(&mut self) {
+        let mut held = HELD.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(at) = held.iter().position(|h| Some(h.identity) == self.identity) {
+            held[at].holds -= 1;
+            if held[at].holds == 0 {
+                held.swap_remove(at);
+            }
+        }
+    }
+}
+
+fn identity(file: &File) -> Option<(u64, u64)> {
+    file.metadata().ok().map(|meta| (meta.dev(), meta.ino()))
+}
+
+/// Fills `head` from the start of the file at `path`, through a held descriptor when a
+/// connection of this process has the file open; a descriptor opened here is closed only
+/// when none has (the lock keeps one from opening it meanwhile).
+fn read_head(path: &Path, head: &mut [u8]) -> Result<(), String> {
+    let mut held = HELD.lock().unwrap_or_else(PoisonError::into_inner);
+    let at_path = std::fs::metadata(path)
+        .ok()
+        .map(|meta| (meta.dev(), meta.ino()));
+    if let Some(h) = held.iter().find(|h| Some(h.identity) == at_path) {
+        return h.files[0]
+            .read_exact_at(head, 0)
+            .map_err(|error| format!("cannot be read: {error}"));
+    }
+    let file = File::open(path).map_err(|error| describe_io(path, &error))?;
+    let read = file
+        .read_exact_at(head, 0)
+        .map_err(|error| format!("cannot be read: {error}"));
+    // Replaced between the two looks by a file a connection holds: keep this one too.
+    if let Some(h) = identity(&file).and_then(|id| held.iter_mut().find(|h| h.identity == id)) {
+        h.files.push(file);
+    }
+    read
+}
+
 /// Reads the database header; returns the page size. Catches what a raw look can: an
 /// empty or short file, another format, a file cut short.
 fn header(path: &Path, len: u64, wal: &Path) -> Result<u32, String> {
@@ -229,14 +318,12 @@ fn header(path: &Path, len: u64, wal: &Path) -> Result<u32, String> {
         });
     }
     let mut head = [0u8; 100];
-    let mut file = File::open(path).map_err(|error| describe_io(path, &error))?;
     if len < head.len() as u64 {
         return Err(format!(
             "is too short to be a database ({len} bytes): it is damaged or not a phrase store"
         ));
     }
-    file.read_exact(&mut head)
-        .map_err(|error| format!("cannot be read: {error}"))?;
+    read_head(path, &mut head)?;
     if &head[..16] != SQLITE_MAGIC {
         return Err(
             "is not an SQLite database (its first bytes are not SQLite's header): it was overwritten or belongs to another program".into(),

@@ -71,6 +71,8 @@ struct StoreConnection {
     path: PathBuf,
     /// The file's (device, inode) when opened.
     identity: Option<(u64, u64)>,
+    /// Dropped after the connection, which it outlives (see [`inspect::Hold`]).
+    _hold: inspect::Hold,
 }
 
 impl std::ops::Deref for StoreConnection {
@@ -176,7 +178,7 @@ impl EmbeddedStore {
     /// Opens a store [`inspect`] found sound, and marks one made before stores carried
     /// their application id.
     fn connect_checked(path: PathBuf) -> Result<Self, StoreError> {
-        let connection = connect(&path)?;
+        let (connection, hold) = connect(&path)?;
         let id: i64 = connection
             .pragma_query_value(None, "application_id", |row| row.get(0))
             .map_err(|e| database_error(&path, e))?;
@@ -188,6 +190,7 @@ impl EmbeddedStore {
             identity: file_identity(&path),
             path: path.clone(),
             connection,
+            _hold: hold,
         };
         Ok(Self {
             path,
@@ -388,8 +391,10 @@ impl PhraseStore for EmbeddedStore {
 }
 /// Opens a store [`inspect`] passed, read-write, looking at the file once more between
 /// the open and the first query (when SQLite first reads it): the last moment a check
-/// still keeps SQLite from deleting the log of a file truncated meanwhile.
-fn connect(path: &Path) -> Result<Connection, StoreError> {
+/// still keeps SQLite from deleting the log of a file truncated meanwhile. The file is
+/// held from before the open on, so no look of ours drops the connection's locks.
+fn connect(path: &Path) -> Result<(Connection, inspect::Hold), StoreError> {
+    let hold = inspect::Hold::new(path);
     let connection = Connection::open_with_flags(
         path,
         OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
@@ -414,7 +419,7 @@ fn connect(path: &Path) -> Result<Connection, StoreError> {
     connection
         .pragma_update(None, "temp_store", "MEMORY")
         .map_err(|e| database_error(path, e))?;
-    Ok(connection)
+    Ok((connection, hold))
 }
 
 /// Switching to WAL takes a lock that the busy timeout does not cover; retry briefly.
