@@ -7,6 +7,7 @@
 //! never checkpoints whose database it is. A refusal names the path, what is wrong and
 //! what to do; nothing is created, checkpointed, truncated or deleted.
 
+use std::collections::BTreeSet;
 use std::fs::File;
 use std::io::Read as _;
 use std::os::unix::fs::{FileExt as _, FileTypeExt as _, MetadataExt as _, PermissionsExt as _};
@@ -349,11 +350,79 @@ fn header(path: &Path, len: u64, wal: &Path) -> Result<u32, String> {
     let counted = be32(28);
     let pages = len / u64::from(page_size);
     if be32(92) == be32(24) && pages < u64::from(counted) {
-        return Err(format!(
-            "is damaged: it holds {pages} of the {counted} pages its header counts, so it was cut short"
-        ));
+        // A checkpoint that a reader held back may have copied page 1, with the new count,
+        // and not yet the last pages, which the log still holds.
+        let logged = logged_pages(wal, page_size);
+        let missing = (pages + 1..=u64::from(counted))
+            .filter(|page| u32::try_from(*page).is_ok_and(|page| !logged.contains(&page)))
+            .count();
+        if missing > 0 {
+            return Err(format!(
+                "is damaged: it holds {pages} of the {counted} pages its header counts, and its write-ahead log holds {} of the others, so it was cut short",
+                u64::from(counted) - pages - missing as u64
+            ));
+        }
     }
     Ok(page_size)
+}
+
+/// The pages the write-ahead log's committed frames hold, as SQLite reads the log: from
+/// the start, frames of the log's own generation (its salts) whose running checksum holds,
+/// up to the last one that ends a transaction. None when there is no log of `page_size`.
+fn logged_pages(wal: &Path, page_size: u32) -> BTreeSet<u32> {
+    let mut logged = BTreeSet::new();
+    let Ok(file) = File::open(wal) else {
+        return logged;
+    };
+    let mut log = std::io::BufReader::new(file);
+    let mut head = [0u8; 32];
+    if log.read_exact(&mut head).is_err() {
+        return logged;
+    }
+    let be32 = |bytes: &[u8], at: usize| {
+        u32::from_be_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
+    };
+    let magic = be32(&head, 0);
+    if !WAL_MAGIC.contains(&magic) || be32(&head, 8) != page_size {
+        return logged;
+    }
+    // The checksum reads the words in the byte order the magic number's low bit gives.
+    let big_endian = magic & 1 == 1;
+    let sum = |bytes: &[u8], (mut s0, mut s1): (u32, u32)| {
+        for pair in bytes.chunks_exact(8) {
+            let word = |at: usize| {
+                let four = [pair[at], pair[at + 1], pair[at + 2], pair[at + 3]];
+                if big_endian {
+                    u32::from_be_bytes(four)
+                } else {
+                    u32::from_le_bytes(four)
+                }
+            };
+            s0 = s0.wrapping_add(word(0)).wrapping_add(s1);
+            s1 = s1.wrapping_add(word(4)).wrapping_add(s0);
+        }
+        (s0, s1)
+    };
+    let mut running = sum(&head[..24], (0, 0));
+    if running != (be32(&head, 24), be32(&head, 28)) {
+        return logged;
+    }
+    let mut frame = vec![0u8; 24 + page_size as usize];
+    let mut pending = Vec::new();
+    while log.read_exact(&mut frame).is_ok() {
+        if frame[8..16] != head[16..24] {
+            break;
+        }
+        running = sum(&frame[24..], sum(&frame[..8], running));
+        if running != (be32(&frame, 16), be32(&frame, 20)) {
+            break;
+        }
+        pending.push(be32(&frame, 0));
+        if be32(&frame, 4) != 0 {
+            logged.extend(pending.drain(..));
+        }
+    }
+    logged
 }
 
 /// A log that is not this database's (another page size) would be replayed into it.

@@ -679,6 +679,69 @@ mod tests {
         eventually(&feed, &["FIXED"]).await;
     }
 
+    #[test]
+    fn a_store_whose_last_pages_are_still_in_its_log_is_sound_and_one_cut_short_is_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE_NAME);
+        EmbeddedStore::open_or_create(dir.path(), Seed::Empty).unwrap();
+        let writer = Connection::open(&path).unwrap();
+        writer.pragma_update(None, "wal_autocheckpoint", 0).unwrap();
+        writer.execute_batch("BEGIN").unwrap();
+        for i in 0..200 {
+            writer
+                .execute(
+                    "INSERT INTO phrases (id, word, name) VALUES (?1, ?2, 'n')",
+                    [
+                        format!("{i:04}"),
+                        format!("{}{i:04}", format!("W{:03}", i).repeat(4)),
+                    ],
+                )
+                .unwrap();
+        }
+        writer.execute_batch("COMMIT").unwrap();
+        // A reader holds the checkpoint back: it copies page 1, with the grown count, and
+        // leaves the new last pages in the log, as SQLite means it to.
+        let reader = Connection::open(&path).unwrap();
+        reader
+            .execute_batch("BEGIN; SELECT count(*) FROM phrases;")
+            .unwrap();
+        writer
+            .execute("UPDATE phrases SET word = replace(word, 'W', 'V')", [])
+            .unwrap();
+        writer
+            .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))
+            .unwrap();
+        let head = std::fs::read(&path).unwrap();
+        let counted = u32::from_be_bytes(head[28..32].try_into().unwrap());
+        let pages = head.len() / 4096;
+        assert!(
+            (pages as u32) < counted,
+            "{pages} pages of {counted}: the case to test"
+        );
+        assert_eq!(inspect::look(&path), Ok(Found::Store));
+        assert_eq!(
+            EmbeddedStore::open(dir.path())
+                .unwrap()
+                .read_all()
+                .unwrap()
+                .phrases
+                .len(),
+            200
+        );
+
+        // The same file without its log is cut short.
+        let alone = tempfile::tempdir().unwrap();
+        std::fs::write(alone.path().join(FILE_NAME), &head).unwrap();
+        let refusal = inspect::look(&alone.path().join(FILE_NAME)).unwrap_err();
+        assert!(
+            refusal
+                .problem
+                .contains(&format!("holds {pages} of the {counted} pages")),
+            "{refusal}"
+        );
+        drop((reader, writer));
+    }
+
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_legacy_file_is_imported_once_with_its_ids_and_kept() {
         let dir = tempfile::tempdir().unwrap();
