@@ -18,8 +18,8 @@ use rusqlite::{Connection, OpenFlags};
 
 use super::inspect::{self, Found, Refusal, sidecar};
 use super::{
-    APPLICATION_ID, EmbeddedStore, FILE_NAME, StoreError, database_error, file_error,
-    new_document_id,
+    APPLICATION_ID, EmbeddedStore, FILE_NAME, StoreError, check_pages, database_error, file_error,
+    new_document_id, quick_check,
 };
 
 /// How long a backup step waits for a lock held by another connection.
@@ -137,15 +137,7 @@ fn seal(out: &Connection, path: &Path) -> Result<u64, StoreError> {
         row.get::<_, String>(0)
     })
     .map_err(fail)?;
-    let verdict: String = out
-        .query_row("PRAGMA integrity_check", [], |row| row.get(0))
-        .map_err(fail)?;
-    if verdict != "ok" {
-        return Err(StoreError::Database {
-            path: path.display().to_string(),
-            reason: format!("the copy fails SQLite's integrity check: {verdict}"),
-        });
-    }
+    check_pages(out, "integrity_check").map_err(fail)?;
     let count: i64 = out
         .query_row("SELECT count(*) FROM phrases", [], |row| row.get(0))
         .map_err(fail)?;
@@ -185,7 +177,11 @@ impl EmbeddedStore {
         let temp = temp_beside(target, "partial");
         let _cleanup = RemoveOnDrop(&temp);
         let mut out = open_new(&temp, target)?;
-        self.with_connection(|source| copy_pages(source, &mut out, target))?;
+        // A damaged store is said to be so, not its copy.
+        self.with_connection(|source| {
+            quick_check(source).map_err(|e| database_error(&self.path, e))?;
+            copy_pages(source, &mut out, target)
+        })?;
         let phrases = seal(&out, target)?;
         out.close().map_err(|(_, e)| database_error(target, e))?;
         link_into_place(&temp, target)?;

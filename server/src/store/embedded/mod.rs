@@ -444,19 +444,32 @@ fn current_sequence(connection: &Connection) -> rusqlite::Result<i64> {
 /// SQLite's quick check (every page and index entry well-formed, O(pages)); a damaged
 /// database is reported as SQLite reports corruption.
 fn quick_check(connection: &Connection) -> rusqlite::Result<()> {
-    let mut statement = connection.prepare("PRAGMA quick_check")?;
-    let problems: Vec<String> = statement
+    check_pages(connection, "quick_check")
+}
+
+/// Runs SQLite's `quick_check` or `integrity_check`; what it finds is an error as SQLite
+/// reports corruption, with how many problems and the first.
+fn check_pages(connection: &Connection, pragma: &str) -> rusqlite::Result<()> {
+    let mut statement = connection.prepare(&format!("PRAGMA {pragma}"))?;
+    let rows: Vec<String> = statement
         .query_map([], |row| row.get(0))?
         .collect::<rusqlite::Result<_>>()?;
-    if problems.len() == 1 && problems[0] == "ok" {
+    if rows.len() == 1 && rows[0] == "ok" {
         return Ok(());
     }
+    // A row may hold several problems, a line each, under a "*** in database main ***".
+    let problems: Vec<&str> = rows
+        .iter()
+        .flat_map(|row| row.lines())
+        .filter(|line| !line.starts_with("***") && !line.trim().is_empty())
+        .collect();
     Err(rusqlite::Error::SqliteFailure(
         rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_CORRUPT),
         Some(format!(
-            "the quick check found {} problem(s), the first: {}",
+            "the {} found {} problem(s), the first: {}",
+            pragma.replace('_', " "),
             problems.len(),
-            problems.first().map_or("none named", String::as_str)
+            problems.first().copied().unwrap_or("none named")
         )),
     ))
 }
@@ -505,7 +518,9 @@ fn database_error(path: &Path, error: rusqlite::Error) -> StoreError {
             "the disk is full, so nothing was written ({error}); free some space and try again"
         ),
         Some(DatabaseCorrupt | NotADatabase) => {
-            format!("is damaged ({error}); restore a backup with `lastwords phrases restore FILE`")
+            format!(
+                "is damaged ({error}). Nothing was changed. Restore a backup with `lastwords phrases restore FILE`"
+            )
         }
         Some(ReadOnly) => format!(
             "cannot be written ({error}): a read-only file or file system, or a file replaced under this process"
