@@ -21,6 +21,10 @@ const POLL_WHILE_DAMAGED: Duration = Duration::from_secs(5);
 /// How long a problem must last before it is logged and counted: a file being copied in
 /// passes through states that are not problems (empty, then half written).
 const CONFIRM_AFTER: Duration = Duration::from_secs(1);
+/// Once a problem is said, how often a store whose files have not changed is tried
+/// again (for what heals without touching them, such as a full disk): each try reads it
+/// whole, and then closes a connection, which is a write event of its own.
+const RETRY_UNCHANGED: Duration = Duration::from_secs(60);
 /// After a write event, when to look again. A commit becomes visible only once its
 /// writer has synced the log and updated the log's index (shared memory, which makes no
 /// event), after the write we were told of; these few small queries catch it, and then
@@ -53,6 +57,9 @@ pub(super) struct Follower {
     /// What is wrong with the store, as logged: said once it has lasted
     /// [`CONFIRM_AFTER`], and not again until it changes.
     problem: Option<String>,
+    /// The files as a failed look left them, and when: a look at a damaged store opens and
+    /// closes connections, whose events would otherwise wake the next look at once.
+    tried: Option<(Files, std::time::Instant)>,
     /// The database file's size and modification time at the last look. In WAL mode
     /// only a checkpoint writes it, so a change is worth asking SQLite whose it is.
     stamp: Option<(u64, std::time::SystemTime)>,
@@ -91,6 +98,7 @@ impl Follower {
             wal_identity: file_identity(&inspect::sidecar(&store.path, "-wal")),
             seen: None,
             problem: None,
+            tried: None,
             stamp: file_stamp(&store.path),
             _folder_lock: folder_lock,
             store,
@@ -178,7 +186,21 @@ impl Follower {
     /// Reads what changed since the last read and publishes it; silent when nothing did.
     /// When the store cannot be read, the last list stays and the problem is said once.
     fn refresh(&mut self) {
-        match self.try_refresh() {
+        if let Some((files, at)) = &self.tried {
+            let wait = if self.problem.is_some() {
+                RETRY_UNCHANGED
+            } else {
+                CONFIRM_AFTER
+            };
+            if at.elapsed() < wait && *files == Files::of(&self.store.path) {
+                return;
+            }
+        }
+        let tried = self.try_refresh();
+        self.tried = tried
+            .is_err()
+            .then(|| (Files::of(&self.store.path), std::time::Instant::now()));
+        match tried {
             Ok(()) => {
                 self.seen = None;
                 if self.problem.take().is_some() {
@@ -304,6 +326,38 @@ impl Follower {
             "embedded store read"
         );
         Ok(())
+    }
+}
+
+/// What changes when anyone writes, replaces, moves or re-permits the database, its log
+/// or their folder: each one's identity, size and times.
+#[derive(Debug, PartialEq, Eq)]
+struct Files([Option<Stat>; 3]);
+
+#[derive(Debug, PartialEq, Eq)]
+struct Stat {
+    identity: (u64, u64),
+    len: u64,
+    modified: (i64, i64),
+    changed: (i64, i64),
+}
+
+impl Files {
+    fn of(path: &Path) -> Self {
+        use std::os::unix::fs::MetadataExt as _;
+        let stat = |path: &Path| {
+            std::fs::metadata(path).ok().map(|m| Stat {
+                identity: (m.dev(), m.ino()),
+                len: m.len(),
+                modified: (m.mtime(), m.mtime_nsec()),
+                changed: (m.ctime(), m.ctime_nsec()),
+            })
+        };
+        Self([
+            stat(path),
+            stat(&inspect::sidecar(path, "-wal")),
+            stat(path.parent().unwrap_or(Path::new("."))),
+        ])
     }
 }
 
