@@ -330,7 +330,7 @@ fn parse_http_url(key: &'static str, raw: &str) -> Result<Url, ConfigError> {
 fn invalid(key: &'static str, value: &str, reason: &str) -> ConfigError {
     ConfigError::Invalid {
         key,
-        value: value.into(),
+        value: masked(value),
         reason: reason.into(),
     }
 }
@@ -532,6 +532,27 @@ mod tests {
         let message = bad.resolve().unwrap_err().to_string();
         assert!(message.contains("public_url"), "{message}");
         assert!(message.contains("not a url"), "{message}");
+
+        // A fragment or a user in the public URL would be in every link made from it.
+        for (url, shown) in [
+            ("https://dinos.example#top", "#top"),
+            ("https://ops:hunter2@dinos.example", "ops:***@"),
+            ("https://ops@dinos.example", "ops@"),
+        ] {
+            for (public_url, allowed_origins) in [
+                (Some(url.to_owned()), None),
+                (None, Some(vec![url.to_owned()])),
+            ] {
+                let bad = Settings {
+                    public_url,
+                    allowed_origins,
+                    ..Settings::default()
+                };
+                let message = bad.resolve().unwrap_err().to_string();
+                assert!(message.contains(shown), "{message}");
+                assert!(!message.contains("hunter2"), "{message}");
+            }
+        }
 
         let file = toml::from_str::<Settings>("prot = 1")
             .unwrap_err()

@@ -207,14 +207,24 @@ fn public_url(given: Option<String>, addr: SocketAddr) -> Result<Url, ConfigErro
         Some(raw) => parse_http_url("public_url", &raw)?,
         None => parse_http_url("public_url", &format!("http://{addr}"))?,
     };
-    if public_url.path() != "/" || public_url.query().is_some() {
+    if !is_origin(&public_url) {
         return Err(invalid(
             "public_url",
             public_url.as_str(),
-            "give only the origin, such as https://dinos.example",
+            "give only the origin, such as https://dinos.example: every page's links start with it",
         ));
     }
     Ok(public_url)
+}
+
+/// Scheme, host and port, and nothing else: no path, query or fragment, which would end
+/// up inside every link made from it, and no user or password, which would be shown in them.
+fn is_origin(url: &Url) -> bool {
+    url.path() == "/"
+        && url.query().is_none()
+        && url.fragment().is_none()
+        && url.username().is_empty()
+        && url.password().is_none()
 }
 
 fn links(
@@ -333,7 +343,7 @@ fn allowed_origins(
     list.iter()
         .map(|raw| {
             let url = parse_http_url("allowed_origins", raw.trim())?;
-            if url.path() != "/" || url.query().is_some() {
+            if !is_origin(&url) {
                 return Err(invalid(
                     "allowed_origins",
                     raw,
