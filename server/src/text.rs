@@ -54,6 +54,11 @@ pub enum ContentError {
     TooManyMarks { what: &'static str },
     #[error("{what} is not stored in its normal form (\"{}\")", terminal_safe(.normal))]
     NotNormal { what: &'static str, normal: String },
+    /// A stored row's id (written by hand) that no document could have.
+    #[error(
+        "its id is not one a document can have (1 to 1,500 bytes, no \"/\", not \".\" or \"..\", nothing invisible)"
+    )]
+    NotAnId,
 }
 
 impl ContentError {
@@ -65,7 +70,8 @@ impl ContentError {
             ContentError::TooManyBytes { .. }
             | ContentError::Forbidden { .. }
             | ContentError::TooManyMarks { .. }
-            | ContentError::NotNormal { .. } => "invalid",
+            | ContentError::NotNormal { .. }
+            | ContentError::NotAnId => "invalid",
         }
     }
 }

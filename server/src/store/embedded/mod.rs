@@ -668,16 +668,25 @@ mod tests {
         insert("a", "BY HAND");
         insert("b", "\u{1b}[2JWIPE");
         insert("c", "lower case");
+        // Ids no document can have: each would be a page's address.
+        for (id, word) in [
+            ("", "NO ID"),
+            ("..", "UP ONE"),
+            ("a/b", "SLASHED"),
+            ("r\u{202e}l", "TURNED"),
+        ] {
+            insert(id, word);
+        }
         eventually(&feed, &["BY HAND"]).await;
         let skipped = || metrics.feed_skipped.get();
         let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
-        while skipped() < 2 && tokio::time::Instant::now() < deadline {
+        while skipped() < 6 && tokio::time::Instant::now() < deadline {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
         assert_eq!(
             skipped(),
-            2,
-            "the escape row and the row not in normal form"
+            6,
+            "the escape row, the row not in normal form and the four ids"
         );
 
         other

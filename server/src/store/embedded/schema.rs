@@ -210,6 +210,10 @@ pub(super) fn row_phrase(row: &rusqlite::Row<'_>) -> rusqlite::Result<Phrase> {
 /// A stored row as shown, or why it cannot be: rows written by hand skip our checks,
 /// and one not in normal form would dodge the UNIQUE index (`hello` beside `HELLO`).
 pub(super) fn checked(phrase: Phrase) -> Result<Phrase, (String, ContentError)> {
+    // A page's address is made of it: `/words/..` is another page, `/words/` none.
+    if !crate::store::is_document_id(&phrase.id) {
+        return Err((phrase.id, ContentError::NotAnId));
+    }
     let valid = match NewPhrase::validated(&phrase.word, &phrase.name) {
         Ok(valid) => valid,
         Err(error) => return Err((phrase.id, error)),

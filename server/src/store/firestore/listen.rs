@@ -220,8 +220,12 @@ pub(super) fn phrase_of(document: &Document) -> Result<Phrase, String> {
     let word = text_field(document, "word").ok_or("no string field `word`")?;
     let name = text_field(document, "name").ok_or("no string field `name`")?;
     let valid = NewPhrase::validated(&word, &name).map_err(|e| e.to_string())?;
+    let id = document_id(&document.name);
+    if !crate::store::is_document_id(id) {
+        return Err(crate::text::ContentError::NotAnId.to_string());
+    }
     Ok(Phrase {
-        id: document_id(&document.name).to_owned(),
+        id: id.to_owned(),
         word: valid.word,
         name: valid.name,
         created: document.create_time.as_ref().map_or(0, micros),
@@ -379,6 +383,8 @@ mod tests {
         state.apply(target(TargetChangeType::Add, b""));
         state.apply(change("a", Some("A")));
         assert_eq!(state.apply(change("b", None)).skipped, 1);
+        // Firestore takes an id with a bidi override; a page address must not.
+        assert_eq!(state.apply(change("r\u{202e}l", Some("R"))).skipped, 1);
         assert_eq!(
             words(state.apply(target(TargetChangeType::Current, b""))),
             Some(vec!["A".into()])
