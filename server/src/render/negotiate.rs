@@ -12,35 +12,66 @@ pub enum Encoding {
     Brotli,
 }
 
-/// The best encoding the client accepts, preferring brotli, then gzip.
+/// The encoding the client weights highest of those we have, brotli on a tie.
 pub fn preferred_encoding(headers: &HeaderMap) -> Encoding {
     encoding_accepted(headers.get(header::ACCEPT_ENCODING).map(|v| v.as_bytes()))
 }
 
-/// The same from the first `Accept-Encoding` line's value, as the request carried it.
+/// The same from the first `Accept-Encoding` line's value, as the request carried it. An
+/// item with a malformed weight is left out, as RFC 9110 has it; `x-gzip` is gzip, and
+/// `*` weights what is not named.
 pub fn encoding_accepted(accept: Option<&[u8]>) -> Encoding {
     let Some(accept) = accept.and_then(header_text) else {
         return Encoding::Identity;
     };
-    let accepts = |wanted: &str| {
-        accept.split(',').any(|item| {
-            let mut parts = item.split(';').map(str::trim);
-            let name = parts.next().unwrap_or_default();
-            let refused = parts.any(|p| {
-                p.strip_prefix("q=")
-                    .and_then(|q| q.parse::<f32>().ok())
-                    .is_some_and(|q| q == 0.0)
-            });
-            name.eq_ignore_ascii_case(wanted) && !refused
-        })
-    };
-    if accepts("br") {
+    let (mut br, mut gzip, mut any) = (None, None, None);
+    for item in accept.split(',') {
+        let mut parts = item.split(';').map(str::trim);
+        let name = parts.next().unwrap_or_default();
+        let mut weight = Some(1000);
+        for parameter in parts {
+            if let Some(q) = parameter
+                .strip_prefix("q=")
+                .or_else(|| parameter.strip_prefix("Q="))
+            {
+                weight = q_value(q);
+            }
+        }
+        let Some(weight) = weight else { continue };
+        if name.eq_ignore_ascii_case("br") {
+            br = Some(weight);
+        } else if name.eq_ignore_ascii_case("gzip") || name.eq_ignore_ascii_case("x-gzip") {
+            gzip = Some(weight);
+        } else if name == "*" {
+            any = Some(weight);
+        }
+    }
+    let (br, gzip) = (br.or(any).unwrap_or(0), gzip.or(any).unwrap_or(0));
+    if br > 0 && br >= gzip {
         Encoding::Brotli
-    } else if accepts("gzip") {
+    } else if gzip > 0 {
         Encoding::Gzip
     } else {
         Encoding::Identity
     }
+}
+
+/// A weight in thousandths: `0` to `1`, at most three decimals (RFC 9110, 12.4.2).
+fn q_value(text: &str) -> Option<u16> {
+    let (whole, decimals) = text.split_once('.').unwrap_or((text, ""));
+    if !matches!(whole, "0" | "1")
+        || decimals.len() > 3
+        || !decimals.bytes().all(|b| b.is_ascii_digit())
+    {
+        return None;
+    }
+    let thousandths: u16 = format!("{decimals:0<3}").parse().ok()?;
+    let weight = if whole == "1" {
+        1000 + thousandths
+    } else {
+        thousandths
+    };
+    (weight <= 1000).then_some(weight)
 }
 
 /// A strong validator for `body`: the quoted start of its SHA-256.
@@ -58,11 +89,14 @@ pub fn not_modified(headers: &HeaderMap, etag: &str) -> bool {
         .any(|line| names_etag(line, etag))
 }
 
-/// Whether one `If-None-Match` line names `etag` (or is `*`).
+/// Whether one `If-None-Match` line names `etag` (or is `*`), by the weak comparison
+/// RFC 9110 asks of it: `W/"x"` names `"x"`.
 pub fn names_etag(line: &str, etag: &str) -> bool {
+    let opaque = |tag: &str| tag.strip_prefix("W/").unwrap_or(tag).to_owned();
+    let etag = opaque(etag);
     line.split(',')
         .map(str::trim)
-        .any(|candidate| candidate == etag || candidate == "*")
+        .any(|candidate| candidate == "*" || opaque(candidate) == etag)
 }
 
 /// A header value as text, read as `HeaderValue::to_str` reads one: visible ASCII only.
@@ -130,6 +164,28 @@ mod tests {
     }
 
     #[test]
+    fn the_highest_weight_wins_and_a_malformed_one_leaves_its_item_out() {
+        let encoding = |v| preferred_encoding(&with(header::ACCEPT_ENCODING, v));
+        assert_eq!(encoding("br;q=0.5, gzip;q=0.9"), Encoding::Gzip);
+        assert_eq!(encoding("br;q=0.9, gzip;q=0.9"), Encoding::Brotli);
+        assert_eq!(encoding("gzip;q=0.001"), Encoding::Gzip);
+        assert_eq!(encoding("x-gzip"), Encoding::Gzip);
+        assert_eq!(encoding("*"), Encoding::Brotli);
+        assert_eq!(encoding("*;q=0.5, br;q=0.1"), Encoding::Gzip);
+        assert_eq!(encoding("br;q=0, *"), Encoding::Gzip);
+        for malformed in [
+            "gzip;q=abc",
+            "gzip;q=-1",
+            "gzip;q=1.5",
+            "gzip;q=0.0001",
+            "gzip;q=",
+        ] {
+            assert_eq!(encoding(malformed), Encoding::Identity, "{malformed}");
+        }
+        assert_eq!(encoding("gzip;q=1.000, br;q=1.0001"), Encoding::Gzip);
+    }
+
+    #[test]
     fn if_none_match_matches_any_listed_tag() {
         assert!(not_modified(
             &with(header::IF_NONE_MATCH, "\"a\", \"b\""),
@@ -137,6 +193,20 @@ mod tests {
         ));
         assert!(!not_modified(
             &with(header::IF_NONE_MATCH, "\"a\""),
+            "\"b\""
+        ));
+    }
+
+    #[test]
+    fn if_none_match_compares_weakly() {
+        for line in ["W/\"b\"", "\"x\", W/\"b\"", "*"] {
+            assert!(
+                not_modified(&with(header::IF_NONE_MATCH, line), "\"b\""),
+                "{line}"
+            );
+        }
+        assert!(!not_modified(
+            &with(header::IF_NONE_MATCH, "W/\"bb\""),
             "\"b\""
         ));
     }

@@ -58,7 +58,14 @@ pub async fn phrases(
     let etag = format!("\"v{}\"", snapshot.version);
     let etag_value = HeaderValue::from_str(&etag).unwrap_or(HeaderValue::from_static("\"\""));
     if not_modified(&headers, &etag) {
-        return Ok((StatusCode::NOT_MODIFIED, [(header::ETAG, etag_value)]).into_response());
+        return Ok((
+            StatusCode::NOT_MODIFIED,
+            [
+                (header::ETAG, etag_value),
+                (header::CACHE_CONTROL, HeaderValue::from_static("no-cache")),
+            ],
+        )
+            .into_response());
     }
     let page = PhrasePage::cut(&snapshot, &request, limit);
     Ok((

@@ -20,7 +20,7 @@ use axum::http::{HeaderMap, HeaderValue, Method, Request, header};
 use bytes::Bytes;
 
 use super::card::{self, card_head};
-use super::pages::page_head;
+use super::pages::{PAGE_CACHE_CONTROL, page_head};
 use crate::metrics::RouteCount;
 use crate::net::headers::{self, PreparedHead};
 use crate::render::card::Card;
@@ -89,10 +89,11 @@ impl Hit {
     /// the validator, a card's caching, and the security headers (HSTS when `hsts`).
     /// Made once per page version and per card.
     pub fn not_modified(&self, hsts: bool) -> &Bytes {
-        let make = |cache_control: Option<HeaderValue>, etag: &HeaderValue| {
+        let make = |cache_control: HeaderValue, vary: bool, etag: &HeaderValue| {
             let mut headers = HeaderMap::new();
-            if let Some(value) = cache_control {
-                headers.insert(header::CACHE_CONTROL, value);
+            headers.insert(header::CACHE_CONTROL, cache_control);
+            if vary {
+                headers.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
             }
             headers.insert(header::ETAG, etag.clone());
             headers::add_security_headers(&mut headers, hsts);
@@ -101,9 +102,11 @@ impl Hit {
             Bytes::from(wire)
         };
         match self {
-            Hit::Page { page, .. } => page.not_modified(|| make(None, &page.etag_header)),
+            Hit::Page { page, .. } => {
+                page.not_modified(|| make(PAGE_CACHE_CONTROL, true, &page.etag_header))
+            }
             Hit::Card(card) => {
-                card.not_modified(|| make(Some(card::CACHE_CONTROL), &card.etag_header))
+                card.not_modified(|| make(card::CACHE_CONTROL, false, &card.etag_header))
             }
         }
     }

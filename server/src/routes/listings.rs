@@ -8,6 +8,7 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
+use super::pages::{PAGE_CACHE_CONTROL, page_not_modified};
 use crate::error::AppError;
 use crate::render::listings::{Document, Made};
 use crate::render::negotiate::{Encoding, add_coding_headers, not_modified, preferred_encoding};
@@ -61,11 +62,7 @@ async fn listing(
         Err(error) => return AppError::Internal(error.into()).into_response(),
     };
     if not_modified(headers, &page.etag) {
-        let mut response = StatusCode::NOT_MODIFIED.into_response();
-        response
-            .headers_mut()
-            .insert(header::ETAG, page.etag_header.clone());
-        return response;
+        return page_not_modified(page.etag_header.clone());
     }
     respond(&page, body, wanted, content_type)
 }
@@ -79,7 +76,7 @@ fn respond(
     let mut response = Response::new(Body::from(body));
     let out = response.headers_mut();
     out.insert(header::CONTENT_TYPE, content_type);
-    out.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    out.insert(header::CACHE_CONTROL, PAGE_CACHE_CONTROL);
     out.insert(header::ETAG, page.etag_header.clone());
     add_coding_headers(out, encoding);
     response

@@ -100,11 +100,7 @@ pub(super) async fn page_response(
     page: Arc<CachedPage>,
 ) -> Response {
     if status == StatusCode::OK && not_modified(headers, &page.etag) {
-        let mut response = StatusCode::NOT_MODIFIED.into_response();
-        response
-            .headers_mut()
-            .insert(header::ETAG, page.etag_header.clone());
-        return response;
+        return page_not_modified(page.etag_header.clone());
     }
     let wanted = preferred_encoding(headers);
     let (encoding, body) = match page.ready(wanted) {
@@ -140,13 +136,27 @@ pub(super) fn page_head<'a>(
             header::CONTENT_TYPE,
             HeaderValue::from_static("text/html; charset=utf-8"),
         );
-        out.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+        out.insert(header::CACHE_CONTROL, PAGE_CACHE_CONTROL);
         out.insert(header::ETAG, page.etag_header.clone());
         add_coding_headers(&mut out, encoding);
         headers::add_security_headers(&mut out, hsts);
         PreparedHead::new(out, body.len())
     })
 }
+
+/// A 304 for a cached page, with the headers its 200 would have that a cache keeps: the
+/// validator, `Cache-Control` and `Vary` (RFC 9110, 15.4.5).
+pub(super) fn page_not_modified(etag: HeaderValue) -> Response {
+    let mut response = StatusCode::NOT_MODIFIED.into_response();
+    let out = response.headers_mut();
+    out.insert(header::ETAG, etag);
+    out.insert(header::CACHE_CONTROL, PAGE_CACHE_CONTROL);
+    out.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
+    response
+}
+
+/// A page may be kept, but asked after each time.
+pub(super) const PAGE_CACHE_CONTROL: HeaderValue = HeaderValue::from_static("no-cache");
 
 /// Headers on a page response: its own five, the security headers and HSTS.
 const PAGE_HEADERS: usize = 16;

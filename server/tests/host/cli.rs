@@ -216,8 +216,8 @@ fn config_check_prints_the_effective_settings_masked_and_fails_on_problems() {
         .args([
             "config",
             "check",
-            "--public-url",
-            "https://ops:hunter2@dinos.example",
+            "--chat-url",
+            "https://ops:hunter2@chat.example",
         ])
         .arg("--data-dir")
         .arg(dir.path())
@@ -229,11 +229,26 @@ fn config_check_prints_the_effective_settings_masked_and_fails_on_problems() {
         "{stdout}{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    assert!(
-        stdout.contains("https://ops:***@dinos.example/"),
-        "{stdout}"
-    );
+    assert!(stdout.contains("https://ops:***@chat.example/"), "{stdout}");
     assert!(!stdout.contains("hunter2"));
+
+    // In the public URL a password would be in every link: refused, and not shown.
+    let output = lastwords()
+        .args([
+            "config",
+            "check",
+            "--public-url",
+            "https://ops:hunter2@dinos.example",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("public_url") && stderr.contains("ops:***@"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("hunter2"), "{stderr}");
     assert!(stdout.contains("allowed_origins") && stdout.contains("max_sockets"));
 
     let file = dir.path().join("not-a-folder");

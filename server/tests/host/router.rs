@@ -150,6 +150,17 @@ async fn a_matching_etag_gets_304_and_a_change_gets_a_new_page() {
     let (again, body) = text(host.send(request).await).await;
     assert_eq!(again.status(), StatusCode::NOT_MODIFIED);
     assert!(body.is_empty());
+    // What a cache keeps from the 200 comes with the 304 (RFC 9110, 15.4.5).
+    assert_eq!(again.headers()[header::CACHE_CONTROL], "no-cache");
+    assert_eq!(again.headers()[header::VARY], "accept-encoding");
+    assert_eq!(again.headers()[header::ETAG], etag);
+    // A proxy that recompresses weakens the tag; If-None-Match compares weakly.
+    let weak = format!("\"other\", W/{}", etag.to_str().unwrap());
+    let request = Request::get("/words")
+        .header(header::IF_NONE_MATCH, weak)
+        .body(Body::empty())
+        .unwrap();
+    assert_eq!(host.send(request).await.status(), StatusCode::NOT_MODIFIED);
 
     host.state.feed.replace(vec![phrase("z", "NEW ONE", "Zed")]);
     let request = Request::get("/words")
