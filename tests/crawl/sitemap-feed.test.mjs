@@ -199,3 +199,32 @@ test('a change makes again only the child it falls in', async () => {
   assert.equal(listed.length, TOTAL + 2 - 1);
   assert.equal(new Set(listed).size, listed.length, 'each page once');
 });
+
+test('phrases imported by the hundred while the host runs are dated when they came, not when the host started', async () => {
+  // Past the host's start by more than the second a date counts.
+  const started = Date.now();
+  await new Promise((resolve) => setTimeout(resolve, 1100));
+  const folder = mkdtempSync(join(tmpdir(), 'lastwords-crawl-'));
+  const file = join(folder, 'more.json');
+  // More than one change the live feed lists: it arrives as a new list, not a delta.
+  writeFileSync(file, JSON.stringify(Array.from({ length: 600 }, (_, i) => ({ word: `LATE ${i}`, name: 'importer' }))));
+  const imported = await host.cli('phrases', 'import', file);
+  rmSync(folder, { recursive: true, force: true });
+  assert.equal(imported.code, 0, imported.stderr);
+  let feed;
+  await poll(async () => {
+    ({ feed } = await xml('/feed.atom', 'application/atom+xml; charset=utf-8'));
+    return feed.entry[0].title;
+  }, (title) => title === 'LATE 599', 10_000, 'the import at the top of the feed');
+  for (const entry of feed.entry) {
+    assert.ok(Date.parse(entry.updated) >= Math.floor(started / 1000) * 1000 + 1000, `${entry.title}: ${entry.updated}`);
+  }
+  assert.ok(Date.parse(feed.updated) >= Date.parse(feed.entry[0].updated));
+  const index = await xml('/sitemap.xml');
+  const last = index.sitemapindex.sitemap.at(-1);
+  const urls = (await xml(new URL(last.loc).pathname)).urlset.url;
+  const late = urls.filter((url) => feed.entry.some((entry) => entry.id === url.loc));
+  assert.equal(late.length, 50);
+  assert.ok(late.every((url) => Date.parse(url.lastmod) > started), 'their lastmod too');
+  assert.ok(Date.parse(last.lastmod) > started, "and their child's");
+});

@@ -121,7 +121,10 @@ impl Listings {
             loop {
                 match deltas.recv().await {
                     Ok(delta) => {
-                        noting.note(delta.changes.as_deref().unwrap_or_default());
+                        match delta.changes.as_deref() {
+                            Some(changes) => noting.note(changes),
+                            None => noting.note_arrivals(&delta.after),
+                        }
                         noting.keep_unchanged(&delta);
                     }
                     // The deltas that follow start from a version this task never saw, so
@@ -165,17 +168,44 @@ impl Listings {
     }
 
     fn note(&self, changes: &[Change]) {
+        self.note_ids(changes.iter().filter_map(|change| match change {
+            Change::Upsert { phrase } => Some(phrase.id.as_str()),
+            Change::Remove { .. } => None,
+        }));
+    }
+
+    /// Notes the phrases of a change too big to list (an import of hundreds) that the list
+    /// before it did not hold, the newest that are remembered; none after a first load,
+    /// whose phrases were there before this host.
+    fn note_arrivals(&self, after: &Snapshot) {
+        let before = match self.made.lock() {
+            Ok(kept) => kept.snapshot.clone(),
+            Err(_) => return,
+        };
+        if !before.loaded {
+            return self.note_ids(std::iter::empty());
+        }
+        let arrived: Vec<&str> = after
+            .list
+            .iter()
+            .filter(|phrase| before.list.get(&phrase.id).is_none())
+            .take(SEEN)
+            .map(|phrase| phrase.id.as_str())
+            .collect();
+        // Oldest first, as they would have come one by one.
+        self.note_ids(arrived.into_iter().rev());
+    }
+
+    fn note_ids<'a>(&self, ids: impl Iterator<Item = &'a str>) {
         let now = now_ms();
         self.changed_ms
             .store(now, std::sync::atomic::Ordering::Relaxed);
         let Ok(mut seen) = self.seen.lock() else {
             return;
         };
-        for change in changes {
-            if let Change::Upsert { phrase } = change
-                && !seen.at.contains_key(phrase.id.as_str())
-            {
-                let id: Arc<str> = phrase.id.as_str().into();
+        for id in ids {
+            if !seen.at.contains_key(id) {
+                let id: Arc<str> = id.into();
                 seen.at.insert(id.clone(), now);
                 seen.order.push_back(id);
                 if seen.order.len() > SEEN
