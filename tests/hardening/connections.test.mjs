@@ -93,6 +93,10 @@ test('a request without a Host header, or with two, gets 400; HTTP/1.0 may leave
   const two = await rawRequest(host.url, '/healthz', { headers: [['Host', 'evil.example']] });
   assert.equal(two.status, 400);
   assert.match(two.text, /one Host header; this one has 2/);
+  for (const refused of [none, two]) {
+    assert.match(refused.headers['content-security-policy'] ?? '', /default-src/, 'answered before the router, secured all the same');
+    assert.equal(refused.headers['x-content-type-options'], 'nosniff');
+  }
   const old = await rawRequest(host.url, '/healthz', { host: null, version: 'HTTP/1.0' });
   assert.deepEqual([old.status, old.text], [200, 'ok']);
   const plain = await rawRequest(host.url, '/healthz');

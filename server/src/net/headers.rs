@@ -153,7 +153,13 @@ pub fn malformed<B>(request: &axum::http::Request<B>) -> Option<Response> {
 pub fn host_problem<B>(request: &axum::http::Request<B>) -> Option<Response> {
     let hosts = request.headers().get_all(header::HOST).iter().count();
     let needed = request.version() == axum::http::Version::HTTP_11;
-    match hosts {
+    // Answered before the router, whose layer adds the security headers: added here.
+    // (Not HSTS: with no one host asked for, there is no site to pin.)
+    let secured = |mut refusal: Response| {
+        add_security_headers(refusal.headers_mut(), false);
+        refusal
+    };
+    let refusal = match hosts {
         0 if needed => Some(refuse(
             StatusCode::BAD_REQUEST,
             "an HTTP/1.1 request needs a Host header",
@@ -163,5 +169,6 @@ pub fn host_problem<B>(request: &axum::http::Request<B>) -> Option<Response> {
             StatusCode::BAD_REQUEST,
             format!("a request may carry one Host header; this one has {hosts}"),
         )),
-    }
+    };
+    refusal.map(secured)
 }
