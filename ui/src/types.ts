@@ -75,6 +75,8 @@ export interface PhrasePage {
 
 export interface NotFoundProps {
   site: SiteProps;
+  /** The page of a phrase removed while the host ran (410), not one that never was. */
+  removed?: boolean;
 }
 
 /** One phrase's page. */

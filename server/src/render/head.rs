@@ -118,10 +118,22 @@ impl Head {
     }
 
     /// The 404 page's: not indexed, and the same for every missing path.
-    pub fn not_found(config: &Site) -> Self {
+    /// The 404 page, or with `removed` the 410 of a phrase removed while the host ran.
+    pub fn not_found(config: &Site, removed: bool) -> Self {
+        let (title, description) = if removed {
+            (
+                format!("This Last {} has been removed", config.product_name),
+                "This phrase was minted and has since been removed.",
+            )
+        } else {
+            (
+                "Page not found".to_owned(),
+                "This page does not exist. The meteor may have got it.",
+            )
+        };
         Self {
-            title: site::title("Page not found"),
-            description: "This page does not exist. The meteor may have got it.".into(),
+            title: site::title(&title),
+            description: description.into(),
             canonical: config.absolute_url("/"),
             indexable: false,
             image: config.absolute_url(OG_IMAGE),

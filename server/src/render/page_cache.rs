@@ -38,6 +38,8 @@ pub enum PageKey {
         version: u64,
     },
     NotFound,
+    /// The page of a phrase removed while this host ran (410).
+    Removed,
     /// A further page of `/words` by where it starts (`after=…` or `before=…`), valid
     /// until a change falls in its [`Span`].
     Further(Arc<str>),
@@ -51,7 +53,7 @@ impl PageKey {
         match self {
             PageKey::Home => "home",
             PageKey::Words { .. } | PageKey::Further(_) => "words",
-            PageKey::NotFound => "not_found",
+            PageKey::NotFound | PageKey::Removed => "not_found",
             PageKey::Phrase(_) => "phrase",
         }
     }
@@ -62,7 +64,7 @@ impl PageKey {
             PageKey::Home => Some(0),
             PageKey::Words { .. } => Some(1),
             PageKey::NotFound => Some(2),
-            PageKey::Further(_) | PageKey::Phrase(_) => None,
+            PageKey::Removed | PageKey::Further(_) | PageKey::Phrase(_) => None,
         }
     }
 }

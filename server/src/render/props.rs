@@ -32,10 +32,19 @@ impl SiteProps {
     }
 }
 
-/// `HomeProps` and `NotFoundProps`: the site facts alone.
+/// `HomeProps`: the site facts alone.
 #[derive(Debug, Serialize)]
 pub struct SiteOnly<'a> {
     pub site: &'a SiteProps,
+}
+
+/// `NotFoundProps`: the site facts, and whether what was asked for was a phrase since
+/// removed (said only when it was).
+#[derive(Debug, Serialize)]
+pub struct Missing<'a> {
+    pub site: &'a SiteProps,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub removed: bool,
 }
 
 /// `WordsProps`: one page of the list, the count, and the checker's answer.
@@ -76,7 +85,7 @@ pub struct PhraseProps<'a> {
 pub enum RenderRequest<'a> {
     Home(SiteOnly<'a>),
     Words(WordsProps<'a>),
-    NotFound(SiteOnly<'a>),
+    NotFound(Missing<'a>),
     Phrase(PhraseProps<'a>),
 }
 
@@ -94,7 +103,8 @@ impl RenderRequest<'_> {
     /// the server bundle's request carries them ([`request_json`]).
     pub fn props_json(&self) -> serde_json::Result<Box<RawValue>> {
         match self {
-            RenderRequest::Home(props) | RenderRequest::NotFound(props) => to_raw_value(props),
+            RenderRequest::Home(props) => to_raw_value(props),
+            RenderRequest::NotFound(props) => to_raw_value(props),
             RenderRequest::Words(props) => to_raw_value(props),
             RenderRequest::Phrase(props) => to_raw_value(props),
         }
@@ -132,7 +142,10 @@ mod tests {
             },
             press_email: "p@x.example".into(),
         };
-        let request = RenderRequest::NotFound(SiteOnly { site: &site });
+        let request = RenderRequest::NotFound(Missing {
+            site: &site,
+            removed: false,
+        });
         let props = request.props_json().unwrap();
         let expected = r#"{"site":{"productName":"Words","wordsPath":"/words","links":{"chat":"c","social":"s","marketplace":"m","blog":"b"},"pressEmail":"p@x.example"}}"#;
         assert_eq!(props.get(), expected);

@@ -20,7 +20,7 @@ use crate::net::headers::{self, PreparedHead};
 use crate::render::head::Head;
 use crate::render::negotiate::{Encoding, add_coding_headers, not_modified, preferred_encoding};
 use crate::render::page_cache::{CachedPage, PageKey, Span};
-use crate::render::props::{RenderRequest, SiteOnly, WordsProps};
+use crate::render::props::{Missing, RenderRequest, SiteOnly, WordsProps};
 use crate::render::shell;
 use crate::state::AppState;
 
@@ -236,12 +236,27 @@ async fn words_page(
 
 /// The 404 page. It does not repeat the path, so one cached render serves every miss.
 pub(super) async fn not_found_page(state: &AppState) -> Result<Arc<CachedPage>, AppError> {
+    missing_page(state, false).await
+}
+
+/// The page of a phrase removed while this host ran: it says so, rather than that the
+/// page never was.
+pub(super) async fn removed_page(state: &AppState) -> Result<Arc<CachedPage>, AppError> {
+    missing_page(state, true).await
+}
+
+async fn missing_page(state: &AppState, removed: bool) -> Result<Arc<CachedPage>, AppError> {
     let page = || {
         let site = state.site_props();
         (
-            Head::not_found(&state.config.site),
-            RenderRequest::NotFound(SiteOnly { site }),
+            Head::not_found(&state.config.site, removed),
+            RenderRequest::NotFound(Missing { site, removed }),
         )
     };
-    state.pages.cached(PageKey::NotFound, page).await
+    let key = if removed {
+        PageKey::Removed
+    } else {
+        PageKey::NotFound
+    };
+    state.pages.cached(key, page).await
 }

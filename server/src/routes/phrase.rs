@@ -8,7 +8,7 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 
-use super::pages::{html_error, not_found_page, page_response};
+use super::pages::{html_error, not_found_page, page_response, removed_page};
 use crate::error::AppError;
 use crate::feed::list::Phrase;
 use crate::render::head::Head;
@@ -42,7 +42,12 @@ pub async fn phrase(
         None if state.pages.cache().is_gone(&id) => StatusCode::GONE,
         None => StatusCode::NOT_FOUND,
     };
-    match not_found_page(&state).await {
+    let page = if status == StatusCode::GONE {
+        removed_page(&state).await
+    } else {
+        not_found_page(&state).await
+    };
+    match page {
         Ok(page) => page_response(&state, status, &headers, page).await,
         Err(error) => html_error(&state, error),
     }

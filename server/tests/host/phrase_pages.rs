@@ -182,6 +182,7 @@ async fn unknown_ids_get_404_and_a_removed_phrase_410_until_it_is_back() {
     let (unknown, html) = host.get("/words/no-such-id").await;
     assert_eq!(unknown.status(), StatusCode::NOT_FOUND);
     assert!(html.contains("noindex"));
+    assert!(html.contains("Page not found"));
     let kept = host.state.feed.current().list.get("keep").cloned().unwrap();
     let (first, _) = host.get("/words/keep").await;
     assert_eq!(first.status(), StatusCode::OK);
@@ -190,16 +191,23 @@ async fn unknown_ids_get_404_and_a_removed_phrase_410_until_it_is_back() {
         .apply(vec![Change::Remove { id: "keep".into() }]);
     let gone = async {
         loop {
-            let (response, _) = host.get("/words/keep").await;
+            let (response, html) = host.get("/words/keep").await;
             if response.status() == StatusCode::GONE {
-                return;
+                return html;
             }
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
     };
-    tokio::time::timeout(Duration::from_secs(5), gone)
+    let html = tokio::time::timeout(Duration::from_secs(5), gone)
         .await
         .expect("a removed phrase's page answers 410");
+    // Someone following a shared link is told it was removed, not that it never was.
+    assert!(
+        html.contains("This Last Words has been removed") && !html.contains("Page not found"),
+        "{html}"
+    );
+    assert!(html.contains("noindex"));
+    assert!(html.contains("href=\"/words\""));
     host.state.feed.apply(vec![Change::Upsert {
         phrase: (*kept).clone(),
     }]);
