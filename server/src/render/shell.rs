@@ -26,15 +26,29 @@ struct ErrorPage<'a> {
     title: &'a str,
     message: &'a str,
     css: &'a str,
+    back_href: &'a str,
+    back_label: &'a str,
 }
 
 /// A page for when rendering itself failed: plain HTML with the site's stylesheet, no
 /// React, so it works whatever broke.
 pub fn error_document(manifest: &Manifest, title: &str, message: &str) -> String {
+    error_document_back(manifest, title, message, ("/", "Back to the home page"))
+}
+
+/// The same, with a link back to `back` (its address and its text) instead of home.
+pub fn error_document_back(
+    manifest: &Manifest,
+    title: &str,
+    message: &str,
+    (back_href, back_label): (&str, &str),
+) -> String {
     ErrorPage {
         title,
         message,
         css: &manifest.css,
+        back_href,
+        back_label,
     }
     .render()
     .unwrap_or_else(|_| format!("<!doctype html><title>{title}</title><p>{message}</p>"))

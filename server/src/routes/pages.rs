@@ -71,16 +71,49 @@ pub async fn words(
     headers: HeaderMap,
     query: Result<Query<WordsQuery>, QueryRejection>,
 ) -> Result<Response, AppError> {
-    let Query(query) = query.map_err(|e| AppError::bad_request(e.body_text()))?;
+    let query = query.map_err(|e| AppError::bad_request(e.body_text()));
+    let parsed = query.and_then(|Query(query)| {
+        let request = PageRequest::parse(query.after.as_deref(), query.before.as_deref(), None)?;
+        Ok((query, request))
+    });
+    let (query, request) = match parsed {
+        Ok(parsed) => parsed,
+        Err(error) => return Ok(broken_link(&state, &error)),
+    };
     let check = query.check.unwrap_or_default();
     // A text no phrase could hold finds nothing out; the checker says what is wrong with it.
     let find = find_text(&check).unwrap_or_default();
-    let request = PageRequest::parse(query.after.as_deref(), query.before.as_deref(), None)?;
     let request = PageRequest { find, ..request };
     Ok(match words_page(&state, &check, &request).await {
         Ok(page) => page_response(&state, StatusCode::OK, &headers, page).await,
         Err(error) => html_error(&state, error),
     })
+}
+
+/// A link to the list that no page answers (a cursor cut short or made up): a page that
+/// says so and leads to the newest, for a visitor; the API says the same in JSON.
+fn broken_link(state: &AppState, error: &AppError) -> Response {
+    let site = &state.config.site;
+    let message = format!("{error}. The list goes on from its first page.");
+    let html = shell::error_document_back(
+        &state.ui.get().manifest,
+        "This link is broken",
+        &message,
+        (
+            &site.words_path(),
+            &format!("The newest Last {}", site.product_name),
+        ),
+    );
+    error.respond((
+        [
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("text/html; charset=utf-8"),
+            ),
+            (header::CACHE_CONTROL, HeaderValue::from_static("no-store")),
+        ],
+        html,
+    ))
 }
 
 pub async fn not_found(State(state): State<AppState>, headers: HeaderMap) -> Response {
