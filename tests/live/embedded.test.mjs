@@ -24,6 +24,21 @@ async function apiWords(url = host.url) {
   return (await allPhrases(url)).map((p) => p.word);
 }
 
+/** How often each of `pid`'s threads has gone to sleep and been woken, by thread id and name. */
+function wakeups(pid) {
+  const counts = new Map();
+  for (const thread of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const name = readFileSync(`/proc/${pid}/task/${thread}/comm`, 'utf8').trim();
+      const status = readFileSync(`/proc/${pid}/task/${thread}/status`, 'utf8');
+      counts.set(`${name} (${thread})`, Number(/^voluntary_ctxt_switches:\s+(\d+)/m.exec(status)[1]));
+    } catch {
+      // A thread that ended meanwhile.
+    }
+  }
+  return counts;
+}
+
 async function storedWords(cli = host.cli) {
   const listed = await cli('phrases', 'list', '--json');
   assert.equal(listed.code, 0, listed.stderr);
@@ -145,9 +160,14 @@ test('after an edit the host is quiet: no CPU, no log lines', async () => {
   const budget = cpuTicks(host.pid) - requestsFrom + 1;
   const ticks = cpuTicks(host.pid);
   const lines = host.log().split('\n').length;
+  const woken = wakeups(host.pid);
   await sleep(4000);
   const used = cpuTicks(host.pid) - ticks;
   assert.ok(used <= budget, `the idle host used ${used * 10} ms of CPU in 4 s, more than the ${budget * 10} ms 50 list requests took`);
+  // Nor does any thread wake on a timer of its own (a minute's, at most, may fall in).
+  const after = wakeups(host.pid);
+  const busy = [...after].filter(([thread, n]) => n > (woken.get(thread) ?? 0)).map(([thread, n]) => `${thread}: ${n - (woken.get(thread) ?? 0)}`);
+  assert.ok(busy.length <= 1, `threads that woke in 4 s idle: ${busy.join(', ')}`);
   assert.equal(host.log().split('\n').length, lines, `log lines while idle:\n${host.log().split('\n').slice(lines - 1).join('\n')}`);
 });
 

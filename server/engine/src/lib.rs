@@ -254,9 +254,17 @@ impl Engine {
     }
 }
 
-/// Stops a render that runs too long, from a thread of its own.
+/// Stops a render that runs too long, from a thread of its own, which sleeps until a
+/// render starts: an idle host wakes for nothing.
 struct Watchdog {
-    state: Arc<(Mutex<Option<Armed>>, Condvar)>,
+    state: Arc<(Mutex<Watch>, Condvar)>,
+}
+
+#[derive(Default)]
+struct Watch {
+    armed: Option<Armed>,
+    /// The watchdog was dropped: its thread ends.
+    closed: bool,
 }
 
 struct Armed {
@@ -267,22 +275,29 @@ struct Armed {
 
 impl Watchdog {
     fn start() -> Self {
-        let state: Arc<(Mutex<Option<Armed>>, Condvar)> = Arc::default();
-        let watched = Arc::downgrade(&state);
+        let state: Arc<(Mutex<Watch>, Condvar)> = Arc::default();
+        let watched = state.clone();
         thread::Builder::new()
             .name("render-watchdog".into())
             .spawn(move || {
-                while let Some(state) = watched.upgrade() {
-                    let (lock, wake) = &*state;
-                    let Ok(guard) = lock.lock() else { return };
-                    let wait = match guard.as_ref() {
-                        Some(armed) => armed.deadline.saturating_duration_since(Instant::now()),
-                        None => Duration::from_secs(1),
+                let (lock, wake) = &*watched;
+                let Ok(mut guard) = lock.lock() else { return };
+                while !guard.closed {
+                    let deadline = guard.armed.as_ref().map(|armed| armed.deadline);
+                    guard = match deadline {
+                        None => match wake.wait(guard) {
+                            Ok(guard) => guard,
+                            Err(_) => return,
+                        },
+                        Some(deadline) => {
+                            let wait = deadline.saturating_duration_since(Instant::now());
+                            match wake.wait_timeout(guard, wait) {
+                                Ok((guard, _)) => guard,
+                                Err(_) => return,
+                            }
+                        }
                     };
-                    let Ok((guard, _)) = wake.wait_timeout(guard, wait) else {
-                        return;
-                    };
-                    if let Some(armed) = guard.as_ref()
+                    if let Some(armed) = guard.armed.as_ref()
                         && Instant::now() >= armed.deadline
                         && !armed.fired.swap(true, Ordering::SeqCst)
                     {
@@ -297,22 +312,32 @@ impl Watchdog {
     /// Watches the next render; the returned flag turns true if it was stopped.
     fn arm(&self, isolate: v8::IsolateHandle, timeout: Duration) -> Arc<AtomicBool> {
         let fired = Arc::new(AtomicBool::new(false));
-        let (lock, wake) = &*self.state;
-        if let Ok(mut guard) = lock.lock() {
-            *guard = Some(Armed {
-                deadline: Instant::now() + timeout,
-                isolate,
-                fired: fired.clone(),
-            });
-            wake.notify_one();
-        }
+        self.set(Some(Armed {
+            deadline: Instant::now() + timeout,
+            isolate,
+            fired: fired.clone(),
+        }));
         fired
     }
 
     fn disarm(&self) {
+        self.set(None);
+    }
+
+    fn set(&self, armed: Option<Armed>) {
         let (lock, wake) = &*self.state;
         if let Ok(mut guard) = lock.lock() {
-            *guard = None;
+            guard.armed = armed;
+            wake.notify_one();
+        }
+    }
+}
+
+impl Drop for Watchdog {
+    fn drop(&mut self) {
+        let (lock, wake) = &*self.state;
+        if let Ok(mut guard) = lock.lock() {
+            guard.closed = true;
             wake.notify_one();
         }
     }
