@@ -6,6 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startHost } from '../support/host.mjs';
 import { connectLive, rawLive, tryUpgrade } from '../support/live-client.mjs';
+import { rawRequest } from '../support/raw-http.mjs';
 import { metric, waitFor } from './metrics.mjs';
 import { poll } from '../support/poll.mjs';
 import { margin, medianMs } from '../support/timing.mjs';
@@ -56,6 +57,43 @@ test('a page of another origin, or no Origin at all, is refused with 403 before 
     assert.match(answer.body, /origin may not open the live feed/);
   }
   assert.equal((await tryUpgrade(host.url)).status, 101, 'the page\'s own origin gets in');
+});
+
+test('an opening handshake that is not one is refused with the reason and never upgraded', async () => {
+  const own = host.url;
+  const upgrade = (overrides = {}) => {
+    const { method = 'GET', version = 'HTTP/1.1', key = 'dGhlIHNhbXBsZSBub25jZQ==', origins = [own], query = '' } = overrides;
+    return rawRequest(host.url, `/api/phrases/live${query}`, {
+      method,
+      version,
+      headers: [
+        ['Connection', 'Upgrade'],
+        ['Upgrade', 'websocket'],
+        ['Sec-WebSocket-Version', '13'],
+        ['Sec-WebSocket-Key', key],
+        ...origins.map((origin) => ['Origin', origin]),
+      ],
+    });
+  };
+  for (const [what, overrides, status, reason] of [
+    ['HEAD', { method: 'HEAD' }, 400, null],
+    ['HTTP/1.0', { version: 'HTTP/1.0' }, 400, /HTTP\/1\.1 GET/],
+    ['a key that is not base64', { key: '!!!not base64!!!' }, 400, /16 bytes in base64/],
+    ['a key of one byte', { key: 'YQ==' }, 400, /16 bytes in base64/],
+    ['an empty key', { key: '' }, 400, /Sec-WebSocket-Key/],
+    ['its own origin, then a foreign one', { origins: [own, 'http://evil.example'] }, 403, /origin may not/],
+    ['since that is not a number', { query: '?since=abc' }, 400, /since is the version/],
+    ['since below zero', { query: '?since=-1' }, 400, /since is the version/],
+    ['a bad since from a foreign page', { query: '?since=abc', origins: ['http://evil.example'] }, 403, /origin may not/],
+  ]) {
+    const answer = await upgrade(overrides);
+    assert.equal(answer.status, status, what);
+    if (reason) assert.match(answer.text, reason, what);
+    assert.notEqual(answer.headers.upgrade, 'websocket', what);
+  }
+  const right = await rawLive(host.url, { since: 3 });
+  right.socket.destroy();
+  assert.equal((await tryUpgrade(host.url)).status, 101, 'the handshake done right still opens');
 });
 
 test('a frame over 4 KiB closes the socket with 1009; a 4 KiB one does not', async () => {

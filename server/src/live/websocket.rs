@@ -61,8 +61,15 @@ pub fn accept_key(headers: &HeaderMap) -> Result<HeaderValue, &'static str> {
     let key = headers
         .get(header::SEC_WEBSOCKET_KEY)
         .ok_or("the Sec-WebSocket-Key header is missing")?;
-    HeaderValue::from_str(&derive_accept_key(key.as_bytes()))
-        .map_err(|_| "the Sec-WebSocket-Key header is malformed")
+    // 16 random bytes in base64 (RFC 6455, 4.1), which is how a client that speaks the
+    // protocol shows it does.
+    use base64::Engine as _;
+    let malformed = "the Sec-WebSocket-Key header is malformed: it is 16 bytes in base64";
+    match base64::engine::general_purpose::STANDARD.decode(key.as_bytes()) {
+        Ok(bytes) if bytes.len() == 16 => {}
+        _ => return Err(malformed),
+    }
+    HeaderValue::from_str(&derive_accept_key(key.as_bytes())).map_err(|_| malformed)
 }
 
 /// The key's answer: SHA-1 of the key and the protocol's GUID, in base64 (RFC 6455, 4.2.2).

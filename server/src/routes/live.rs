@@ -1,8 +1,9 @@
 //! `/api/phrases/live`: the WebSocket upgrade, under the origin check and the caps.
 
 use axum::Extension;
+use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, Request, State};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{HeaderValue, Method, StatusCode, Version, header};
 use axum::response::{IntoResponse, Response};
 use hyper_util::rt::TokioIo;
 use serde::Deserialize;
@@ -23,19 +24,29 @@ pub struct LiveQuery {
 /// sends `Origin`), and the caps answer 503 so a client retries later or elsewhere.
 pub async fn upgrade(
     State(state): State<AppState>,
-    Query(query): Query<LiveQuery>,
+    query: Result<Query<LiveQuery>, QueryRejection>,
     client: Option<Extension<ClientAddr>>,
     write_side: Option<Extension<SharedWrite>>,
     mut request: Request,
 ) -> Response {
+    // The opening handshake is an HTTP/1.1 GET (RFC 6455, 4.1); HEAD would be routed here.
+    if request.method() != Method::GET || request.version() != Version::HTTP_11 {
+        return refusal(
+            StatusCode::BAD_REQUEST,
+            "the live feed opens with an HTTP/1.1 GET",
+        );
+    }
     let headers = request.headers();
     let accept = match websocket::accept_key(headers) {
         Ok(accept) => accept,
         Err(problem) => return refusal(StatusCode::BAD_REQUEST, problem),
     };
-    let origin = headers
-        .get(header::ORIGIN)
-        .and_then(|value| value.to_str().ok());
+    // A browser sends one; with two, which was checked and which believed could differ.
+    let mut origins = headers.get_all(header::ORIGIN).iter();
+    let origin = match (origins.next(), origins.next()) {
+        (Some(value), None) => value.to_str().ok(),
+        _ => None,
+    };
     if !origin.is_some_and(|origin| {
         state
             .config
@@ -50,6 +61,12 @@ pub async fn upgrade(
             "this origin may not open the live feed",
         );
     }
+    let Ok(Query(query)) = query else {
+        return refusal(
+            StatusCode::BAD_REQUEST,
+            "since is the version of the list the page has: a whole number",
+        );
+    };
     // Set by the accept loop on every connection it serves; not on the reserve's.
     let Some(Extension(stream)) = write_side else {
         return refusal(
