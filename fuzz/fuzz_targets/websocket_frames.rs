@@ -17,6 +17,7 @@ enum Verdict {
     Close,
     TooBig,
     Broken,
+    NotText,
     Flood,
     Gone,
 }
@@ -35,6 +36,7 @@ fuzz_target!(|input: &[u8]| {
         frames::Heard::Close => Verdict::Close,
         frames::Heard::TooBig => Verdict::TooBig,
         frames::Heard::Broken => Verdict::Broken,
+        frames::Heard::NotText => Verdict::NotText,
         frames::Heard::Flood => Verdict::Flood,
         frames::Heard::Gone => Verdict::Gone,
     };
@@ -42,10 +44,12 @@ fuzz_target!(|input: &[u8]| {
     assert_eq!((verdict, pong), model(input));
 });
 
-/// The same rules written for a byte slice: frames must be masked with no reserved bits;
-/// control frames are final and at most 125 bytes; a data message (its fragments added
-/// up) is at most `MAX_FRAME`; only the latest ping waits for its pong; more than
-/// `FRAMES_PER_WINDOW` frames is a flood (one input arrives well within the window).
+/// The same rules written for a byte slice: frames must be masked with no reserved bits,
+/// and a 64-bit length has its top bit clear; control frames are final and at most 125
+/// bytes; a close frame is empty or a code a peer may send (1000–1003, 1007–1014,
+/// 3000–4999) and a UTF-8 reason; a data message (its fragments added up) is at most
+/// `MAX_FRAME`; only the latest ping waits for its pong; more than `FRAMES_PER_WINDOW`
+/// frames is a flood (one input arrives well within the window).
 fn model(mut bytes: &[u8]) -> (Verdict, Option<Vec<u8>>) {
     fn take<'a>(bytes: &mut &'a [u8], n: usize) -> Option<&'a [u8]> {
         let (taken, rest) = bytes.split_at_checked(n)?;
@@ -69,7 +73,10 @@ fn model(mut bytes: &[u8]) -> (Verdict, Option<Vec<u8>>) {
                 None => return (Verdict::Gone, pong),
             },
             127 => match take(&mut bytes, 8) {
-                Some(b) => u64::from_be_bytes(b.try_into().expect("eight bytes")),
+                Some(b) if b[0] & 0x80 == 0 => {
+                    u64::from_be_bytes(b.try_into().expect("eight bytes"))
+                }
+                Some(_) => return (Verdict::Broken, pong),
                 None => return (Verdict::Gone, pong),
             },
             n => u64::from(n),
@@ -89,12 +96,33 @@ fn model(mut bytes: &[u8]) -> (Verdict, Option<Vec<u8>>) {
                 let Some(payload) = take(&mut bytes, len as usize) else {
                     return (Verdict::Gone, pong);
                 };
+                let unmasked: Vec<u8> = payload
+                    .iter()
+                    .enumerate()
+                    .map(|(i, b)| b ^ mask[i % 4])
+                    .collect();
                 match code {
-                    0x8 => return (Verdict::Close, pong),
-                    0x9 => {
-                        let unmasked = payload.iter().enumerate().map(|(i, b)| b ^ mask[i % 4]);
-                        pong = Some(unmasked.collect());
+                    0x8 => {
+                        let verdict = if unmasked.is_empty() {
+                            Verdict::Close
+                        } else if unmasked.len() == 1 {
+                            Verdict::Broken
+                        } else {
+                            let code = u16::from(unmasked[0]) << 8 | u16::from(unmasked[1]);
+                            let allowed = (1000..=1003).contains(&code)
+                                || (1007..=1014).contains(&code)
+                                || (3000..=4999).contains(&code);
+                            if !allowed {
+                                Verdict::Broken
+                            } else if String::from_utf8(unmasked[2..].to_vec()).is_err() {
+                                Verdict::NotText
+                            } else {
+                                Verdict::Close
+                            }
+                        };
+                        return (verdict, pong);
                     }
+                    0x9 => pong = Some(unmasked),
                     _ => {}
                 }
             }

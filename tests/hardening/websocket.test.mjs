@@ -123,6 +123,34 @@ test('a frame over 4 KiB closes the socket with 1009; a 4 KiB one does not', asy
   assert.deepEqual([health.status, await health.text()], [200, 'ok']);
 });
 
+test('a close frame of one byte, with a code no peer sends, or with a reason not in UTF-8 is answered as the protocol says', async () => {
+  // Masked with a zero key, so the payload goes as written.
+  const frame = (opcode, payload, head = [0x80 | opcode, 0x80 | payload.length]) => Buffer.concat([Buffer.from(head), Buffer.alloc(4), payload]);
+  const close = (code, reason = Buffer.alloc(0)) => {
+    const payload = Buffer.alloc(2);
+    payload.writeUInt16BE(code);
+    return frame(0x8, Buffer.concat([payload, reason]));
+  };
+  const huge = Buffer.alloc(8);
+  huge.writeBigUInt64BE(1n << 63n);
+  for (const [what, bytes, expected] of [
+    ['a close of one byte', frame(0x8, Buffer.from([3])), 1002],
+    ['code 999', close(999), 1002],
+    ['code 1005, which is never sent', close(1005), 1002],
+    ['code 5000', close(5000), 1002],
+    ['a reason that is not UTF-8', close(1000, Buffer.from([0xff, 0xfe])), 1007],
+    ['a length with its top bit set', Buffer.concat([Buffer.from([0x82, 0x80 | 127]), huge, Buffer.alloc(4)]), 1002],
+    ['code 1000, "bye"', close(1000, Buffer.from('bye')), 1000],
+    ['code 4000', close(4000), 1000],
+  ]) {
+    const client = await rawLive(host.url);
+    client.socket.write(bytes);
+    await client.closed;
+    const answered = client.frames.find((f) => f.kind === 'close');
+    assert.equal(answered?.code, expected, what);
+  }
+});
+
 test('a flood of 10,000 frames from one client holds up neither the others nor the host', async () => {
   // What /healthz takes here with no flood: held up by one, it would take far more.
   const healthz = async () => {

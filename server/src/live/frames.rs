@@ -36,8 +36,11 @@ pub(super) enum Heard {
     Close,
     /// A message over [`MAX_FRAME`].
     TooBig,
-    /// Something a client may not send (unmasked or reserved bits, a bad opcode).
+    /// Something a client may not send (unmasked or reserved bits, a bad opcode, a
+    /// length with its top bit set, a close frame of one byte or with a code no one sends).
     Broken,
+    /// A close frame whose reason is not UTF-8.
+    NotText,
     /// More than [`FRAMES_PER_WINDOW`] frames in a window.
     Flood,
     /// The connection ended or failed.
@@ -103,7 +106,11 @@ async fn read_loop<R: AsyncRead + Unpin>(reader: &mut R, inbox: &Inbox) -> io::R
         }
         let len = match head[1] & 0x7F {
             126 => u64::from(reader.read_u16().await?),
-            127 => reader.read_u64().await?,
+            // Its most significant bit must be 0 (RFC 6455, 5.2).
+            127 => match reader.read_u64().await? {
+                len if len >> 63 == 0 => len,
+                _ => return Ok(Heard::Broken),
+            },
             len => u64::from(len),
         };
         let mut mask = [0u8; 4];
@@ -124,12 +131,12 @@ async fn read_loop<R: AsyncRead + Unpin>(reader: &mut R, inbox: &Inbox) -> io::R
                 let mut payload = [0u8; 125];
                 let payload = &mut payload[..len as usize];
                 reader.read_exact(payload).await?;
+                for (i, byte) in payload.iter_mut().enumerate() {
+                    *byte ^= mask[i % 4];
+                }
                 match code {
-                    opcode::CLOSE => return Ok(Heard::Close),
+                    opcode::CLOSE => return Ok(close_heard(payload)),
                     opcode::PING => {
-                        for (i, byte) in payload.iter_mut().enumerate() {
-                            *byte ^= mask[i % 4];
-                        }
                         *inbox.pong.lock().unwrap_or_else(|e| e.into_inner()) =
                             Some(payload.to_vec());
                         inbox.pong_due.notify_one();
@@ -151,6 +158,25 @@ async fn read_loop<R: AsyncRead + Unpin>(reader: &mut R, inbox: &Inbox) -> io::R
                 open_message = (!fin).then_some(total);
             }
             _ => return Ok(Heard::Broken),
+        }
+    }
+}
+
+/// A close frame's (unmasked) payload judged: empty, or a code a peer may send and a
+/// reason in UTF-8 (RFC 6455, 5.5.1 and 7.4).
+fn close_heard(payload: &[u8]) -> Heard {
+    match payload {
+        [] => Heard::Close,
+        [_] => Heard::Broken,
+        [high, low, reason @ ..] => {
+            let code = u16::from_be_bytes([*high, *low]);
+            if !matches!(code, 1000..=1003 | 1007..=1014 | 3000..=4999) {
+                Heard::Broken
+            } else if std::str::from_utf8(reason).is_err() {
+                Heard::NotText
+            } else {
+                Heard::Close
+            }
         }
     }
 }
@@ -193,6 +219,38 @@ pub(super) fn frame(code: u8, payload: &[u8]) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_close_frame_is_judged_by_its_code_and_its_reason() {
+        let with = |code: u16, reason: &[u8]| [&code.to_be_bytes()[..], reason].concat();
+        assert!(matches!(close_heard(&[]), Heard::Close));
+        assert!(matches!(close_heard(&[3]), Heard::Broken));
+        for code in [1000, 1001, 1003, 1007, 1011, 1014, 3000, 4999] {
+            assert!(
+                matches!(close_heard(&with(code, b"bye")), Heard::Close),
+                "{code}"
+            );
+        }
+        for code in [0, 999, 1004, 1005, 1006, 1015, 2999, 5000, u16::MAX] {
+            assert!(
+                matches!(close_heard(&with(code, b"")), Heard::Broken),
+                "{code}"
+            );
+        }
+        assert!(matches!(
+            close_heard(&with(1000, b"\xff\xfe")),
+            Heard::NotText
+        ));
+    }
+
+    #[tokio::test]
+    async fn a_length_with_its_top_bit_set_is_broken_not_big() {
+        let mut frame = vec![0x82, 0x80 | 127];
+        frame.extend_from_slice(&(1u64 << 63).to_be_bytes());
+        frame.extend_from_slice(&[0; 4]);
+        let heard = read_frames(&mut &frame[..], &Inbox::new()).await;
+        assert!(matches!(heard, Heard::Broken));
+    }
 
     #[test]
     fn a_frame_has_the_header_of_its_length_at_every_boundary() {

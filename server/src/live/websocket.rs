@@ -87,6 +87,7 @@ mod close_code {
     pub const NORMAL: u16 = 1000;
     pub const AWAY: u16 = 1001;
     pub const PROTOCOL: u16 = 1002;
+    pub const NOT_TEXT: u16 = 1007;
     pub const POLICY: u16 = 1008;
     pub const SIZE: u16 = 1009;
 }
@@ -145,6 +146,7 @@ pub async fn session(
                     Heard::Close => break ((close_code::NORMAL, ""), true),
                     Heard::TooBig => break ((close_code::SIZE, "frames are limited to 4 KiB"), false),
                     Heard::Broken => break ((close_code::PROTOCOL, "not a client frame"), false),
+                    Heard::NotText => break ((close_code::NOT_TEXT, "a close reason is UTF-8"), false),
                     Heard::Flood => break ((close_code::POLICY, "too many frames"), false),
                     Heard::Gone => return,
                 },
