@@ -241,7 +241,7 @@ pub struct Hold {
 impl Hold {
     pub fn new(path: &Path) -> Self {
         let mut held = HELD.lock().unwrap_or_else(PoisonError::into_inner);
-        let Ok(file) = File::open(path) else {
+        let Ok(file) = open_for_reading(path) else {
             return Self { identity: None };
         };
         let Some(identity) = identity(&file) else {
@@ -276,6 +276,17 @@ impl Drop for Hold {
     }
 }
 
+/// Opens `path` to read, without waiting: a named pipe put in the store's place between
+/// a look at its type and this open would otherwise hold every look (and every
+/// connection's [`Hold`]) until someone wrote to it.
+fn open_for_reading(path: &Path) -> std::io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt as _;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32)
+        .open(path)
+}
+
 fn identity(file: &File) -> Option<(u64, u64)> {
     file.metadata().ok().map(|meta| (meta.dev(), meta.ino()))
 }
@@ -293,7 +304,7 @@ fn read_head(path: &Path, head: &mut [u8]) -> Result<(), String> {
             .read_exact_at(head, 0)
             .map_err(|error| format!("cannot be read: {error}"));
     }
-    let file = File::open(path).map_err(|error| describe_io(path, &error))?;
+    let file = open_for_reading(path).map_err(|error| describe_io(path, &error))?;
     let read = file
         .read_exact_at(head, 0)
         .map_err(|error| format!("cannot be read: {error}"));
