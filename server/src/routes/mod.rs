@@ -43,6 +43,8 @@ pub fn router(state: AppState) -> Router {
         .route("/", get(pages::home))
         .route(&words, get(pages::words))
         .route(&words_capitalised, get(pages::words))
+        .route(&format!("{words}/"), get(pages::to_words))
+        .route(&format!("{words_capitalised}/"), get(pages::to_words))
         .route(&format!("{words}/{{id}}"), get(phrase::phrase))
         .route(&format!("{words_capitalised}/{{id}}"), get(phrase::phrase))
         .route("/sitemap.xml", get(listings::sitemap))

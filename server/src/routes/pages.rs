@@ -90,6 +90,24 @@ pub async fn words(
     })
 }
 
+/// `/words/`, as a link typed or cut by hand often ends: the list, where it lives.
+pub async fn to_words(State(state): State<AppState>, uri: axum::http::Uri) -> Response {
+    let mut to = state.config.site.words_path();
+    if let Some(query) = uri.query() {
+        to.push('?');
+        to.push_str(query);
+    }
+    let location = HeaderValue::try_from(to).unwrap_or_else(|_| {
+        HeaderValue::try_from(state.config.site.words_path())
+            .unwrap_or(HeaderValue::from_static("/"))
+    });
+    (
+        StatusCode::PERMANENT_REDIRECT,
+        [(header::LOCATION, location)],
+    )
+        .into_response()
+}
+
 /// A link to the list that no page answers (a cursor cut short or made up): a page that
 /// says so and leads to the newest, for a visitor; the API says the same in JSON.
 fn broken_link(state: &AppState, error: &AppError) -> Response {

@@ -126,6 +126,20 @@ async fn the_no_js_checker_links_the_taker_offers_alternatives_and_names_a_look_
 }
 
 #[tokio::test]
+async fn the_list_with_a_slash_after_it_leads_to_the_list() {
+    let host = TestHost::start(None).await;
+    for (path, to) in [
+        ("/words/", "/words"),
+        ("/Words/", "/words"),
+        ("/words/?check=rawr", "/words?check=rawr"),
+    ] {
+        let (response, _) = host.get(path).await;
+        assert_eq!(response.status(), StatusCode::PERMANENT_REDIRECT, "{path}");
+        assert_eq!(response.headers()[header::LOCATION], to, "{path}");
+    }
+}
+
+#[tokio::test]
 async fn unknown_paths_get_the_server_rendered_404_page() {
     let host = TestHost::start(None).await;
     let (response, html) = host.get("/no/such/page").await;
