@@ -296,9 +296,7 @@ fn identity(file: &File) -> Option<(u64, u64)> {
 /// when none has (the lock keeps one from opening it meanwhile).
 fn read_head(path: &Path, head: &mut [u8]) -> Result<(), String> {
     let mut held = HELD.lock().unwrap_or_else(PoisonError::into_inner);
-    let at_path = std::fs::metadata(path)
-        .ok()
-        .map(|meta| (meta.dev(), meta.ino()));
+    let at_path = super::file_identity(path);
     if let Some(h) = held.iter().find(|h| Some(h.identity) == at_path) {
         return h.files[0]
             .read_exact_at(head, 0)
