@@ -65,7 +65,11 @@ fn q_value(text: &str) -> Option<u16> {
     {
         return None;
     }
-    let thousandths: u16 = format!("{decimals:0<3}").parse().ok()?;
+    let thousandths = decimals
+        .bytes()
+        .zip([100, 10, 1])
+        .map(|(digit, place)| u16::from(digit - b'0') * place)
+        .sum::<u16>();
     let weight = if whole == "1" {
         1000 + thousandths
     } else {
@@ -92,7 +96,9 @@ pub fn not_modified(headers: &HeaderMap, etag: &str) -> bool {
 /// Whether one `If-None-Match` line names `etag` (or is `*`), by the weak comparison
 /// RFC 9110 asks of it: `W/"x"` names `"x"`.
 pub fn names_etag(line: &str, etag: &str) -> bool {
-    let opaque = |tag: &str| tag.strip_prefix("W/").unwrap_or(tag).to_owned();
+    fn opaque(tag: &str) -> &str {
+        tag.strip_prefix("W/").unwrap_or(tag)
+    }
     let etag = opaque(etag);
     line.split(',')
         .map(str::trim)
