@@ -57,6 +57,13 @@ describe("fitEdit", () => {
     expect(fit("abc", `a${pasted}bc`, 1 + pasted.length)).toEqual({ value: `a${pasted.slice(0, 17)}bc`, caret: 18 });
   });
 
+  it("never leaves half of a surrogate pair when an emoji replaced by another does not fit", () => {
+    // 🦖 and 🦕 differ only in their second UTF-16 unit.
+    const full = `${"a".repeat(19)}🦖`;
+    expect(fit(full, `${"a".repeat(19)}🦕b`, 22)).toEqual({ value: `${"a".repeat(19)}🦕`, caret: 21 });
+    expect(fit(full, `${"a".repeat(19)}🦕🦕`, 23)).toEqual({ value: `${"a".repeat(19)}🦕`, caret: 21 });
+  });
+
   it("lets a selection be replaced, and the phrase be shortened when it came in too long", () => {
     expect(fit("abcdefghijklmnopqrst", "abcXYZhijklmnopqrst", 6)).toEqual({ value: "abcXYZhijklmnopqrst", caret: 6 });
     expect(fit("abcdefghijklmnopqrst", "abcXYZfghijklmnopqrst", 6)).toEqual({ value: "abcXYfghijklmnopqrst", caret: 5 });

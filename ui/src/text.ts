@@ -143,6 +143,8 @@ export function fitEdit(previous: string, next: string, caret: number, limit: nu
   let start = 0;
   const shared = Math.min(caret, previous.length - (previous.endsWith(after) ? after.length : 0));
   while (start < shared && next[start] === previous[start]) start += 1;
+  // Never between the halves of a surrogate pair (🦖 and 🦕 share the first).
+  if (start > 0 && /[\uD800-\uDBFF]/.test(next.charAt(start - 1))) start -= 1;
   const before = next.slice(0, start);
   let kept = "";
   for (const cluster of graphemes(next.slice(start, caret))) {
