@@ -2,7 +2,7 @@
 // too many sockets. Whatever one client does, every other one keeps getting updates.
 import { test, before, after } from '../support/test.mjs';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startHost } from '../support/host.mjs';
 import { connectLive, rawLive, tryUpgrade } from '../support/live-client.mjs';
@@ -31,6 +31,18 @@ after(async () => {
 
 async function currentVersion(url) {
   return (await (await fetch(`${url}/api/phrases`)).json()).version;
+}
+
+/** Bytes the kernel holds to send on the host's side of a connection (/proc/net/tcp). */
+function sendQueue(hostPort, clientPort) {
+  const hex = (port) => Number(port).toString(16).toUpperCase().padStart(4, '0');
+  for (const line of readFileSync('/proc/net/tcp', 'utf8').split('\n').slice(1)) {
+    const fields = line.trim().split(/\s+/);
+    if (fields[1]?.endsWith(`:${hex(hostPort)}`) && fields[2]?.endsWith(`:${hex(clientPort)}`)) {
+      return parseInt(fields[4].split(':')[0], 16);
+    }
+  }
+  return 0;
 }
 
 /** Adds `word` through the CLI (a real write to the store's file). */
@@ -233,6 +245,12 @@ test('a client that never reads is cut off after the send timeout, while 1,000 o
     hung.socket.pause();
     const hungAt = Date.now();
     await waitFor(crowded.url, 'lastwords_websocket_connections', (n) => n === 1001, 5000);
+    // What the kernel holds for it meanwhile is bounded: its send queue fills to the
+    // socket's buffer (256 KiB, which Linux doubles) and no further.
+    const queued = () => sendQueue(new URL(crowded.url).port, hung.socket.localPort);
+    await poll(queued, (bytes) => bytes > 100_000, 5000, "the hung peer's send queue filling");
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    assert.ok(queued() <= 512 * 1024, `${queued()} bytes queued in the kernel for a peer that reads nothing`);
 
     for (const word of ['FIRST', 'SECOND', 'THIRD']) {
       const sent = Date.now();

@@ -14,6 +14,9 @@ use crate::net::client::ClientAddr;
 use crate::net::shared::SharedWrite;
 use crate::state::AppState;
 
+/// A live socket's kernel send buffer, in bytes (Linux keeps twice this for its books).
+const SEND_BUFFER: usize = 256 * 1024;
+
 #[derive(Deserialize)]
 pub struct LiveQuery {
     /// The version the browser already has (from the page's props).
@@ -82,6 +85,10 @@ pub async fn upgrade(
             "too many live connections; try again shortly",
         );
     };
+    // Left to autotuning, a peer that stops reading holds megabytes of kernel memory
+    // until the send timeout; this holds the largest message (a change of 500 phrases,
+    // some 200 KB) and bounds what each socket can owe.
+    let _ = rustix::net::sockopt::set_socket_send_buffer_size(stream.stream(), SEND_BUFFER);
     let upgrading = hyper::upgrade::on(&mut request);
     let hub = state.hub.clone();
     let shutdown = state.shutdown.clone();
