@@ -47,6 +47,11 @@ pub(super) fn html_error(state: &AppState, error: AppError) -> Response {
     };
     error.log("page failed");
     let html = shell::error_document(&state.ui.get().manifest, title, message);
+    error_page(&error, html)
+}
+
+/// `html` (a page made without React) as the answer to `error`, kept by no cache.
+fn error_page(error: &AppError, html: String) -> Response {
     error.respond((
         [
             (
@@ -122,16 +127,7 @@ fn broken_link(state: &AppState, error: &AppError) -> Response {
             &format!("The newest Last {}", site.product_name),
         ),
     );
-    error.respond((
-        [
-            (
-                header::CONTENT_TYPE,
-                HeaderValue::from_static("text/html; charset=utf-8"),
-            ),
-            (header::CACHE_CONTROL, HeaderValue::from_static("no-store")),
-        ],
-        html,
-    ))
+    error_page(error, html)
 }
 
 pub async fn not_found(State(state): State<AppState>, headers: HeaderMap) -> Response {
