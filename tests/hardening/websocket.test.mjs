@@ -74,7 +74,7 @@ test('a page of another origin, or no Origin at all, is refused with 403 before 
 test('an opening handshake that is not one is refused with the reason and never upgraded', async () => {
   const own = host.url;
   const upgrade = (overrides = {}) => {
-    const { method = 'GET', version = 'HTTP/1.1', key = 'dGhlIHNhbXBsZSBub25jZQ==', origins = [own], query = '' } = overrides;
+    const { method = 'GET', version = 'HTTP/1.1', key = 'dGhlIHNhbXBsZSBub25jZQ==', origins = [own], query = '', extra = [] } = overrides;
     return rawRequest(host.url, `/api/phrases/live${query}`, {
       method,
       version,
@@ -84,6 +84,7 @@ test('an opening handshake that is not one is refused with the reason and never 
         ['Sec-WebSocket-Version', '13'],
         ['Sec-WebSocket-Key', key],
         ...origins.map((origin) => ['Origin', origin]),
+        ...extra,
       ],
     });
   };
@@ -93,6 +94,8 @@ test('an opening handshake that is not one is refused with the reason and never 
     ['a key that is not base64', { key: '!!!not base64!!!' }, 400, /16 bytes in base64/],
     ['a key of one byte', { key: 'YQ==' }, 400, /16 bytes in base64/],
     ['an empty key', { key: '' }, 400, /Sec-WebSocket-Key/],
+    ['two keys', { extra: [['Sec-WebSocket-Key', 'AAAAAAAAAAAAAAAAAAAAAA==']] }, 400, /once/],
+    ['two versions', { extra: [['Sec-WebSocket-Version', '8']] }, 400, /once|version 13/],
     ['its own origin, then a foreign one', { origins: [own, 'http://evil.example'] }, 403, /origin may not/],
     ['since that is not a number', { query: '?since=abc' }, 400, /since is the version/],
     ['since below zero', { query: '?since=-1' }, 400, /since is the version/],

@@ -130,14 +130,30 @@ pub enum ConfigError {
     },
 }
 
-/// `raw` with any password replaced by `***`.
+/// `raw` with any password replaced by `***`, also where it does not parse as a URL (a
+/// bad port): whatever stands between the user's `:` and the `@` of its authority.
 fn masked(raw: &str) -> String {
     match Url::parse(raw) {
         Ok(mut url) if url.password().is_some() => {
             let _ = url.set_password(Some("***"));
             url.to_string()
         }
-        _ => raw.to_owned(),
+        Ok(_) => raw.to_owned(),
+        Err(_) => {
+            let start = raw.find("://").map_or(0, |at| at + 3);
+            let end = raw[start..]
+                .find(['/', '?', '#'])
+                .map_or(raw.len(), |at| start + at);
+            match raw[start..end].rfind('@') {
+                Some(at) => match raw[start..start + at].find(':') {
+                    Some(colon) => {
+                        format!("{}***{}", &raw[..start + colon + 1], &raw[start + at..])
+                    }
+                    None => raw.to_owned(),
+                },
+                None => raw.to_owned(),
+            }
+        }
     }
 }
 
@@ -533,8 +549,17 @@ mod tests {
         assert!(message.contains("public_url"), "{message}");
         assert!(message.contains("not a url"), "{message}");
 
-        // A fragment or a user in the public URL would be in every link made from it.
+        // A fragment or a user in the public URL would be in every link made from it; a
+        // password is never shown, even in a URL that does not parse.
         for (url, shown) in [
+            (
+                "https://ops:hunter2@dinos.example:99999",
+                "ops:***@dinos.example:99999",
+            ),
+            (
+                "https://ops:hunter2@dino s.example/x",
+                "ops:***@dino s.example/x",
+            ),
             ("https://dinos.example#top", "#top"),
             ("https://ops:hunter2@dinos.example", "ops:***@"),
             ("https://ops@dinos.example", "ops@"),

@@ -58,6 +58,16 @@ pub fn accept_key(headers: &HeaderMap) -> Result<HeaderValue, &'static str> {
     {
         return Err("only WebSocket version 13 is spoken");
     }
+    // Each at most once (RFC 6455, 11.3): with two, which was answered could differ.
+    if headers.get_all(header::SEC_WEBSOCKET_KEY).iter().count() > 1
+        || headers
+            .get_all(header::SEC_WEBSOCKET_VERSION)
+            .iter()
+            .count()
+            > 1
+    {
+        return Err("Sec-WebSocket-Key and Sec-WebSocket-Version may each be sent once");
+    }
     let key = headers
         .get(header::SEC_WEBSOCKET_KEY)
         .ok_or("the Sec-WebSocket-Key header is missing")?;

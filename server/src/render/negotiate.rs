@@ -30,11 +30,11 @@ pub fn encoding_accepted(accept: Option<&[u8]>) -> Encoding {
         let name = parts.next().unwrap_or_default();
         let mut weight = Some(1000);
         for parameter in parts {
-            if let Some(q) = parameter
-                .strip_prefix("q=")
-                .or_else(|| parameter.strip_prefix("Q="))
+            // `q=` exactly (no space around `=`), or the weight is malformed.
+            if let Some((name, value)) = parameter.split_once('=')
+                && name.trim_end().eq_ignore_ascii_case("q")
             {
-                weight = q_value(q);
+                weight = (name.len() == 1).then(|| q_value(value)).flatten();
             }
         }
         let Some(weight) = weight else { continue };
@@ -180,6 +180,8 @@ mod tests {
         assert_eq!(encoding("*;q=0.5, br;q=0.1"), Encoding::Gzip);
         assert_eq!(encoding("br;q=0, *"), Encoding::Gzip);
         for malformed in [
+            "gzip;q =0",
+            "gzip;q= 0",
             "gzip;q=abc",
             "gzip;q=-1",
             "gzip;q=1.5",
@@ -189,6 +191,8 @@ mod tests {
             assert_eq!(encoding(malformed), Encoding::Identity, "{malformed}");
         }
         assert_eq!(encoding("gzip;q=1.000, br;q=1.0001"), Encoding::Gzip);
+        assert_eq!(encoding("br;q =0, gzip;q=0.5"), Encoding::Gzip);
+        assert_eq!(encoding("gzip;level=1"), Encoding::Gzip);
     }
 
     #[test]
