@@ -361,7 +361,7 @@ fn header(path: &Path, len: u64, wal: &Path) -> Result<u32, String> {
     if be32(92) == be32(24) && pages < u64::from(counted) {
         // A checkpoint that a reader held back may have copied page 1, with the new count,
         // and not yet the last pages, which the log still holds.
-        let logged = logged_pages(wal, page_size);
+        let logged = logged_pages(wal, &sidecar(path, "-shm"), page_size);
         let missing = (pages + 1..=u64::from(counted))
             .filter(|page| u32::try_from(*page).is_ok_and(|page| !logged.contains(&page)))
             .count();
@@ -375,10 +375,13 @@ fn header(path: &Path, len: u64, wal: &Path) -> Result<u32, String> {
     Ok(page_size)
 }
 
-/// The pages the write-ahead log's committed frames hold, as SQLite reads the log: from
-/// the start, frames of the log's own generation (its salts) whose running checksum holds,
-/// up to the last one that ends a transaction. None when there is no log of `page_size`.
-fn logged_pages(wal: &Path, page_size: u32) -> BTreeSet<u32> {
+/// The pages the write-ahead log's committed frames hold that are not yet copied into the
+/// database, as SQLite reads the log: from the start, frames of the log's own generation
+/// (its salts) whose running checksum holds, up to the last one that ends a transaction,
+/// past the frames its index says a checkpoint has copied (a reader takes those from the
+/// database file, so a file cut short has lost them). None when there is no log of
+/// `page_size`, or an index that is not this log's.
+fn logged_pages(wal: &Path, shm: &Path, page_size: u32) -> BTreeSet<u32> {
     let mut logged = BTreeSet::new();
     let Ok(file) = File::open(wal) else {
         return logged;
@@ -416,8 +419,12 @@ fn logged_pages(wal: &Path, page_size: u32) -> BTreeSet<u32> {
     if running != (be32(&head, 24), be32(&head, 28)) {
         return logged;
     }
+    let Some(copied) = checkpointed(shm, &head[16..24]) else {
+        return logged;
+    };
     let mut frame = vec![0u8; 24 + page_size as usize];
     let mut pending = Vec::new();
+    let mut at: u32 = 0;
     while log.read_exact(&mut frame).is_ok() {
         if frame[8..16] != head[16..24] {
             break;
@@ -426,12 +433,29 @@ fn logged_pages(wal: &Path, page_size: u32) -> BTreeSet<u32> {
         if running != (be32(&frame, 16), be32(&frame, 20)) {
             break;
         }
-        pending.push(be32(&frame, 0));
+        at += 1;
+        if at > copied {
+            pending.push(be32(&frame, 0));
+        }
         if be32(&frame, 4) != 0 {
             logged.extend(pending.drain(..));
         }
     }
     logged
+}
+
+/// How many of the log's frames a checkpoint has copied into the database, from the
+/// log's index (`-shm`: SQLite's `nBackfill`, in the host's byte order, after the two
+/// 48-byte copies of the index header): 0 with no index (SQLite rebuilds it from the log
+/// and copies nothing), None when the index is not this log's (other salts).
+fn checkpointed(shm: &Path, salts: &[u8]) -> Option<u32> {
+    let Ok(mut file) = File::open(shm) else {
+        return Some(0);
+    };
+    let mut index = [0u8; 100];
+    file.read_exact(&mut index).ok()?;
+    (index[32..40] == *salts && index[80..88] == *salts)
+        .then(|| u32::from_ne_bytes([index[96], index[97], index[98], index[99]]))
 }
 
 /// A log that is not this database's (another page size) would be replayed into it.

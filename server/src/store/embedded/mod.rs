@@ -763,7 +763,28 @@ mod tests {
                 .contains(&format!("holds {pages} of the {counted} pages")),
             "{refusal}"
         );
-        drop((reader, writer));
+
+        // Once a checkpoint has copied the log's frames, readers take those pages from
+        // the file: a file cut short has lost them, though the log still holds copies.
+        drop(reader);
+        writer
+            .query_row("PRAGMA wal_checkpoint(FULL)", [], |_| Ok(()))
+            .unwrap();
+        let copied = std::fs::read(&path).unwrap();
+        let whole = copied.len() / 4096;
+        let cut = tempfile::tempdir().unwrap();
+        let cut_path = cut.path().join(FILE_NAME);
+        std::fs::write(&cut_path, &copied[..(whole - 3) * 4096]).unwrap();
+        for suffix in ["-wal", "-shm"] {
+            std::fs::copy(
+                inspect::sidecar(&path, suffix),
+                inspect::sidecar(&cut_path, suffix),
+            )
+            .unwrap();
+        }
+        let refusal = inspect::look(&cut_path).unwrap_err();
+        assert!(refusal.problem.contains("cut short"), "{refusal}");
+        drop(writer);
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
