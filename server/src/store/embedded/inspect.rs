@@ -228,7 +228,8 @@ struct Held {
     identity: (u64, u64),
     /// The connections that have the file open.
     holds: usize,
-    /// Every descriptor of the file opened here since the first of them.
+    /// The descriptor the header is read through, and any opened here for the same file
+    /// in a race with its replacement (closing one would drop the locks too).
     files: Vec<File>,
 }
 
@@ -241,6 +242,16 @@ pub struct Hold {
 impl Hold {
     pub fn new(path: &Path) -> Self {
         let mut held = HELD.lock().unwrap_or_else(PoisonError::into_inner);
+        // A file already held needs no descriptor more: one per file, however often its
+        // store is reopened.
+        if let Some(h) = super::file_identity(path)
+            .and_then(|at_path| held.iter_mut().find(|h| h.identity == at_path))
+        {
+            h.holds += 1;
+            return Self {
+                identity: Some(h.identity),
+            };
+        }
         let Ok(file) = open_for_reading(path) else {
             return Self { identity: None };
         };
@@ -248,6 +259,7 @@ impl Hold {
             return Self { identity: None };
         };
         match held.iter_mut().find(|h| h.identity == identity) {
+            // Replaced between the two looks by a held file: this descriptor stays too.
             Some(h) => {
                 h.holds += 1;
                 h.files.push(file);
@@ -261,6 +273,11 @@ impl Hold {
         Self {
             identity: Some(identity),
         }
+    }
+
+    /// The (device, inode) of the file held.
+    pub fn identity(&self) -> Option<(u64, u64)> {
+        self.identity
     }
 }
 

@@ -178,7 +178,8 @@ impl EmbeddedStore {
     /// Opens a store [`inspect`] found sound, and marks one made before stores carried
     /// their application id.
     fn connect_checked(path: PathBuf) -> Result<Self, StoreError> {
-        let (connection, hold) = connect(&path)?;
+        // The hold first, so that on the way out it is dropped after the connection.
+        let (hold, connection) = connect(&path)?;
         let id: i64 = connection
             .pragma_query_value(None, "application_id", |row| row.get(0))
             .map_err(|e| database_error(&path, e))?;
@@ -393,7 +394,7 @@ impl PhraseStore for EmbeddedStore {
 /// the open and the first query (when SQLite first reads it): the last moment a check
 /// still keeps SQLite from deleting the log of a file truncated meanwhile. The file is
 /// held from before the open on, so no look of ours drops the connection's locks.
-fn connect(path: &Path) -> Result<(Connection, inspect::Hold), StoreError> {
+fn connect(path: &Path) -> Result<(inspect::Hold, Connection), StoreError> {
     let hold = inspect::Hold::new(path);
     let connection = Connection::open_with_flags(
         path,
@@ -419,7 +420,14 @@ fn connect(path: &Path) -> Result<(Connection, inspect::Hold), StoreError> {
     connection
         .pragma_update(None, "temp_store", "MEMORY")
         .map_err(|e| database_error(path, e))?;
-    Ok((connection, hold))
+    // Replaced between the hold and the open: the connection's file is not the one held.
+    if hold.identity().is_some() && file_identity(path) != hold.identity() {
+        return Err(StoreError::File {
+            path: path.display().to_string(),
+            reason: "was replaced while it was being opened; try again".into(),
+        });
+    }
+    Ok((hold, connection))
 }
 
 /// Switching to WAL takes a lock that the busy timeout does not cover; retry briefly.
@@ -785,6 +793,38 @@ mod tests {
         let refusal = inspect::look(&cut_path).unwrap_err();
         assert!(refusal.problem.contains("cut short"), "{refusal}");
         drop(writer);
+    }
+
+    #[test]
+    fn reopening_a_store_keeps_one_descriptor_of_its_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, _) = EmbeddedStore::open_or_create(dir.path(), Seed::Samples).unwrap();
+        let path = dir.path().join(FILE_NAME);
+        let descriptors_of_it = || {
+            std::fs::read_dir("/proc/self/fd")
+                .unwrap()
+                .filter_map(|entry| std::fs::read_link(entry.ok()?.path()).ok())
+                .filter(|target| *target == path)
+                .count()
+        };
+        // As the follower reopens a store it found damaged: a new connection, the old one
+        // still open until the new one is in place. (SQLite keeps a closed connection's
+        // descriptor for the next while another holds locks on the file.)
+        let mut current = EmbeddedStore::connect_checked(path.clone()).unwrap();
+        let mut counts = Vec::new();
+        for round in 0..40 {
+            let next = EmbeddedStore::connect_checked(path.clone()).unwrap();
+            current = next;
+            assert!(inspect::look(&path).is_ok());
+            if round % 10 == 9 {
+                counts.push(descriptors_of_it());
+            }
+        }
+        assert!(
+            counts.windows(2).all(|w| w[0] == w[1]),
+            "descriptors after each 10 reopens: {counts:?}"
+        );
+        drop((current, store));
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
