@@ -249,6 +249,26 @@ test('permission denied (chmod 000 under a host run as an ordinary user): said o
   }
 });
 
+test("its log's index (-shm) made unreadable under a host run as an ordinary user: said once; back within seconds when fixed", { skip: !isRoot && 'needs root to run the host as another user' }, async () => {
+  const host = await hostWithPhrases(3, { user: nobody });
+  try {
+    const path = join(host.dataDir, STORE);
+    chmodSync(`${path}-shm`, 0o000);
+    // Root can still write: a commit the host is told of, and cannot read.
+    sqlite(path, "INSERT INTO phrases (id, word, name) VALUES ('byroot', 'BY ROOT', 'Root')");
+    const served = await words(host.url);
+    await assertRefusedEverywhere(host, /permission denied: this process \(uid 65534\) cannot read and write .*-shm/, served);
+    // A change of mode makes no event the host watches for; its look while the store is
+    // bad finds it, rather than the minute-long retry of a store whose files are unchanged.
+    const fixed = Date.now();
+    chmodSync(`${path}-shm`, 0o644);
+    await assertRecovers(host, [...served, 'BY ROOT'].sort());
+    assert.ok(Date.now() - fixed < 15_000, `back ${Date.now() - fixed} ms after the fix`);
+  } finally {
+    await host.stop();
+  }
+});
+
 test('serve and the CLI never write into anything but a folder with no store', async (t) => {
   const cases = {
     'a 0-byte file': [(path) => writeFileSync(path, ''), /is empty \(0 bytes\), not a phrase store/],

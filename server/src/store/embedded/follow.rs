@@ -330,34 +330,55 @@ impl Follower {
 }
 
 /// What changes when anyone writes, replaces, moves or re-permits the database, its log
-/// or their folder: each one's identity, size and times.
+/// or their folder (each one's identity, size and times), or replaces or re-permits the
+/// log's index (not its times: every connection writes it, this host's own included).
 #[derive(Debug, PartialEq, Eq)]
-struct Files([Option<Stat>; 3]);
+struct Files {
+    written: [Option<Stat>; 3],
+    index: Option<Access>,
+}
 
 #[derive(Debug, PartialEq, Eq)]
 struct Stat {
-    identity: (u64, u64),
+    access: Access,
     len: u64,
     modified: (i64, i64),
     changed: (i64, i64),
 }
 
+#[derive(Debug, PartialEq, Eq)]
+struct Access {
+    identity: (u64, u64),
+    mode: u32,
+    owner: (u32, u32),
+}
+
 impl Files {
     fn of(path: &Path) -> Self {
         use std::os::unix::fs::MetadataExt as _;
+        let access = |m: &std::fs::Metadata| Access {
+            identity: (m.dev(), m.ino()),
+            mode: m.mode(),
+            owner: (m.uid(), m.gid()),
+        };
         let stat = |path: &Path| {
             std::fs::metadata(path).ok().map(|m| Stat {
-                identity: (m.dev(), m.ino()),
+                access: access(&m),
                 len: m.len(),
                 modified: (m.mtime(), m.mtime_nsec()),
                 changed: (m.ctime(), m.ctime_nsec()),
             })
         };
-        Self([
-            stat(path),
-            stat(&inspect::sidecar(path, "-wal")),
-            stat(path.parent().unwrap_or(Path::new("."))),
-        ])
+        Self {
+            written: [
+                stat(path),
+                stat(&inspect::sidecar(path, "-wal")),
+                stat(path.parent().unwrap_or(Path::new("."))),
+            ],
+            index: std::fs::metadata(inspect::sidecar(path, "-shm"))
+                .ok()
+                .map(|m| access(&m)),
+        }
     }
 }
 
