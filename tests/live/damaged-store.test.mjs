@@ -351,6 +351,33 @@ test('restore onto a running host with a sound store: one change on the host, th
   }
 });
 
+test('restore onto a running host whose store is damaged inside its pages: moved aside whole, the backup read afresh', async () => {
+  const host = await hostWithPhrases(2);
+  try {
+    const backup = join(host.dataDir, 'snap.sqlite3');
+    assert.equal((await host.cli('phrases', 'backup', backup)).code, 0);
+    const atBackup = await words(host.url);
+    const path = join(host.dataDir, STORE);
+    // Every page but the first overwritten in place: the header and schema still read.
+    sqlite(path, 'PRAGMA wal_checkpoint(TRUNCATE)');
+    const bytes = readFileSync(path);
+    for (let page = 4096; page < bytes.length; page += 4096) bytes.fill(0x5a, page + 8, page + 4096);
+    writeFileSync(path, bytes);
+    const damaged = fingerprint(host.dataDir)[STORE];
+    const restored = await host.cli('phrases', 'restore', '--online', backup);
+    assert.equal(restored.code, 0, restored.stderr);
+    assert.match(restored.stdout, /restored 8 phrases .* as a new file/);
+    const aside = /kept at (.*)$/m.exec(restored.stdout)[1];
+    const kept = readFileSync(aside);
+    assert.equal(`${kept.length}:${createHash('sha256').update(kept).digest('hex')}`, damaged, 'the damaged file kept as it was');
+    await until('the host showing the backup', async () => (await words(host.url)).join() === atBackup.join());
+    const added = await host.cli('phrases', 'add', 'after restore', '--name', 'Op');
+    assert.equal(added.code, 0, added.stderr);
+  } finally {
+    await host.stop();
+  }
+});
+
 test('restore refuses a file that is not a sound store, and changes nothing', async () => {
   const host = await hostWithPhrases(1);
   try {

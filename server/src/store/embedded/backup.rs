@@ -229,9 +229,16 @@ impl EmbeddedStore {
         ));
         let _cleanup = RemoveOnDrop(&temp);
         let phrases = prepare(file, &temp)?;
-        let report = match inspect::inspect(&path) {
-            Ok(Found::Store) => {
-                let store = EmbeddedStore::connect_checked(path.clone())?;
+        // A store whose pages SQLite finds damaged cannot be copied out to be kept: it is
+        // moved aside whole instead, as one whose file is damaged is.
+        let sound = match inspect::inspect(&path) {
+            Ok(Found::Store) => EmbeddedStore::connect_checked(path.clone())
+                .ok()
+                .filter(|store| store.with(|connection| quick_check(connection)).is_ok()),
+            Ok(Found::Nothing) | Err(_) => None,
+        };
+        let report = match sound {
+            Some(store) => {
                 let aside = aside_name(&path, "replaced");
                 store.replace_contents(&temp, &aside)?;
                 RestoreReport {
@@ -240,7 +247,7 @@ impl EmbeddedStore {
                     in_place: true,
                 }
             }
-            Ok(Found::Nothing) | Err(_) => {
+            None => {
                 let kept_aside = move_aside(&path)?;
                 link_into_place(&temp, &path)?;
                 RestoreReport {
