@@ -199,14 +199,16 @@ pub fn new_document_id() -> String {
 }
 
 /// Whether `id` can name a document as Firestore allows: 1 to 1,500 bytes, no `/`, not
-/// `.` or `..`, and (our rule) nothing invisible or a terminal would act on. Pages escape
-/// ids like any other text.
+/// `.` or `..`, and (our rule) nothing invisible or a terminal would act on, and not only
+/// spaces: its page's address would show nothing. Pages escape ids like any other text.
 pub fn is_document_id(id: &str) -> bool {
     (1..=1500).contains(&id.len())
         && id != "."
         && id != ".."
         && !id.contains('/')
         && terminal_safe(id) == id
+        && !id.chars().any(crate::text::default_ignorable)
+        && !id.chars().all(char::is_whitespace)
 }
 
 #[cfg(test)]

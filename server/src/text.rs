@@ -219,6 +219,16 @@ fn check_cluster(cluster: &str, what: &'static str) -> Result<(), ContentError> 
     Ok(())
 }
 
+/// Unicode's Default_Ignorable_Code_Point: characters shown as nothing.
+pub fn default_ignorable(c: char) -> bool {
+    matches!(c,
+        '\u{AD}' | '\u{34F}' | '\u{61C}' | '\u{115F}' | '\u{1160}' | '\u{17B4}' | '\u{17B5}'
+        | '\u{180B}'..='\u{180F}' | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}'
+        | '\u{2060}'..='\u{206F}' | '\u{3164}' | '\u{FE00}'..='\u{FE0F}' | '\u{FEFF}'
+        | '\u{FFA0}' | '\u{FFF0}'..='\u{FFF8}' | '\u{1BCA0}'..='\u{1BCA3}'
+        | '\u{1D173}'..='\u{1D17A}' | '\u{E0000}'..='\u{E0FFF}')
+}
+
 /// `text` with every character a terminal could act on (controls, format characters,
 /// line separators) written as `\u{…}`, for printing stored text on a terminal.
 pub fn terminal_safe(text: &str) -> String {

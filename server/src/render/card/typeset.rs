@@ -23,6 +23,9 @@ use skrifa::string::StringId;
 use unicode_bidi::{BidiInfo, Level};
 use unicode_normalization::UnicodeNormalization as _;
 use unicode_properties::{GeneralCategory, UnicodeGeneralCategory as _};
+
+// Drawn as nothing when a face lacks them, so they never decide a run's face.
+use crate::text::default_ignorable as ignorable;
 use unicode_segmentation::UnicodeSegmentation as _;
 
 /// The bundled faces, in fallback order (the display face first), each with its
@@ -406,15 +409,4 @@ impl OutlinePen for Pen<'_> {
     fn close(&mut self) {
         self.path.close();
     }
-}
-
-/// Unicode's Default_Ignorable_Code_Point: characters drawn as nothing when a face
-/// lacks them, so they never decide a run's face.
-fn ignorable(c: char) -> bool {
-    matches!(c,
-        '\u{AD}' | '\u{34F}' | '\u{61C}' | '\u{115F}' | '\u{1160}' | '\u{17B4}' | '\u{17B5}'
-        | '\u{180B}'..='\u{180F}' | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}'
-        | '\u{2060}'..='\u{206F}' | '\u{3164}' | '\u{FE00}'..='\u{FE0F}' | '\u{FEFF}'
-        | '\u{FFA0}' | '\u{FFF0}'..='\u{FFF8}' | '\u{1BCA0}'..='\u{1BCA3}'
-        | '\u{1D173}'..='\u{1D17A}' | '\u{E0000}'..='\u{E0FFF}')
 }

@@ -682,33 +682,39 @@ mod tests {
             ("..", "UP ONE"),
             ("a/b", "SLASHED"),
             ("r\u{202e}l", "TURNED"),
+            (" ", "A SPACE"),
+            ("\u{a0}", "NO BREAK"),
+            ("\u{3164}", "FILLER"),
+            ("ab\u{34f}", "JOINED"),
         ] {
             insert(id, word);
         }
-        eventually(&feed, &["BY HAND"]).await;
+        // An id with a space inside is only unusual: its address has it percent-encoded.
+        insert("hand made", "SPACED");
+        eventually(&feed, &["BY HAND", "SPACED"]).await;
         let skipped = || metrics.feed_skipped.get();
         let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
-        while skipped() < 6 && tokio::time::Instant::now() < deadline {
+        while skipped() < 10 && tokio::time::Instant::now() < deadline {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
         assert_eq!(
             skipped(),
-            6,
-            "the escape row, the row not in normal form and the four ids"
+            10,
+            "the escape row, the row not in normal form and the eight ids"
         );
 
         other
             .execute("UPDATE phrases SET word = 'EDITED' WHERE id = 'a'", [])
             .unwrap();
-        eventually(&feed, &["EDITED"]).await;
+        eventually(&feed, &["EDITED", "SPACED"]).await;
         other
             .execute("UPDATE phrases SET word = 'FIXED' WHERE id = 'c'", [])
             .unwrap();
-        eventually(&feed, &["EDITED", "FIXED"]).await;
+        eventually(&feed, &["EDITED", "FIXED", "SPACED"]).await;
         other
             .execute("DELETE FROM phrases WHERE id = 'a'", [])
             .unwrap();
-        eventually(&feed, &["FIXED"]).await;
+        eventually(&feed, &["FIXED", "SPACED"]).await;
     }
 
     #[test]
