@@ -226,11 +226,17 @@ static HELD: Mutex<Vec<Held>> = Mutex::new(Vec::new());
 
 struct Held {
     identity: (u64, u64),
+    /// Where it was when held: a file replaced at that path leaves ours mapping the index.
+    path: PathBuf,
     /// The connections that have the file open.
     holds: usize,
     /// The descriptor the header is read through, and any opened here for the same file
     /// in a race with its replacement (closing one would drop the locks too).
     files: Vec<File>,
+    /// The log's index (`-shm`), opened when first read and kept as long: SQLite's
+    /// connection holds locks on it too, which closing a descriptor would drop (and the
+    /// next process to open the store would truncate the index under our mapping).
+    index: Option<File>,
 }
 
 /// Keeps a descriptor of the file at `path` until dropped: made before a connection opens
@@ -266,8 +272,10 @@ impl Hold {
             }
             None => held.push(Held {
                 identity,
+                path: path.to_owned(),
                 holds: 1,
                 files: vec![file],
+                index: None,
             }),
         }
         Self {
@@ -378,7 +386,7 @@ fn header(path: &Path, len: u64, wal: &Path) -> Result<u32, String> {
     if be32(92) == be32(24) && pages < u64::from(counted) {
         // A checkpoint that a reader held back may have copied page 1, with the new count,
         // and not yet the last pages, which the log still holds.
-        let logged = logged_pages(wal, &sidecar(path, "-shm"), page_size);
+        let logged = logged_pages(path, wal, &sidecar(path, "-shm"), page_size);
         let missing = (pages + 1..=u64::from(counted))
             .filter(|page| u32::try_from(*page).is_ok_and(|page| !logged.contains(&page)))
             .count();
@@ -398,7 +406,7 @@ fn header(path: &Path, len: u64, wal: &Path) -> Result<u32, String> {
 /// past the frames its index says a checkpoint has copied (a reader takes those from the
 /// database file, so a file cut short has lost them). None when there is no log of
 /// `page_size`, or an index that is not this log's.
-fn logged_pages(wal: &Path, shm: &Path, page_size: u32) -> BTreeSet<u32> {
+fn logged_pages(database: &Path, wal: &Path, shm: &Path, page_size: u32) -> BTreeSet<u32> {
     let mut logged = BTreeSet::new();
     let Ok(file) = File::open(wal) else {
         return logged;
@@ -436,7 +444,7 @@ fn logged_pages(wal: &Path, shm: &Path, page_size: u32) -> BTreeSet<u32> {
     if running != (be32(&head, 24), be32(&head, 28)) {
         return logged;
     }
-    let Some(copied) = checkpointed(shm, &head[16..24]) else {
+    let Some(copied) = checkpointed(database, shm, &head[16..24]) else {
         return logged;
     };
     let mut frame = vec![0u8; 24 + page_size as usize];
@@ -465,12 +473,27 @@ fn logged_pages(wal: &Path, shm: &Path, page_size: u32) -> BTreeSet<u32> {
 /// log's index (`-shm`: SQLite's `nBackfill`, in the host's byte order, after the two
 /// 48-byte copies of the index header): 0 with no index (SQLite rebuilds it from the log
 /// and copies nothing), None when the index is not this log's (other salts).
-fn checkpointed(shm: &Path, salts: &[u8]) -> Option<u32> {
-    let Ok(mut file) = File::open(shm) else {
-        return Some(0);
-    };
+fn checkpointed(database: &Path, shm: &Path, salts: &[u8]) -> Option<u32> {
+    let mut held = HELD.lock().unwrap_or_else(PoisonError::into_inner);
     let mut index = [0u8; 100];
-    file.read_exact(&mut index).ok()?;
+    let at_path = super::file_identity(database);
+    if let Some(h) = held.iter_mut().find(|h| Some(h.identity) == at_path) {
+        if h.index.is_none() {
+            h.index = open_for_reading(shm).ok();
+        }
+        let Some(file) = &h.index else {
+            return Some(0);
+        };
+        file.read_exact_at(&mut index, 0).ok()?;
+    } else if held.iter().any(|h| h.path == database) {
+        // A file of ours replaced at this path, whose index this may still be: not read.
+        return None;
+    } else {
+        let Ok(file) = open_for_reading(shm) else {
+            return Some(0);
+        };
+        file.read_exact_at(&mut index, 0).ok()?;
+    }
     (index[32..40] == *salts && index[80..88] == *salts)
         .then(|| u32::from_ne_bytes([index[96], index[97], index[98], index[99]]))
 }
