@@ -58,7 +58,8 @@ pub(super) struct Follower {
     /// [`CONFIRM_AFTER`], and not again until it changes.
     problem: Option<String>,
     /// The files as a failed look left them, and when: a look at a damaged store opens and
-    /// closes connections, whose events would otherwise wake the next look at once.
+    /// closes connections, whose events would otherwise wake the next look at once, for
+    /// as long as the store stays damaged.
     tried: Option<(Files, std::time::Instant)>,
     /// The database file's size and modification time at the last look. In WAL mode
     /// only a checkpoint writes it, so a change is worth asking SQLite whose it is.
@@ -186,15 +187,14 @@ impl Follower {
     /// Reads what changed since the last read and publishes it; silent when nothing did.
     /// When the store cannot be read, the last list stays and the problem is said once.
     fn refresh(&mut self) {
-        if let Some((files, at)) = &self.tried {
-            let wait = if self.problem.is_some() {
-                RETRY_UNCHANGED
-            } else {
-                CONFIRM_AFTER
-            };
-            if at.elapsed() < wait && *files == Files::of(&self.store.path) {
-                return;
-            }
+        // Only once a problem is said: one that passes (a checkpoint under way, a lock
+        // held a moment) is looked at again on the next event, as a commit would be.
+        if let Some((files, at)) = &self.tried
+            && self.problem.is_some()
+            && at.elapsed() < RETRY_UNCHANGED
+            && *files == Files::of(&self.store.path)
+        {
+            return;
         }
         let tried = self.try_refresh();
         self.tried = tried
