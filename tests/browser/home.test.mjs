@@ -444,7 +444,14 @@ for (const path of ['/', '/words']) {
     await cdp.send('CSS.enable');
     const { root } = await cdp.send('DOM.getDocument', { depth: 0 });
     const { nodeId } = await cdp.send('DOM.querySelector', { nodeId: root.nodeId, selector: 'h1' });
-    const { fonts } = await cdp.send('CSS.getPlatformFontsForNode', { nodeId });
+    // A face loaded is drawn at the next layout, which a busy machine may not have run yet.
+    let fonts = [];
+    const deadline = Date.now() + 5000;
+    do {
+      ({ fonts } = await cdp.send('CSS.getPlatformFontsForNode', { nodeId }));
+      if (fonts.length === 1 && fonts[0].familyName === 'Archivo Black') break;
+      await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+    } while (Date.now() < deadline);
     await cdp.detach();
     assert.deepEqual(fonts.map((font) => font.familyName), ['Archivo Black'], `h1 drawn with ${JSON.stringify(fonts)}`);
     assert.equal(fonts[0].isCustomFont, true);
