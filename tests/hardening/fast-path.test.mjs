@@ -39,8 +39,14 @@ after(async () => {
   await host?.stop();
 });
 
-/** The ETag the host gives a document: the quoted first 12 bytes of its SHA-256. */
-const etagOf = (bytes) => `"${createHash('sha256').update(bytes).digest('hex').slice(0, 24)}"`;
+/**
+ * The ETag the host gives a document sent with `coding`: the quoted first 12 bytes of
+ * its SHA-256, and the coding's name after them for a compressed variant.
+ */
+const etagOf = (bytes, coding = 'identity') => {
+  const digest = createHash('sha256').update(bytes).digest('hex').slice(0, 24);
+  return coding === 'identity' ? `"${digest}"` : `"${digest}-${coding}"`;
+};
 
 /** The identity bytes of a body sent with `coding`. */
 function decoded(body, coding) {
@@ -111,6 +117,37 @@ test('If-None-Match with the ETag gets 304 and the ETag, no body, on every cache
   }
 });
 
+test('each encoding of a page is a representation of its own: a cache holding several learns from the 304 which one to serve', async () => {
+  // A shared cache that keeps a page per Accept-Encoding (Vary) may ask with every tag it
+  // holds and serves the one the 304 names (RFC 9111, 4.3): were identity and brotli one
+  // tag, it could hand brotli to a client that cannot read it.
+  const sitemap = await fetch(`${host.url}/sitemap.xml`);
+  assert.equal(sitemap.status, 200);
+  await sitemap.arrayBuffer();
+  for (const path of [...pages.filter((p) => !p.endsWith('.png')), '/sitemap.xml']) {
+    const tags = {};
+    for (const encoding of ['identity', 'gzip', 'br']) {
+      const response = await rawRequest(host.url, path, { headers: [['Accept-Encoding', encoding]] });
+      assert.equal(response.status, 200, `${path} ${encoding}`);
+      assert.equal(response.headers['content-encoding'] ?? 'identity', encoding, `${path} is sent in ${encoding}`);
+      tags[encoding] = response.headers.etag;
+    }
+    assert.equal(new Set(Object.values(tags)).size, 3, `${path}: one tag per encoding, ${JSON.stringify(tags)}`);
+    const all = Object.values(tags).join(', ');
+    for (const encoding of ['identity', 'gzip', 'br']) {
+      const again = await rawRequest(host.url, path, { headers: [['If-None-Match', all], ['Accept-Encoding', encoding]] });
+      assert.equal(again.status, 304, `${path} ${encoding} with every tag`);
+      assert.equal(again.headers.etag, tags[encoding], `${path}: the 304 names the ${encoding} variant`);
+      assert.equal(again.headers.vary, 'accept-encoding', path);
+    }
+    // A client holding the identity page that now reads brotli is sent the brotli page.
+    const other = await rawRequest(host.url, path, { headers: [['If-None-Match', tags.identity], ['Accept-Encoding', 'br']] });
+    assert.equal(other.status, 200, `${path}: the identity tag does not validate the brotli page`);
+    assert.equal(other.headers['content-encoding'], 'br', path);
+    assert.equal(other.headers.etag, tags.br, path);
+  }
+});
+
 test('HEAD gets the GET headers and no body; a missing Host gets 400', async () => {
   for (const path of pages) {
     const [get, head] = await pipelined(host.url, [request(path), request(path, { method: 'HEAD' })], [false, true]);
@@ -138,7 +175,8 @@ test('pipelined requests are answered in order, fast path and router mixed, with
     if (expected) assert.ok(headers['content-type'].startsWith(expected), `${i}: ${path} is ${headers['content-type']}`);
     assert.equal(headers['x-frame-options'], 'DENY', `${i}: ${path}`);
     if (headers['content-type']?.startsWith('text/html') && !path.includes('?') && path !== '/nowhere') {
-      assert.equal(etagOf(decoded(body, headers['content-encoding'])), headers.etag, `${i}: ${path}'s ETag is its body's`);
+      const coding = headers['content-encoding'] ?? 'identity';
+      assert.equal(etagOf(decoded(body, coding), coding), headers.etag, `${i}: ${path}'s ETag is its body's`);
     }
   }
 });
@@ -156,7 +194,7 @@ test('while the store changes, every response under keep-alive and pipelining ca
         assert.equal(response.status, 200, paths[i]);
         const coding = response.headers['content-encoding'] ?? 'identity';
         assert.equal(coding, encodings[i % 3], `${paths[i]} in the encoding asked for`);
-        assert.equal(etagOf(decoded(response.body, coding)), response.headers.etag, `${paths[i]} ${coding}: headers and body of one version`);
+        assert.equal(etagOf(decoded(response.body, coding), coding), response.headers.etag, `${paths[i]} ${coding}: headers and body of one version`);
         if (paths[i] === '/words') seen.add(response.headers.etag);
         checked += 1;
       }

@@ -125,15 +125,16 @@ impl Span {
 }
 
 /// A finished document as it is kept and served: a page's HTML (or a sitemap's, the
-/// feed's XML) with its validator. Each compressed variant is made the first time a
+/// feed's XML) with its validators. Each compressed variant is made the first time a
 /// client asks for it: a miss then costs one compression, not two.
 #[derive(Debug)]
 pub struct CachedPage {
     pub html: Bytes,
-    /// A strong validator: the quoted start of the SHA-256 of `html`.
-    pub etag: String,
-    /// `etag` as a header value, made once rather than for every response.
-    pub etag_header: HeaderValue,
+    /// A strong validator per encoding (identity, gzip, brotli): the quoted start of the
+    /// SHA-256 of `html`, with the coding's name after it for a compressed variant. Each
+    /// variant is a representation of its own (RFC 9110, 8.8.3): a cache that holds two
+    /// and asks with both tags learns from the 304's tag which one to serve.
+    etags: [(Box<str>, HeaderValue); 3],
     /// For a further page of `/words`: what of the list it shows, from which version.
     shows: Option<(Span, u64)>,
     /// Set once a change fell in `shows`: the page is rendered again when next asked for.
@@ -143,17 +144,26 @@ pub struct CachedPage {
     /// The whole response head per encoding (identity, gzip, brotli), made the first
     /// time it is sent: a cached hit clones it rather than building it header by header.
     heads: [OnceLock<PreparedHead>; 3],
-    /// The head of a 304, status line and all (the same for every encoding).
-    not_modified: OnceLock<Bytes>,
+    /// The head of a 304 per encoding, status line and all.
+    not_modified: [OnceLock<Bytes>; 3],
 }
 
 impl CachedPage {
     pub fn new(html: String) -> Self {
-        let etag = crate::render::negotiate::strong_etag(html.as_bytes());
+        let identity = crate::render::negotiate::strong_etag(html.as_bytes());
+        let digest = identity.trim_matches('"');
+        let etags = [
+            identity.clone(),
+            format!("\"{digest}-gzip\""),
+            format!("\"{digest}-br\""),
+        ]
+        .map(|tag| {
+            // Hex digits and a coding's name in quotes: always a valid header value.
+            let header = HeaderValue::from_str(&tag).unwrap_or(HeaderValue::from_static("\"\""));
+            (tag.into_boxed_str(), header)
+        });
         Self {
-            // Hex digits in quotes: always a valid header value.
-            etag_header: HeaderValue::from_str(&etag).unwrap_or(HeaderValue::from_static("\"\"")),
-            etag,
+            etags,
             // A rendered document's buffer grew as it was written, to up to twice its
             // length: a kept page holds only its bytes.
             html: Bytes::from(html.into_bytes().into_boxed_slice()),
@@ -162,8 +172,18 @@ impl CachedPage {
             gzip: OnceLock::new(),
             br: OnceLock::new(),
             heads: Default::default(),
-            not_modified: OnceLock::new(),
+            not_modified: Default::default(),
         }
+    }
+
+    /// The validator of the page in `encoding`.
+    pub fn etag(&self, encoding: Encoding) -> &str {
+        &self.etags[index(encoding)].0
+    }
+
+    /// [`CachedPage::etag`] as a header value.
+    pub fn etag_header(&self, encoding: Encoding) -> &HeaderValue {
+        &self.etags[index(encoding)].1
     }
 
     /// The page, made from the list at `version`, valid while no change falls in `span`.
@@ -199,22 +219,26 @@ impl CachedPage {
 
     /// The response headers of the page in `encoding`, made by `make` the first time.
     pub fn head(&self, encoding: Encoding, make: impl FnOnce() -> PreparedHead) -> &PreparedHead {
-        let index = match encoding {
-            Encoding::Identity => 0,
-            Encoding::Gzip => 1,
-            Encoding::Brotli => 2,
-        };
-        self.heads[index].get_or_init(make)
+        self.heads[index(encoding)].get_or_init(make)
     }
 
-    /// The head of the page's 304, made by `make` the first time.
-    pub fn not_modified(&self, make: impl FnOnce() -> Bytes) -> &Bytes {
-        self.not_modified.get_or_init(make)
+    /// The head of the page's 304 in `encoding`, made by `make` the first time.
+    pub fn not_modified(&self, encoding: Encoding, make: impl FnOnce() -> Bytes) -> &Bytes {
+        self.not_modified[index(encoding)].get_or_init(make)
     }
 
     /// What the page costs the cache: the HTML and room for its two compressed variants.
     fn weight(&self) -> u32 {
         u32::try_from(self.html.len().saturating_mul(3) / 2).unwrap_or(u32::MAX)
+    }
+}
+
+/// Where `encoding`'s validator, head and 304 are kept.
+fn index(encoding: Encoding) -> usize {
+    match encoding {
+        Encoding::Identity => 0,
+        Encoding::Gzip => 1,
+        Encoding::Brotli => 2,
     }
 }
 
@@ -970,15 +994,25 @@ mod tests {
     }
 
     #[test]
-    fn the_etag_follows_the_content() {
+    fn the_etag_follows_the_content_and_names_the_encoding() {
+        let (a, again, b) = (
+            CachedPage::new("a".into()),
+            CachedPage::new("a".into()),
+            CachedPage::new("b".into()),
+        );
+        let encodings = [Encoding::Identity, Encoding::Gzip, Encoding::Brotli];
+        for encoding in encodings {
+            assert_eq!(a.etag(encoding), again.etag(encoding));
+            assert_ne!(a.etag(encoding), b.etag(encoding));
+            assert_eq!(a.etag_header(encoding), a.etag(encoding));
+        }
+        let tags: std::collections::HashSet<_> = encodings.map(|e| a.etag(e)).into();
+        assert_eq!(tags.len(), 3, "{tags:?}");
         assert_eq!(
-            CachedPage::new("a".into()).etag,
-            CachedPage::new("a".into()).etag
+            a.etag(Encoding::Identity),
+            crate::render::negotiate::strong_etag(b"a")
         );
-        assert_ne!(
-            CachedPage::new("a".into()).etag,
-            CachedPage::new("b".into()).etag
-        );
+        assert!(a.etag(Encoding::Brotli).ends_with("-br\""));
     }
 
     #[test]

@@ -80,7 +80,7 @@ impl Hit {
     /// The validator of what [`Hit::parts`] sends.
     pub fn etag(&self) -> &str {
         match self {
-            Hit::Page { page, .. } => &page.etag,
+            Hit::Page { page, encoding, .. } => page.etag(*encoding),
             Hit::Card(card) => &card.etag,
         }
     }
@@ -102,9 +102,9 @@ impl Hit {
             Bytes::from(wire)
         };
         match self {
-            Hit::Page { page, .. } => {
-                page.not_modified(|| make(PAGE_CACHE_CONTROL, true, &page.etag_header))
-            }
+            Hit::Page { page, encoding, .. } => page.not_modified(*encoding, || {
+                make(PAGE_CACHE_CONTROL, true, page.etag_header(*encoding))
+            }),
             Hit::Card(card) => {
                 card.not_modified(|| make(card::CACHE_CONTROL, false, &card.etag_header))
             }

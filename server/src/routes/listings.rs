@@ -61,8 +61,8 @@ async fn listing(
         Ok(None) => return StatusCode::NOT_FOUND.into_response(),
         Err(error) => return AppError::Internal(error.into()).into_response(),
     };
-    if not_modified(headers, &page.etag) {
-        return page_not_modified(page.etag_header.clone());
+    if not_modified(headers, page.etag(wanted)) {
+        return page_not_modified(page.etag_header(wanted).clone());
     }
     respond(&page, body, wanted, content_type)
 }
@@ -77,7 +77,7 @@ fn respond(
     let out = response.headers_mut();
     out.insert(header::CONTENT_TYPE, content_type);
     out.insert(header::CACHE_CONTROL, PAGE_CACHE_CONTROL);
-    out.insert(header::ETAG, page.etag_header.clone());
+    out.insert(header::ETAG, page.etag_header(encoding).clone());
     add_coding_headers(out, encoding);
     response
 }

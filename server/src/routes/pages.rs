@@ -146,10 +146,10 @@ pub(super) async fn page_response(
     headers: &HeaderMap,
     page: Arc<CachedPage>,
 ) -> Response {
-    if status == StatusCode::OK && not_modified(headers, &page.etag) {
-        return page_not_modified(page.etag_header.clone());
-    }
     let wanted = preferred_encoding(headers);
+    if status == StatusCode::OK && not_modified(headers, page.etag(wanted)) {
+        return page_not_modified(page.etag_header(wanted).clone());
+    }
     let (encoding, body) = match page.ready(wanted) {
         Some(body) => (wanted, body),
         // The first client of an encoding has the page compressed, off the async threads.
@@ -184,7 +184,7 @@ pub(super) fn page_head<'a>(
             HeaderValue::from_static("text/html; charset=utf-8"),
         );
         out.insert(header::CACHE_CONTROL, PAGE_CACHE_CONTROL);
-        out.insert(header::ETAG, page.etag_header.clone());
+        out.insert(header::ETAG, page.etag_header(encoding).clone());
         add_coding_headers(&mut out, encoding);
         headers::add_security_headers(&mut out, hsts);
         PreparedHead::new(out, body.len())
