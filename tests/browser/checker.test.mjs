@@ -55,6 +55,28 @@ function alternatives(page) {
   );
 }
 
+test('a phrase typed letter by letter is asked of the host once typing pauses, not twice a letter', async () => {
+  const { context, page, problems } = await openHydrated(browser, `${host.url}/words`, { width: 390, height: 844 });
+  const asked = [];
+  page.on('request', (request) => {
+    const { pathname } = new URL(request.url());
+    if (pathname.startsWith('/api/')) asked.push(pathname);
+  });
+  // Some 12 letters a second, as a quick thumb types.
+  await page.getByLabel('Type & Check').pressSequentially('dino roar', { delay: 80 });
+  await messageReads(page, 'Already taken');
+  await page.getByRole('link', { name: 'see “DINO ROAR”' }).waitFor({ timeout: 3000 });
+  // The grid's line names the find once its first page is in.
+  await page.getByText('Containing “DINO ROAR”, newest first').waitFor({ timeout: 3000 });
+  // Nine keys, and the words asked stand still only at "DINO" (the space changes
+  // neither the find nor the check) and at the end; a busy machine may stretch a gap.
+  const count = (path) => asked.filter((p) => p === path).length;
+  assert.ok(count('/api/phrases/check') <= 3, `checks asked: ${asked.join(' ')}`);
+  assert.ok(count('/api/phrases') <= 3, `finds asked: ${asked.join(' ')}`);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test('hydrated, a taken phrase links to its taker and offers free alternatives that check themselves', async () => {
   const { context, page, problems } = await openHydrated(browser, `${host.url}/words`, { width: 1440, height: 900 });
   const input = page.getByLabel('Type & Check');

@@ -20,6 +20,23 @@ export async function fetchAnswer(word: string, signal: AbortSignal): Promise<Ho
   return parseCheckAnswer(await response.json())?.answer ?? { verdict: "unavailable", ...NO_DETAILS };
 }
 
+/**
+ * How long typing must pause before the box's text is asked of the host: a word typed
+ * letter by letter is one find and one check, not two requests a letter, which a crowd
+ * behind one address (a phone network's shared one) would spend its rate limit on.
+ */
+export const TYPING_PAUSE_MS = 150;
+
+/** Calls `ask` once typing has paused; the function returned calls it off, or cancels its request. */
+export function askAfterPause(ask: (signal: AbortSignal) => void): () => void {
+  const controller = new AbortController();
+  const timer = setTimeout(() => ask(controller.signal), TYPING_PAUSE_MS);
+  return () => {
+    clearTimeout(timer);
+    controller.abort();
+  };
+}
+
 export function phrasesUrl(query: string, after: string | null): string {
   const params = [query === "" ? null : `q=${encodeURIComponent(query)}`, after === null ? null : `after=${encodeURIComponent(after)}`];
   const search = params.filter((param) => param !== null).join("&");

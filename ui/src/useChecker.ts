@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useState } from "react";
-import { fetchAnswer, isAbort } from "./api";
+import { askAfterPause, fetchAnswer, isAbort } from "./api";
 import { NO_DETAILS, evaluateCheck, takenWords, withDetails, type HostAnswer } from "./check";
 import { needsFirstPage, type Feed } from "./live";
 import type { Check } from "./types";
@@ -13,7 +13,7 @@ interface Asked {
 /**
  * The checker's verdict on `input`, at once where the page can tell (content
  * rules, a phrase it holds, a find that loaded every match) and otherwise
- * from `GET /api/phrases/check`, one request per keystroke, the previous cancelled.
+ * from `GET /api/phrases/check`, asked once typing pauses, the previous request cancelled.
  * A verdict of taken or available is also asked of the host, which alone
  * holds every phrase: it names the taker and free alternatives, or the minted
  * phrase a free word reads like. An answer is kept for the word it was asked
@@ -38,14 +38,14 @@ export function useChecker(input: string, feed: Feed, initial: Check): Check {
 
   useEffect(() => {
     if (word === null) return;
-    const controller = new AbortController();
-    fetchAnswer(word, controller.signal).then(
-      (answer) => setAnswers((known) => new Map(known).set(word, { answer, version })),
-      (reason: unknown) => {
-        if (!isAbort(reason)) setAnswers((known) => new Map(known).set(word, { answer: { verdict: "unavailable", ...NO_DETAILS }, version }));
-      },
+    return askAfterPause((signal) =>
+      fetchAnswer(word, signal).then(
+        (answer) => setAnswers((known) => new Map(known).set(word, { answer, version })),
+        (reason: unknown) => {
+          if (!isAbort(reason)) setAnswers((known) => new Map(known).set(word, { answer: { verdict: "unavailable", ...NO_DETAILS }, version }));
+        },
+      ),
     );
-    return () => controller.abort();
   }, [word, version]);
 
   return check;

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from "react";
-import { fetchPage, isAbort } from "./api";
+import { askAfterPause, fetchPage, isAbort } from "./api";
 import {
   RESYNC,
   applyMessage,
@@ -61,14 +61,14 @@ export function usePhraseFeed(props: WordsProps): PhraseFeed {
   const stale = feed.stale;
   useEffect(() => {
     if (wanted === null) return;
-    const controller = new AbortController();
-    fetchPage(wanted, null, controller.signal).then(
-      (page) => commit(receiveFirst(current.current, wanted, page)),
-      (reason: unknown) => {
-        if (!isAbort(reason)) console.warn("find failed", reason);
-      },
+    return askAfterPause((signal) =>
+      fetchPage(wanted, null, signal).then(
+        (page) => commit(receiveFirst(current.current, wanted, page)),
+        (reason: unknown) => {
+          if (!isAbort(reason)) console.warn("find failed", reason);
+        },
+      ),
     );
-    return () => controller.abort();
   }, [wanted, stale, commit]);
 
   const loadMore = useCallback(() => {
