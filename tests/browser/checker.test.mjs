@@ -55,6 +55,29 @@ function alternatives(page) {
   );
 }
 
+test('on a phone the whole phrase stays in view as it is typed, never set under 16 px, and the box keeps its height', async () => {
+  const { context, page, problems } = await openHydrated(browser, `${host.url}/words`, { width: 390, height: 844 });
+  const input = page.getByLabel('Type & Check');
+  const measure = () =>
+    input.evaluate((box) => ({ client: box.clientWidth, scroll: box.scrollWidth, font: parseFloat(getComputedStyle(box).fontSize), height: box.offsetHeight }));
+  const empty = await measure();
+  assert.equal(empty.font, 24, 'the full size while it is short');
+  for (const phrase of ['GOODBYE FOREVER MY!!', 'SEE YOU LATER, CROC']) {
+    await input.fill('');
+    await input.pressSequentially(phrase);
+    const typed = await measure();
+    assert.ok(typed.scroll <= typed.client, `${phrase}: ${typed.scroll} px of text in a ${typed.client} px box`);
+    assert.ok(typed.font >= 16 && typed.font < 24, `${phrase} is set at ${typed.font} px`);
+    assert.equal(typed.height, empty.height, `${phrase}: the box keeps its height`);
+  }
+  // Twenty of the widest letters cannot fit at 16 px: the box scrolls, never smaller.
+  await input.fill('');
+  await input.pressSequentially(WIDE);
+  assert.equal((await measure()).font, 16);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test('a phrase typed letter by letter is asked of the host once typing pauses, not twice a letter', async () => {
   const { context, page, problems } = await openHydrated(browser, `${host.url}/words`, { width: 390, height: 844 });
   const asked = [];

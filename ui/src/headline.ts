@@ -1,4 +1,8 @@
-/** The phrase page's headline, set small enough that no word of it breaks across lines. */
+/**
+ * Phrases in the display face, set small enough for their column: the phrase page's
+ * headline (no word of it broken across lines) and the checker's box (the whole phrase
+ * in view as it is typed).
+ */
 import { graphemes } from "./text";
 
 /**
@@ -40,17 +44,27 @@ const FIT_STEPS = [6, 7, 8, 9.5, 11, 13, 15, 17.5, 20, 22.5, 25, 30, 35, WIDEST_
  * `break-words` breaks it.
  */
 export function headlineFit(word: string): number {
-  const widest = Math.max(
-    ...word.split(/\s+/).map((part) =>
-      graphemes(part.toUpperCase()).reduce((em, grapheme) => {
-        const wide = WIDE_GRAPHEMES.find(([pattern]) => pattern.test(grapheme));
-        if (wide) return em + wide[1];
-        const base = grapheme.normalize("NFD").charAt(0);
-        return em + (ADVANCES.find(([letters]) => letters.includes(base))?.[1] ?? 1);
-      }, 0),
-    ),
-  );
-  return fitFor(widest);
+  return fitFor(Math.max(...word.split(/\s+/).map(widthEm)));
+}
+
+/**
+ * The checker box's step (`.check-fit`, styles.css): the width, in em, of the whole
+ * line typed, rounded up to a step, so the box shrinks its text as it grows rather
+ * than scrolling the start of the phrase out of view (down to the 1rem a phone needs
+ * not to zoom into the box).
+ */
+export function lineFit(text: string): number {
+  return fitFor(widthEm(text));
+}
+
+/** The estimated width of `text` set in capitals, in em. */
+function widthEm(text: string): number {
+  return graphemes(text.toUpperCase()).reduce((em, grapheme) => {
+    const wide = WIDE_GRAPHEMES.find(([pattern]) => pattern.test(grapheme));
+    if (wide) return em + wide[1];
+    const base = grapheme.normalize("NFD").charAt(0);
+    return em + (ADVANCES.find(([letters]) => letters.includes(base))?.[1] ?? 1);
+  }, 0);
 }
 
 /**

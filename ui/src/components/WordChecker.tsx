@@ -1,5 +1,6 @@
 import { useRef, type ChangeEvent, type CompositionEvent, type FormEvent, type MouseEvent } from "react";
 import type { Check, CheckStatus, Phrase } from "../types";
+import { lineFit } from "../headline";
 import { MAX_GRAPHEMES, fitEdit } from "../text";
 
 export interface Props {
@@ -64,21 +65,25 @@ export function WordChecker({ action, placeholder, check, phraseHref, checkHref,
         {"Type & Check"}
       </label>
       <div className="mt-3 flex items-center gap-3 rounded-xl border border-white/30 bg-black px-4 focus-within:border-accent focus-within:ring-2 focus-within:ring-accent">
-        <input
-          ref={input}
-          id={INPUT_ID}
-          name="check"
-          type="text"
-          value={check.input}
-          placeholder={placeholder}
-          onChange={change}
-          onCompositionEnd={compositionEnd}
-          autoComplete="off"
-          autoCapitalize="characters"
-          spellCheck={false}
-          aria-describedby={COUNTER_ID}
-          className="min-w-0 flex-1 bg-transparent py-4 font-display text-2xl font-black uppercase text-white placeholder:text-white/50 focus:outline-none"
-        />
+        {/* The box's size container: the phrase shrinks to it as it grows (check-fit). */}
+        <div className="@container min-w-0 flex-1">
+          <input
+            ref={input}
+            id={INPUT_ID}
+            name="check"
+            type="text"
+            value={check.input}
+            placeholder={placeholder}
+            onChange={change}
+            onCompositionEnd={compositionEnd}
+            autoComplete="off"
+            autoCapitalize="characters"
+            spellCheck={false}
+            aria-describedby={COUNTER_ID}
+            data-fit={lineFit(check.input === "" ? placeholder : check.input)}
+            className="check-fit w-full bg-transparent py-4 font-display leading-8 font-black uppercase text-white placeholder:text-white/50 focus:outline-none"
+          />
+        </div>
         {/* Before the counter, so the counter stays put when the button goes. */}
         {submitButton && (
           <button

@@ -1,0 +1,30 @@
+import { describe, expect, it } from "vitest";
+import { headlineFit, lineFit } from "./headline";
+
+describe("headlineFit", () => {
+  it("fits the widest word, not the line", () => {
+    expect(headlineFit("HI")).toBe(6);
+    expect(headlineFit("GOODBYE FOREVER MY!!")).toBe(6);
+    expect(headlineFit("W".repeat(20))).toBe(20);
+  });
+});
+
+describe("lineFit", () => {
+  it("fits the whole line typed, spaces and all", () => {
+    expect(lineFit("HI")).toBe(6);
+    // Seven and seven capitals of 0.82 em or less and a space: 11.4 em.
+    expect(lineFit("GOODBYE FOREVER")).toBe(13);
+    expect(lineFit("GOODBYE FOREVER MY!!")).toBe(15);
+    expect(lineFit("W".repeat(20))).toBe(20);
+  });
+
+  it("reads lower case as the capitals the box shows", () => {
+    expect(lineFit("goodbye forever my!!")).toBe(lineFit("GOODBYE FOREVER MY!!"));
+  });
+
+  it("gives emoji and letters it does not know their width, up to the widest step", () => {
+    expect(lineFit("🦖".repeat(9))).toBe(13);
+    expect(lineFit("Ǆ".repeat(20))).toBe(35);
+    expect(lineFit("A\u20DD".repeat(20))).toBe(40);
+  });
+});
