@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startHost } from '../support/host.mjs';
 import { connectLive, rawLive, tryUpgrade } from '../support/live-client.mjs';
-import { rawRequest } from '../support/raw-http.mjs';
+import { rawExchange, requestBytes } from '../support/raw-http.mjs';
 import { metric, waitFor } from './metrics.mjs';
 import { poll } from '../support/poll.mjs';
 import { margin, medianMs } from '../support/timing.mjs';
@@ -74,8 +74,8 @@ test('a page of another origin, or no Origin at all, is refused with 403 before 
 test('an opening handshake that is not one is refused with the reason and never upgraded', async () => {
   const own = host.url;
   const upgrade = (overrides = {}) => {
-    const { method = 'GET', version = 'HTTP/1.1', key = 'dGhlIHNhbXBsZSBub25jZQ==', origins = [own], query = '', extra = [] } = overrides;
-    return rawRequest(host.url, `/api/phrases/live${query}`, {
+    const { method = 'GET', version = 'HTTP/1.1', key = 'dGhlIHNhbXBsZSBub25jZQ==', origins = [own], query = '', extra = [], body = '' } = overrides;
+    const head = requestBytes(`/api/phrases/live${query}`, {
       method,
       version,
       headers: [
@@ -87,7 +87,12 @@ test('an opening handshake that is not one is refused with the reason and never 
         ...extra,
       ],
     });
+    return rawExchange(host.url, [Buffer.concat([head, Buffer.from(body, 'latin1')])]);
   };
+  // A frame (a masked text "hi") sent as the handshake's body: were the socket opened,
+  // the host would read it as the peer's first frame, and a proxy that did not see the
+  // upgrade as the request's body: the two would disagree on where requests begin.
+  const frame = Buffer.from([0x81, 0x82, 1, 2, 3, 4, 0x68 ^ 1, 0x69 ^ 2]).toString('latin1');
   for (const [what, overrides, status, reason] of [
     ['HEAD', { method: 'HEAD' }, 400, null],
     ['HTTP/1.0', { version: 'HTTP/1.0' }, 400, /HTTP\/1\.1 GET/],
@@ -100,12 +105,15 @@ test('an opening handshake that is not one is refused with the reason and never 
     ['since that is not a number', { query: '?since=abc' }, 400, /since is the version/],
     ['since below zero', { query: '?since=-1' }, 400, /since is the version/],
     ['a bad since from a foreign page', { query: '?since=abc', origins: ['http://evil.example'] }, 403, /origin may not/],
+    ['a body', { extra: [['Content-Length', '8']], body: frame }, 400, /no body/],
+    ['a chunked body', { extra: [['Transfer-Encoding', 'chunked']], body: `8\r\n${frame}\r\n0\r\n\r\n` }, 400, /no body/],
   ]) {
     const answer = await upgrade(overrides);
     assert.equal(answer.status, status, what);
     if (reason) assert.match(answer.text, reason, what);
     assert.notEqual(answer.headers.upgrade, 'websocket', what);
   }
+  assert.equal((await tryUpgrade(host.url, { headers: { 'Content-Length': '0' } })).status, 101, 'a body of no bytes is no body');
   const right = await rawLive(host.url, { since: 3 });
   right.socket.destroy();
   assert.equal((await tryUpgrade(host.url)).status, 101, 'the handshake done right still opens');

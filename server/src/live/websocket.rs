@@ -51,6 +51,20 @@ pub fn accept_key(headers: &HeaderMap) -> Result<HeaderValue, &'static str> {
     if !has_token(header::CONNECTION, "upgrade") || !has_token(header::UPGRADE, "websocket") {
         return Err("this address is a WebSocket: send Connection: upgrade and Upgrade: websocket");
     }
+    // An opening handshake is a GET without a body (RFC 6455, 4.1). Bytes after one
+    // would be read here as the peer's first frames, and by a proxy that did not see
+    // the upgrade as the request's body: the two would disagree on where the next
+    // request begins.
+    if headers.contains_key(header::TRANSFER_ENCODING)
+        || headers
+            .get_all(header::CONTENT_LENGTH)
+            .iter()
+            .any(|length| length.as_bytes() != b"0")
+    {
+        return Err(
+            "an opening handshake has no body: send no Content-Length or Transfer-Encoding",
+        );
+    }
     if headers
         .get(header::SEC_WEBSOCKET_VERSION)
         .map(HeaderValue::as_bytes)
