@@ -100,6 +100,31 @@ test('a phrase typed letter by letter is asked of the host once typing pauses, n
   await context.close();
 });
 
+test('while phrases are minted several times a second, a word typed is still asked of the host, and its details show', async () => {
+  const { context, page, problems } = await openHydrated(browser, `${host.url}/words`, { width: 1440, height: 900 });
+  // Minters in a rush: each phrase is a version of the list the page hears of live.
+  let minting = true;
+  let minted = 0;
+  const mint = async (who) => {
+    while (minting) {
+      const added = await host.cli('phrases', 'add', `RUSH ${who} ${minted++}`, '--name', 'Rush');
+      assert.equal(added.code, 0, added.stderr);
+    }
+  };
+  const minters = [mint('A'), mint('B'), mint('C')];
+  try {
+    await page.waitForFunction(() => /RUSH/.test(document.querySelector('ul[role="list"]')?.textContent ?? ''), null, { timeout: 10_000 });
+    await page.getByLabel('Type & Check').pressSequentially('dino roar');
+    await page.getByRole('link', { name: 'see “DINO ROAR”' }).waitFor({ timeout: 10_000 });
+    assert.ok(minting, 'the list was still changing');
+  } finally {
+    minting = false;
+    await Promise.all(minters);
+  }
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test('hydrated, a taken phrase links to its taker and offers free alternatives that check themselves', async () => {
   const { context, page, problems } = await openHydrated(browser, `${host.url}/words`, { width: 1440, height: 900 });
   const input = page.getByLabel('Type & Check');

@@ -27,10 +27,17 @@ export async function fetchAnswer(word: string, signal: AbortSignal): Promise<Ho
  */
 export const TYPING_PAUSE_MS = 150;
 
-/** Calls `ask` once typing has paused; the function returned calls it off, or cancels its request. */
-export function askAfterPause(ask: (signal: AbortSignal) => void): () => void {
+/**
+ * Calls `ask` once typing has paused (at once with `pause` 0); the function returned
+ * calls it off, or cancels its request.
+ */
+export function askAfterPause(ask: (signal: AbortSignal) => void, pause = TYPING_PAUSE_MS): () => void {
   const controller = new AbortController();
-  const timer = setTimeout(() => ask(controller.signal), TYPING_PAUSE_MS);
+  if (pause === 0) {
+    ask(controller.signal);
+    return () => controller.abort();
+  }
+  const timer = setTimeout(() => ask(controller.signal), pause);
   return () => {
     clearTimeout(timer);
     controller.abort();
