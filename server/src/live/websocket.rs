@@ -59,7 +59,7 @@ pub fn accept_key(headers: &HeaderMap) -> Result<HeaderValue, &'static str> {
         || headers
             .get_all(header::CONTENT_LENGTH)
             .iter()
-            .any(|length| length.as_bytes() != b"0")
+            .any(|length| !is_zero(length.as_bytes()))
     {
         return Err(
             "an opening handshake has no body: send no Content-Length or Transfer-Encoding",
@@ -94,6 +94,11 @@ pub fn accept_key(headers: &HeaderMap) -> Result<HeaderValue, &'static str> {
         _ => return Err(malformed),
     }
     HeaderValue::from_str(&derive_accept_key(key.as_bytes())).map_err(|_| malformed)
+}
+
+/// Whether a `Content-Length` says no bytes: `0`, or `00` and the like (1*DIGIT, as hyper reads it).
+fn is_zero(length: &[u8]) -> bool {
+    !length.is_empty() && length.iter().all(|&digit| digit == b'0')
 }
 
 /// The key's answer: SHA-1 of the key and the protocol's GUID, in base64 (RFC 6455, 4.2.2).
