@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { AxeBuilder } from '@axe-core/playwright';
 import { startHost } from '../support/host.mjs';
 import { launch, openHydrated, watchProblems } from '../support/browser.mjs';
+import { poll, sleep } from '../support/poll.mjs';
 
 /** Markup, an ampersand and a quote in 39 characters (a name may have 40). */
 const HOSTILE = '<img src=x onerror=window.__o=1>Rex & "';
@@ -112,6 +113,10 @@ test('while phrases are minted faster than an answer comes, a word typed is stil
     }
   };
   const minters = [mint('A'), mint('B'), mint('C')];
+  let checks = 0;
+  page.on('request', (request) => {
+    if (new URL(request.url()).pathname === '/api/phrases/check') checks += 1;
+  });
   try {
     await page.waitForFunction(() => /RUSH/.test(document.querySelector('ul[role="list"]')?.textContent ?? ''), null, { timeout: 10_000 });
     // A phone far from the host: each answer takes longer than the list stays the same.
@@ -120,11 +125,63 @@ test('while phrases are minted faster than an answer comes, a word typed is stil
     await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 400, downloadThroughput: -1, uploadThroughput: -1 });
     await page.getByLabel('Type & Check').pressSequentially('dino roar');
     await page.getByRole('link', { name: 'see “DINO ROAR”' }).waitFor({ timeout: 10_000 });
+    // Left in the box while the list keeps changing, the word is asked again about once a
+    // second (its last answer showing meanwhile), not once a mint.
+    const [before, mintedBefore] = [checks, minted];
+    await sleep(4000);
+    assert.ok(minted - mintedBefore >= 12, `${minted - mintedBefore} phrases minted in 4 s`);
+    assert.ok(checks - before <= 6, `${checks - before} checks in 4 s of ${minted - mintedBefore} mints`);
     assert.ok(minting, 'the list was still changing');
   } finally {
     minting = false;
     await Promise.all(minters);
   }
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('a check or a find that fails is asked again after a while, and what it brings shows', async () => {
+  const { context, page, problems } = await openHydrated(browser, `${host.url}/words`, { width: 1440, height: 900 });
+  // The host refuses the first of each (a busy address's 429, a restart's 503).
+  const refused = { '/api/phrases/check': 429, '/api/phrases': 503 };
+  await page.route(/\/api\/phrases(\/check)?\?/, (route) => {
+    const { pathname } = new URL(route.request().url());
+    const status = refused[pathname];
+    delete refused[pathname];
+    return status ? route.fulfill({ status, body: '' }) : route.continue();
+  });
+  await page.getByLabel('Type & Check').pressSequentially('dino roar');
+  await messageReads(page, 'Already taken');
+  await page.getByRole('link', { name: 'see “DINO ROAR”' }).waitFor({ timeout: 10_000 });
+  await page.getByText('Containing “DINO ROAR”, newest first').waitFor({ timeout: 10_000 });
+  assert.deepEqual(refused, {}, 'each was refused once');
+  // A console warning for the refused find is expected; nothing else.
+  assert.deepEqual(problems.filter((problem) => !/find failed|429|503/.test(problem)), []);
+  await context.close();
+});
+
+test('while an IME builds a character nothing is asked of the host, and the link does not take the half-built text', async () => {
+  const { context, page, problems } = await openHydrated(browser, `${host.url}/words`, { width: 1440, height: 900 });
+  const input = page.getByLabel('Type & Check');
+  await input.pressSequentially('dino ');
+  await messageReads(page, 'It is available!');
+  const asked = [];
+  page.on('request', (request) => {
+    const url = new URL(request.url());
+    if (url.pathname.startsWith('/api/')) asked.push(url.searchParams.get('word') ?? url.searchParams.get('q'));
+  });
+  const cdp = await context.newCDPSession(page);
+  // Choosing among an IME's candidates takes longer than a pause in typing.
+  for (const text of ['k', 'か', 'かn', 'かな']) {
+    await cdp.send('Input.imeSetComposition', { text, selectionStart: text.length, selectionEnd: text.length });
+    await sleep(300);
+    assert.doesNotMatch(page.url(), /check=dino(\+|%20)./i, `the link while composing ${text}`);
+  }
+  assert.deepEqual(asked, [], 'nothing asked while composing');
+  await cdp.send('Input.insertText', { text: '仮名' });
+  await messageReads(page, 'It is available!');
+  await poll(() => asked, (words) => words.includes('DINO 仮名'), 5000, 'the word asked once built');
+  assert.ok(asked.every((word) => word === 'DINO 仮名'), `asked: ${asked.join(', ')}`);
   assert.deepEqual(problems, []);
   await context.close();
 });

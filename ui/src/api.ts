@@ -28,6 +28,18 @@ export async function fetchAnswer(word: string, signal: AbortSignal): Promise<Ho
 export const TYPING_PAUSE_MS = 150;
 
 /**
+ * How long a request that failed (the host refused or did not answer) waits before it is
+ * made again, doubling with each failure in a row up to `RETRY_MAX_MS`.
+ */
+export const RETRY_MS = 2000;
+const RETRY_MAX_MS = 30_000;
+
+/** The wait before asking again after `failures` failures in a row. */
+export function retryPause(failures: number): number {
+  return Math.min(RETRY_MAX_MS, RETRY_MS * 2 ** Math.max(0, failures - 1));
+}
+
+/**
  * Calls `ask` once typing has paused (at once with `pause` 0); the function returned
  * calls it off, or cancels its request.
  */

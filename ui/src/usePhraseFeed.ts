@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from "react";
-import { askAfterPause, fetchPage, isAbort } from "./api";
+import { TYPING_PAUSE_MS, askAfterPause, fetchPage, isAbort, retryPause } from "./api";
 import {
   RESYNC,
   applyMessage,
@@ -56,20 +56,30 @@ export function usePhraseFeed(props: WordsProps): PhraseFeed {
     [commit],
   );
 
-  // The first page of a find (or of the plain list, when the page began with a find).
+  // The first page of a find (or of the plain list, when the page began with a find),
+  // asked again after a while when it fails, until the box moves on.
   const wanted = needsFirstPage(feed) ? feed.want : null;
   const stale = feed.stale;
+  const [findFailed, setFindFailed] = useState<{ query: string; failures: number } | null>(null);
+  const failures = findFailed !== null && findFailed.query === wanted ? findFailed.failures : 0;
   useEffect(() => {
     if (wanted === null) return;
-    return askAfterPause((signal) =>
-      fetchPage(wanted, null, signal).then(
-        (page) => commit(receiveFirst(current.current, wanted, page)),
-        (reason: unknown) => {
-          if (!isAbort(reason)) console.warn("find failed", reason);
-        },
-      ),
+    return askAfterPause(
+      (signal) =>
+        fetchPage(wanted, null, signal).then(
+          (page) => {
+            setFindFailed(null);
+            commit(receiveFirst(current.current, wanted, page));
+          },
+          (reason: unknown) => {
+            if (isAbort(reason)) return;
+            console.warn("find failed", reason);
+            setFindFailed((failed) => ({ query: wanted, failures: (failed?.query === wanted ? failed.failures : 0) + 1 }));
+          },
+        ),
+      failures > 0 ? retryPause(failures) : TYPING_PAUSE_MS,
     );
-  }, [wanted, stale, commit]);
+  }, [wanted, stale, commit, failures]);
 
   const loadMore = useCallback(() => {
     const { list } = current.current;

@@ -20,28 +20,31 @@ export function WordsLive(props: Props) {
   const { site, version, loaded, check } = props;
   const { feed, loadMore, loading, failed, find } = usePhraseFeed(props);
   const [typed, setTyped] = useState<string | null>(null);
+  // An IME is building a character: the box's text is not a word yet.
+  const [composing, setComposing] = useState(false);
   const [focusIndex, setFocusIndex] = useState<number | null>(null);
   // Live, the verdict follows every keystroke and the grid scrolls on: the
   // button and the page links only served the no-script page.
   const hydrated = useHydrated();
-  const live = useChecker(typed ?? check.input, feed, check);
+  const live = useChecker(typed ?? check.input, feed, check, composing);
   // Until the user types or the list moves, show the host's verdict: it is
   // what the server rendered, so hydration sees the same markup.
   const current = typed === null && feed.version === version ? check : live;
 
   useEffect(() => {
-    if (typed === null) return;
+    if (typed === null || composing) return;
     const url = new URL(window.location.href);
     if (typed === "") url.searchParams.delete("check");
     else url.searchParams.set("check", typed);
     url.searchParams.delete("after");
     url.searchParams.delete("before");
     window.history.replaceState(window.history.state, "", url);
-  }, [typed]);
+  }, [typed, composing]);
 
   // The checker keeps the box within the limit; an IME's unfinished character finds nothing yet.
   const onInput = (value: string, composing: boolean) => {
     setTyped(value);
+    setComposing(composing);
     if (!composing) find(findText(value));
   };
   const onSubmit = (event: FormEvent<HTMLFormElement>) => event.preventDefault();
