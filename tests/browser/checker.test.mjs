@@ -186,6 +186,37 @@ test('while an IME builds a character nothing is asked of the host, and the link
   await context.close();
 });
 
+test('what a visitor types before the page goes live is kept, and checked once it is', async () => {
+  for (const [path, keys, value, verdict] of [
+    ['/words', 'dino roar', 'dino roar', 'Already taken'],
+    ['/words?check=good', ' luck!', 'good luck!', 'Already taken'],
+  ]) {
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    const page = await context.newPage();
+    const problems = watchProblems(page);
+    // A slow connection: the page is there, its script not yet.
+    let release;
+    const held = new Promise((resolve) => (release = resolve));
+    await page.route(/\/assets\/.*\.js$/, async (route) => {
+      await held;
+      await route.continue();
+    });
+    await page.goto(`${host.url}${path}`, { waitUntil: 'commit' });
+    const input = page.getByLabel('Type & Check');
+    await input.waitFor();
+    await input.press('End');
+    await input.pressSequentially(keys);
+    assert.equal(await page.evaluate(() => document.documentElement.dataset.hydrated), undefined, 'typed before the page went live');
+    release();
+    await page.waitForFunction(() => document.documentElement.dataset.hydrated === 'true', null, { timeout: 10_000 });
+    await messageReads(page, verdict);
+    assert.equal(await input.inputValue(), value, `${path}: the box keeps what was typed`);
+    assert.match(page.url(), new RegExp(`check=${value.replace(/[!]/g, '').split(' ').join('(\\+|%20)')}`, 'i'));
+    assert.deepEqual(problems, []);
+    await context.close();
+  }
+});
+
 test('hydrated, a taken phrase links to its taker and offers free alternatives that check themselves', async () => {
   const { context, page, problems } = await openHydrated(browser, `${host.url}/words`, { width: 1440, height: 900 });
   const input = page.getByLabel('Type & Check');

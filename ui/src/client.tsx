@@ -2,6 +2,7 @@ import { useEffect, type ReactElement } from "react";
 import { hydrateRoot } from "react-dom/client";
 import { installAnchorFocus } from "./anchorFocus";
 import { isIslandName, renderIsland } from "./islands";
+import { keepTypedEarly } from "./typedEarly";
 import { isRoute, type RenderRequest } from "./types";
 
 function hydrateIslands(): void {
@@ -16,6 +17,7 @@ function hydrateIslands(): void {
     if (pending === 0) markHydrated();
   };
   if (pending === 0) markHydrated();
+  for (const element of elements) keepTypedEarly(element);
   for (const element of elements) {
     const { island, route } = element.dataset;
     if (!isIslandName(island) || !isRoute(route)) {

@@ -21,7 +21,7 @@ export interface Props {
   submitButton?: boolean;
 }
 
-const INPUT_ID = "check-input";
+export const INPUT_ID = "check-input";
 const COUNTER_ID = "check-counter";
 
 /** A plain GET form that the live island also drives keystroke by keystroke. */

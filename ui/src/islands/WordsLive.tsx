@@ -1,13 +1,14 @@
 import { useCallback, useEffect, useState, type FormEvent } from "react";
 import { checkPath, phrasePath } from "../data/site";
-import { findText, groupThousands } from "../text";
+import { MAX_GRAPHEMES, findText, fitEdit, groupThousands } from "../text";
+import { takeTypedEarly } from "../typedEarly";
 import type { SiteProps, WordsProps } from "../types";
 import { useChecker } from "../useChecker";
 import { useHydrated } from "../useHydrated";
 import { usePhraseFeed } from "../usePhraseFeed";
 import { PhraseGrid } from "../components/PhraseGrid";
 import { VirtualPhraseGrid } from "../components/VirtualPhraseGrid";
-import { WordChecker } from "../components/WordChecker";
+import { INPUT_ID, WordChecker } from "../components/WordChecker";
 
 export type Props = WordsProps;
 
@@ -40,6 +41,17 @@ export function WordsLive(props: Props) {
     url.searchParams.delete("before");
     window.history.replaceState(window.history.state, "", url);
   }, [typed, composing]);
+
+  // What the visitor typed before the page went live is checked once it is, not lost.
+  useEffect(() => {
+    const early = takeTypedEarly(INPUT_ID);
+    if (early === undefined) return;
+    const value = fitEdit("", early, early.length, MAX_GRAPHEMES).value;
+    // Once, after hydration: the first render had to match the server's markup.
+    // eslint-disable-next-line react-hooks/set-state-in-effect
+    setTyped(value);
+    find(findText(value));
+  }, [find]);
 
   // The checker keeps the box within the limit; an IME's unfinished character finds nothing yet.
   const onInput = (value: string, composing: boolean) => {
