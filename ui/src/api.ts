@@ -24,8 +24,9 @@ export async function fetchAnswer(word: string, signal: AbortSignal): Promise<Ho
  * How long typing must pause before the box's text is asked of the host: a word typed
  * letter by letter is one find and one check, not two requests a letter, which a crowd
  * behind one address (a phone network's shared one) would spend its rate limit on.
+ * Longer than the 200 ms or so between a phone typist's letters.
  */
-export const TYPING_PAUSE_MS = 150;
+export const TYPING_PAUSE_MS = 250;
 
 /**
  * How long a request that failed (the host refused or did not answer) waits before it is
