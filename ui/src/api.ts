@@ -3,9 +3,21 @@ import { NO_DETAILS, parseCheckAnswer, type HostAnswer } from "./check";
 import { parsePage } from "./live";
 import type { PhrasePage } from "./types";
 
+/**
+ * How long a request may go unanswered before it counts as failed (and is asked again
+ * after a while): a stalled connection would otherwise hold its word on "Checking…".
+ */
+const REQUEST_TIMEOUT_MS = 10_000;
+
+/** `signal`, or the request's time running out, whichever comes first. */
+function timed(signal: AbortSignal | null): AbortSignal {
+  const timeout = AbortSignal.timeout(REQUEST_TIMEOUT_MS);
+  return signal === null ? timeout : AbortSignal.any([signal, timeout]);
+}
+
 /** `GET /api/phrases`: the first page of `query`'s list, or the one after `after`. */
 export async function fetchPage(query: string, after: string | null, signal: AbortSignal | null = null): Promise<PhrasePage> {
-  const response = await fetch(phrasesUrl(query, after), { signal, headers: { accept: "application/json" } });
+  const response = await fetch(phrasesUrl(query, after), { signal: timed(signal), headers: { accept: "application/json" } });
   if (!response.ok) throw new Error(`GET /api/phrases: ${response.status}`);
   const page = parsePage(await response.json());
   if (page === null) throw new Error("GET /api/phrases: not a page");
@@ -14,7 +26,7 @@ export async function fetchPage(query: string, after: string | null, signal: Abo
 
 /** `GET /api/phrases/check`: the host's verdict on `word`, with its details. */
 export async function fetchAnswer(word: string, signal: AbortSignal): Promise<HostAnswer> {
-  const response = await fetch(`/api/phrases/check?word=${encodeURIComponent(word)}`, { signal });
+  const response = await fetch(`/api/phrases/check?word=${encodeURIComponent(word)}`, { signal: timed(signal) });
   if (response.status === 400) return { verdict: "invalid", ...NO_DETAILS };
   if (!response.ok) return { verdict: "unavailable", ...NO_DETAILS };
   return parseCheckAnswer(await response.json())?.answer ?? { verdict: "unavailable", ...NO_DETAILS };
@@ -40,16 +52,9 @@ export function retryPause(failures: number): number {
   return Math.min(RETRY_MAX_MS, RETRY_MS * 2 ** Math.max(0, failures - 1));
 }
 
-/**
- * Calls `ask` once typing has paused (at once with `pause` 0); the function returned
- * calls it off, or cancels its request.
- */
-export function askAfterPause(ask: (signal: AbortSignal) => void, pause = TYPING_PAUSE_MS): () => void {
+/** Calls `ask` once `pause` has passed; the function returned calls it off, or cancels its request. */
+export function askAfterPause(ask: (signal: AbortSignal) => void, pause: number): () => void {
   const controller = new AbortController();
-  if (pause === 0) {
-    ask(controller.signal);
-    return () => controller.abort();
-  }
   const timer = setTimeout(() => ask(controller.signal), pause);
   return () => {
     clearTimeout(timer);
@@ -63,7 +68,7 @@ export function phrasesUrl(query: string, after: string | null): string {
   return search === "" ? "/api/phrases" : `/api/phrases?${search}`;
 }
 
-/** Whether `error` is the cancellation of a request the page no longer wants. */
+/** Whether `error` is the cancellation of a request the page no longer wants (not its time running out). */
 export function isAbort(error: unknown): boolean {
   return error instanceof DOMException && error.name === "AbortError";
 }

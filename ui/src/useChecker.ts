@@ -55,29 +55,34 @@ export function useChecker(input: string, feed: Feed, initial: Check, composing 
   // asked at, and the word asked again after `LIST_PAUSE_MS`), so answers still come
   // while the list changes faster than they do; another word does.
   const asking = useRef<{ word: string; cancel: () => void } | null>(null);
-  const lastWord = useRef<string | null>(null);
+  // The word the effect last ran for (null: nothing to ask, or an IME composing), and the
+  // list's version now, read when a wait ends.
+  const previousWord = useRef<string | null>(null);
+  const currentVersion = useRef(version);
   useEffect(() => {
+    currentVersion.current = version;
+  }, [version]);
+  useEffect(() => {
+    const typed = word !== previousWord.current;
+    previousWord.current = word;
     if (asking.current !== null && asking.current.word === word) return;
     asking.current?.cancel();
     asking.current = null;
     if (word === null) return;
-    const typed = word !== lastWord.current;
-    lastWord.current = word;
-    const failures = asked?.answer.verdict === "unavailable" ? asked.failures : 0;
+    const failures = !typed && asked?.answer.verdict === "unavailable" ? asked.failures : 0;
     const pause = typed ? TYPING_PAUSE_MS : failures > 0 ? retryPause(failures) : LIST_PAUSE_MS;
     const entry = { word, cancel: () => {} };
-    const settle = (answer: HostAnswer) => {
-      if (asking.current === entry) asking.current = null;
-      const inARow = answer.verdict === "unavailable" ? failures + 1 : 0;
-      setAnswers((known) => new Map(known).set(word, { answer, version, failures: inARow }));
-    };
-    entry.cancel = askAfterPause(
-      (signal) =>
-        fetchAnswer(word, signal).then(settle, (reason: unknown) => {
-          if (!isAbort(reason)) settle({ verdict: "unavailable", ...NO_DETAILS });
-        }),
-      pause,
-    );
+    entry.cancel = askAfterPause((signal) => {
+      const sentAt = currentVersion.current;
+      const settle = (answer: HostAnswer) => {
+        if (asking.current === entry) asking.current = null;
+        const inARow = answer.verdict === "unavailable" ? failures + 1 : 0;
+        setAnswers((known) => new Map(known).set(word, { answer, version: sentAt, failures: inARow }));
+      };
+      fetchAnswer(word, signal).then(settle, (reason: unknown) => {
+        if (!isAbort(reason)) settle({ verdict: "unavailable", ...NO_DETAILS });
+      });
+    }, pause);
     asking.current = entry;
   }, [word, version, asked]);
   useEffect(

@@ -62,10 +62,14 @@ export function usePhraseFeed(props: WordsProps): PhraseFeed {
   const stale = feed.stale;
   const [findFailed, setFindFailed] = useState<{ query: string; failures: number } | null>(null);
   const failures = findFailed !== null && findFailed.query === wanted ? findFailed.failures : 0;
+  // The find the effect last ran for: coming back to one that failed is typing, not a retry.
+  const previousWanted = useRef<string | null>(null);
   useEffect(() => {
+    const retry = failures > 0 && wanted === previousWanted.current;
+    previousWanted.current = wanted;
     if (wanted === null) return;
     return askAfterPause(
-      (signal) =>
+      (signal) => {
         fetchPage(wanted, null, signal).then(
           (page) => {
             setFindFailed(null);
@@ -74,10 +78,11 @@ export function usePhraseFeed(props: WordsProps): PhraseFeed {
           (reason: unknown) => {
             if (isAbort(reason)) return;
             console.warn("find failed", reason);
-            setFindFailed((failed) => ({ query: wanted, failures: (failed?.query === wanted ? failed.failures : 0) + 1 }));
+            setFindFailed({ query: wanted, failures: (retry ? failures : 0) + 1 });
           },
-        ),
-      failures > 0 ? retryPause(failures) : TYPING_PAUSE_MS,
+        );
+      },
+      retry ? retryPause(failures) : TYPING_PAUSE_MS,
     );
   }, [wanted, stale, commit, failures]);
 
