@@ -44,7 +44,7 @@ export const TYPING_PAUSE_MS = 250;
  * How long a request that failed (the host refused or did not answer) waits before it is
  * made again, doubling with each failure in a row up to `RETRY_MAX_MS`.
  */
-export const RETRY_MS = 2000;
+const RETRY_MS = 2000;
 const RETRY_MAX_MS = 30_000;
 
 /** The wait before asking again after `failures` failures in a row. */
