@@ -9,27 +9,44 @@ import type { PhrasePage } from "./types";
  */
 const REQUEST_TIMEOUT_MS = 10_000;
 
-/** `signal`, or the request's time running out, whichever comes first. */
-function timed(signal: AbortSignal | null): AbortSignal {
-  const timeout = AbortSignal.timeout(REQUEST_TIMEOUT_MS);
-  return signal === null ? timeout : AbortSignal.any([signal, timeout]);
+/**
+ * Runs `request` with a signal that aborts when `signal` does (an AbortError) or once
+ * `REQUEST_TIMEOUT_MS` have passed with the request, its body included, unfinished (a
+ * TimeoutError, which `isAbort` does not count as a cancellation).
+ */
+async function within<T>(signal: AbortSignal | null, request: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new DOMException("the host did not answer in time", "TimeoutError")), REQUEST_TIMEOUT_MS);
+  const cancel = () => controller.abort();
+  if (signal?.aborted) cancel();
+  signal?.addEventListener("abort", cancel);
+  try {
+    return await request(controller.signal);
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener("abort", cancel);
+  }
 }
 
 /** `GET /api/phrases`: the first page of `query`'s list, or the one after `after`. */
-export async function fetchPage(query: string, after: string | null, signal: AbortSignal | null = null): Promise<PhrasePage> {
-  const response = await fetch(phrasesUrl(query, after), { signal: timed(signal), headers: { accept: "application/json" } });
-  if (!response.ok) throw new Error(`GET /api/phrases: ${response.status}`);
-  const page = parsePage(await response.json());
-  if (page === null) throw new Error("GET /api/phrases: not a page");
-  return page;
+export function fetchPage(query: string, after: string | null, signal: AbortSignal | null = null): Promise<PhrasePage> {
+  return within(signal, async (signal) => {
+    const response = await fetch(phrasesUrl(query, after), { signal, headers: { accept: "application/json" } });
+    if (!response.ok) throw new Error(`GET /api/phrases: ${response.status}`);
+    const page = parsePage(await response.json());
+    if (page === null) throw new Error("GET /api/phrases: not a page");
+    return page;
+  });
 }
 
 /** `GET /api/phrases/check`: the host's verdict on `word`, with its details. */
-export async function fetchAnswer(word: string, signal: AbortSignal): Promise<HostAnswer> {
-  const response = await fetch(`/api/phrases/check?word=${encodeURIComponent(word)}`, { signal: timed(signal) });
-  if (response.status === 400) return { verdict: "invalid", ...NO_DETAILS };
-  if (!response.ok) return { verdict: "unavailable", ...NO_DETAILS };
-  return parseCheckAnswer(await response.json())?.answer ?? { verdict: "unavailable", ...NO_DETAILS };
+export function fetchAnswer(word: string, signal: AbortSignal): Promise<HostAnswer> {
+  return within(signal, async (signal) => {
+    const response = await fetch(`/api/phrases/check?word=${encodeURIComponent(word)}`, { signal });
+    if (response.status === 400) return { verdict: "invalid", ...NO_DETAILS };
+    if (!response.ok) return { verdict: "unavailable", ...NO_DETAILS };
+    return parseCheckAnswer(await response.json())?.answer ?? { verdict: "unavailable", ...NO_DETAILS };
+  });
 }
 
 /**
