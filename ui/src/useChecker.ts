@@ -45,7 +45,7 @@ export function useChecker(input: string, feed: Feed, initial: Check, composing 
   const settled = check.status === "taken" || check.status === "available";
   // A failed ask is asked again whatever the page could tell meanwhile: only the host names
   // a taker, alternatives or a look-alike.
-  const failed = asked !== undefined && asked.failures > 0;
+  const failed = (asked?.failures ?? 0) > 0;
   const ask = check.status === "pending" || failed || (settled && (asked === undefined || asked.version !== feed.version));
   const word = ask && !composing ? check.normalized : null;
   const version = feed.version;
@@ -69,7 +69,7 @@ export function useChecker(input: string, feed: Feed, initial: Check, composing 
     asking.current?.cancel();
     asking.current = null;
     if (word === null) return;
-    const failures = !typed && asked?.answer.verdict === "unavailable" ? asked.failures : 0;
+    const failures = typed ? 0 : (asked?.failures ?? 0);
     const pause = typed ? TYPING_PAUSE_MS : failures > 0 ? retryPause(failures) : LIST_PAUSE_MS;
     const entry = { word, cancel: () => {} };
     entry.cancel = askAfterPause((signal) => {
