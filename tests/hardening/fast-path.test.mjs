@@ -148,6 +148,19 @@ test('each encoding of a page is a representation of its own: a cache holding se
   }
 });
 
+test('Accept-Encoding split over two lines is read as one list, as a proxy may split it', async () => {
+  for (const path of [...pages.filter((p) => !p.endsWith('.png')), '/sitemap.xml']) {
+    const plain = await rawRequest(host.url, path, { headers: [['Accept-Encoding', 'identity']] });
+    const split = await rawRequest(host.url, path, { headers: [['Accept-Encoding', 'identity'], ['Accept-Encoding', 'br']] });
+    assert.equal(split.status, 200, path);
+    assert.equal(split.headers['content-encoding'], 'br', `${path}: the second line's br is read`);
+    assert.deepEqual(decoded(split.body, 'br'), plain.body, path);
+    const refused = await rawRequest(host.url, path, { headers: [['Accept-Encoding', 'br, gzip'], ['Accept-Encoding', 'br;q=0']] });
+    assert.equal(refused.headers['content-encoding'], 'gzip', `${path}: the second line's br;q=0 is read`);
+    assert.deepEqual(decoded(refused.body, 'gzip'), plain.body, path);
+  }
+});
+
 test('HEAD gets the GET headers and no body; a missing Host gets 400', async () => {
   for (const path of pages) {
     const [get, head] = await pipelined(host.url, [request(path), request(path, { method: 'HEAD' })], [false, true]);

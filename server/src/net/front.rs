@@ -3,10 +3,10 @@
 //! here, on the socket, with the head made for that page version and encoding
 //! ([`PreparedHead`](crate::net::headers::PreparedHead)) or its 304 when `If-None-Match`
 //! names it, the Date, and the body, in one vectored write. At the first request that is
-//! anything else (another method, a query, two validator lines, a body, an upgrade,
-//! `Connection: close`, a missing or repeated Host, a miss, HTTP/2, bytes this parser
-//! refuses) the connection goes to hyper with what was read, and hyper serves the rest of
-//! it as before.
+//! anything else (another method, a query, two validator or Accept-Encoding lines, a
+//! body, an upgrade, `Connection: close`, a missing or repeated Host, a miss, HTTP/2, bytes
+//! this parser refuses) the connection goes to hyper with what was read, and hyper serves
+//! the rest of it as before.
 //!
 //! hyper builds a `Request` (its URI parsed, its headers copied into a map) and a
 //! `Response` (a header map cloned, then encoded) for every request; for a cached page
@@ -256,9 +256,11 @@ fn plain_get<'r>(request: &httparse::Request<'_, 'r>) -> Option<PlainGet<'r>> {
         if name.eq_ignore_ascii_case("host") {
             hosts += 1;
         } else if name.eq_ignore_ascii_case("accept-encoding") {
-            accept.get_or_insert(line.value);
+            // Two lines of either are the router's to read together.
+            if accept.replace(line.value).is_some() {
+                return None;
+            }
         } else if name.eq_ignore_ascii_case("if-none-match") {
-            // Two lines are the router's to read together.
             if validators.replace(line.value).is_some() {
                 return None;
             }

@@ -14,18 +14,25 @@ pub enum Encoding {
 
 /// The encoding the client weights highest of those we have, brotli on a tie.
 pub fn preferred_encoding(headers: &HeaderMap) -> Encoding {
-    encoding_accepted(headers.get(header::ACCEPT_ENCODING).map(|v| v.as_bytes()))
+    encoding_accepted(
+        headers
+            .get_all(header::ACCEPT_ENCODING)
+            .iter()
+            .map(HeaderValue::as_bytes),
+    )
 }
 
-/// The same from the first `Accept-Encoding` line's value, as the request carried it. An
-/// item with a malformed weight is left out, as RFC 9110 has it; `x-gzip` is gzip, and
-/// `*` weights what is not named.
-pub fn encoding_accepted(accept: Option<&[u8]>) -> Encoding {
-    let Some(accept) = accept.and_then(header_text) else {
-        return Encoding::Identity;
-    };
+/// The same from the `Accept-Encoding` lines' values, as the request carried them: read
+/// as one list, as RFC 9110 combines a field's lines (a proxy may split one). An item with
+/// a malformed weight is left out, as RFC 9110 has it; `x-gzip` is gzip, and `*` weights
+/// what is not named. A line that is not text is left out.
+pub fn encoding_accepted<'a>(lines: impl IntoIterator<Item = &'a [u8]>) -> Encoding {
     let (mut br, mut gzip, mut any) = (None, None, None);
-    for item in accept.split(',') {
+    let items = lines
+        .into_iter()
+        .filter_map(header_text)
+        .flat_map(|line| line.split(','));
+    for item in items {
         let mut parts = item.split(';').map(str::trim);
         let name = parts.next().unwrap_or_default();
         let mut weight = Some(1000);
@@ -193,6 +200,25 @@ mod tests {
         assert_eq!(encoding("gzip;q=1.000, br;q=1.0001"), Encoding::Gzip);
         assert_eq!(encoding("br;q =0, gzip;q=0.5"), Encoding::Gzip);
         assert_eq!(encoding("gzip;level=1"), Encoding::Gzip);
+    }
+
+    #[test]
+    fn every_line_is_read_as_one_list() {
+        let mut headers = with(header::ACCEPT_ENCODING, "identity");
+        headers.append(header::ACCEPT_ENCODING, HeaderValue::from_static("gzip"));
+        assert_eq!(preferred_encoding(&headers), Encoding::Gzip);
+        headers.append(
+            header::ACCEPT_ENCODING,
+            HeaderValue::from_static("br;q=0.5"),
+        );
+        assert_eq!(preferred_encoding(&headers), Encoding::Gzip);
+        headers.append(
+            header::ACCEPT_ENCODING,
+            HeaderValue::from_static("br, gzip;q=0"),
+        );
+        assert_eq!(preferred_encoding(&headers), Encoding::Brotli);
+        let lines: [&[u8]; 2] = [b"gzip\x01", b"br;q=0.1"];
+        assert_eq!(encoding_accepted(lines), Encoding::Brotli);
     }
 
     #[test]
