@@ -103,6 +103,33 @@ test('at the limit a letter typed mid-phrase is refused as one typed at the end,
   await context.close();
 });
 
+test('a phrase with ß or a ligature, which upper-case longer, is replaced whole by what is typed or pasted over it', async () => {
+  // Chromium loses the text typed over a selection in an upper-cased box whose text grows
+  // when upper-cased (ß is SS): the box must not be upper-cased by CSS then.
+  const { context, page, problems } = await openWords();
+  const input = page.getByLabel('Type & Check');
+  await input.pressSequentially('straße');
+  await input.press('ControlOrMeta+a');
+  await input.pressSequentially('h');
+  assert.equal(await input.inputValue(), 'h', 'a letter typed over the selected phrase');
+  await input.fill('');
+  await input.pressSequentially('oﬃce');
+  await input.press('ControlOrMeta+a');
+  await page.keyboard.insertText('hello');
+  assert.equal(await input.inputValue(), 'hello', 'a paste over the selected phrase');
+  await statusReads(page, 'It is available!');
+  const transform = await input.evaluate((el) => getComputedStyle(el).textTransform);
+  assert.equal(transform, 'uppercase', 'a phrase that upper-cases to its own length is shown in upper case');
+
+  await page.goto(`${host.url}/words?check=${encodeURIComponent('GROßE')}`);
+  await page.waitForSelector('html[data-hydrated="true"]');
+  await input.press('ControlOrMeta+a');
+  await input.pressSequentially('x');
+  assert.equal(await input.inputValue(), 'x', 'the same for a phrase that came in the address');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test('an IME building characters past the limit mid-phrase is left whole until it commits, then cut to the room left', async () => {
   const { context, page, problems } = await openWords();
   const input = page.getByLabel('Type & Check');

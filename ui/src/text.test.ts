@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import vectors from "../../tests/vectors/text.json";
-import { MAX_GRAPHEMES, contentError, findText, graphemeCount, graphemes, groupThousands, fitEdit, normalizeWord } from "./text";
+import { MAX_GRAPHEMES, contentError, findText, graphemeCount, graphemes, groupThousands, fitEdit, normalizeWord, upperCasesInPlace } from "./text";
 
 interface Vector {
   input: string;
@@ -132,5 +132,12 @@ describe("findText", () => {
 describe("groupThousands", () => {
   it("groups as en-US does", () => {
     for (const value of [0, 7, 999, 1000, 12_345, 100_000, 1_234_567]) expect(groupThousands(value)).toBe(value.toLocaleString("en-US"));
+  });
+});
+
+describe("upperCasesInPlace", () => {
+  it("is false only where upper-casing lengthens the text", () => {
+    for (const text of ["", "hello", "Ωμέγα", "istanbul ı", "🦖 rawr", "مرحبا"]) expect(upperCasesInPlace(text)).toBe(true);
+    for (const text of ["straße", "oﬃce", "ŉ", "ΐ"]) expect(upperCasesInPlace(text)).toBe(false);
   });
 });

@@ -23,6 +23,15 @@ export function normalizeWord(input: string): string {
 }
 
 /**
+ * Whether `text` upper-cased is as long as it is (ß is SS, ﬃ is FFI): only then may a
+ * box show it upper-cased by CSS, as Chromium drops what is typed over a selection of
+ * text that grows when upper-cased.
+ */
+export function upperCasesInPlace(text: string): boolean {
+  return text.toUpperCase().length === text.length;
+}
+
+/**
  * `input` as a find looks for it, as the host's `find_text` does: normalised, so
  * "ab" finds "AB"; a text no phrase may hold (invisible or control characters)
  * finds nothing out, so the whole list shows. Longer than a phrase finds nothing.

@@ -1,7 +1,8 @@
 import { useRef, type ChangeEvent, type CompositionEvent, type FormEvent, type MouseEvent } from "react";
 import type { Check, CheckStatus, Phrase } from "../types";
+import { classNames } from "../classNames";
 import { lineFit } from "../headline";
-import { MAX_GRAPHEMES, fitEdit } from "../text";
+import { MAX_GRAPHEMES, fitEdit, upperCasesInPlace } from "../text";
 
 export interface Props {
   /** Where the form goes without JavaScript. */
@@ -81,7 +82,10 @@ export function WordChecker({ action, placeholder, check, phraseHref, checkHref,
             spellCheck={false}
             aria-describedby={COUNTER_ID}
             data-fit={lineFit(check.input === "" ? placeholder : check.input)}
-            className="check-fit w-full bg-transparent py-4 font-display leading-8 font-black uppercase text-white placeholder:text-white/50 focus:outline-none"
+            className={classNames(
+              "check-fit w-full bg-transparent py-4 font-display leading-8 font-black text-white placeholder:text-white/50 placeholder:uppercase focus:outline-none",
+              upperCasesInPlace(check.input) && "uppercase",
+            )}
           />
         </div>
         {/* Before the counter, so the counter stays put when the button goes. */}
