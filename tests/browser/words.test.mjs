@@ -103,6 +103,25 @@ test('at the limit a letter typed mid-phrase is refused as one typed at the end,
   await context.close();
 });
 
+test('an edit that does not all fit says how much was left out, until the box changes', async () => {
+  const { context, page, problems } = await openWords();
+  const input = page.getByLabel('Type & Check');
+  const note = page.getByText(/characters fit/);
+  await input.focus();
+  await page.keyboard.insertText('I SHOULD HAVE BOUGHT MORE DINOS');
+  // The space after BOUGHT fits: a phrase's spaces at its ends are not counted.
+  assert.equal(await input.inputValue(), 'I SHOULD HAVE BOUGHT ');
+  assert.equal(await note.innerText(), 'Only 20 characters fit — 10 more were left out.');
+  await statusReads(page, 'It is available!');
+  await input.press('Backspace');
+  assert.equal(await note.count(), 0, 'gone once the box holds something else');
+  await input.pressSequentially('TX');
+  assert.equal(await input.inputValue(), 'I SHOULD HAVE BOUGHT');
+  assert.equal(await note.innerText(), 'Only 20 characters fit — 1 more was left out.');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test('a phrase with ß or a ligature, which upper-case longer, is replaced whole by what is typed or pasted over it', async () => {
   // Chromium loses the text typed over a selection in an upper-cased box whose text grows
   // when upper-cased (ß is SS): the box must not be upper-cased by CSS then.

@@ -38,38 +38,38 @@ describe("fitEdit", () => {
 
   it("cuts an insertion between its own graphemes, never inside one", () => {
     const family = "\u{1F468}\u200D\u{1F469}\u200D\u{1F467}";
-    expect(fit("", `${"a".repeat(19)}${family}${family}`)).toEqual({ value: `${"a".repeat(19)}${family}`, caret: 19 + family.length });
+    expect(fit("", `${"a".repeat(19)}${family}${family}`)).toEqual({ value: `${"a".repeat(19)}${family}`, caret: 19 + family.length, dropped: 1 });
   });
 
   it("counts the upper-cased form, which can be longer", () => {
     expect(fit("", "ß".repeat(11)).value).toBe("ß".repeat(10));
-    expect(fit("a".repeat(19), `${"a".repeat(19)}ß`)).toEqual({ value: "a".repeat(19), caret: 19 });
+    expect(fit("a".repeat(19), `${"a".repeat(19)}ß`)).toEqual({ value: "a".repeat(19), caret: 19, dropped: 1 });
   });
 
   it("refuses a letter typed mid-phrase at the limit, keeping the caret where it was", () => {
-    expect(fit("my last words are ok", "my Xlast words are ok", 4)).toEqual({ value: "my last words are ok", caret: 3 });
+    expect(fit("my last words are ok", "my Xlast words are ok", 4)).toEqual({ value: "my last words are ok", caret: 3, dropped: 1 });
     // The same letter where the phrase repeats it: the caret, not the text, says where it went.
-    expect(fit("aaaaaaaaaaaaaaaaaaaa", "aaaaaaaaaaaaaaaaaaaaa", 3)).toEqual({ value: "aaaaaaaaaaaaaaaaaaaa", caret: 2 });
+    expect(fit("aaaaaaaaaaaaaaaaaaaa", "aaaaaaaaaaaaaaaaaaaaa", 3)).toEqual({ value: "aaaaaaaaaaaaaaaaaaaa", caret: 2, dropped: 1 });
   });
 
   it("fits what a paste inserts mid-phrase into the room left, the rest of the phrase kept", () => {
     const pasted = "my last words were never said";
-    expect(fit("abc", `a${pasted}bc`, 1 + pasted.length)).toEqual({ value: `a${pasted.slice(0, 17)}bc`, caret: 18 });
+    expect(fit("abc", `a${pasted}bc`, 1 + pasted.length)).toEqual({ value: `a${pasted.slice(0, 17)}bc`, caret: 18, dropped: 12 });
   });
 
   it("never leaves half of a surrogate pair when an emoji replaced by another does not fit", () => {
     // 🦖 and 🦕 differ only in their second UTF-16 unit.
     const full = `${"a".repeat(19)}🦖`;
-    expect(fit(full, `${"a".repeat(19)}🦕b`, 22)).toEqual({ value: `${"a".repeat(19)}🦕`, caret: 21 });
-    expect(fit(full, `${"a".repeat(19)}🦕🦕`, 23)).toEqual({ value: `${"a".repeat(19)}🦕`, caret: 21 });
+    expect(fit(full, `${"a".repeat(19)}🦕b`, 22)).toEqual({ value: `${"a".repeat(19)}🦕`, caret: 21, dropped: 1 });
+    expect(fit(full, `${"a".repeat(19)}🦕🦕`, 23)).toEqual({ value: `${"a".repeat(19)}🦕`, caret: 21, dropped: 1 });
   });
 
   it("lets a selection be replaced, and the phrase be shortened when it came in too long", () => {
-    expect(fit("abcdefghijklmnopqrst", "abcXYZhijklmnopqrst", 6)).toEqual({ value: "abcXYZhijklmnopqrst", caret: 6 });
-    expect(fit("abcdefghijklmnopqrst", "abcXYZfghijklmnopqrst", 6)).toEqual({ value: "abcXYfghijklmnopqrst", caret: 5 });
+    expect(fit("abcdefghijklmnopqrst", "abcXYZhijklmnopqrst", 6)).toEqual({ value: "abcXYZhijklmnopqrst", caret: 6, dropped: 0 });
+    expect(fit("abcdefghijklmnopqrst", "abcXYZfghijklmnopqrst", 6)).toEqual({ value: "abcXYfghijklmnopqrst", caret: 5, dropped: 1 });
     const long = "x".repeat(29);
-    expect(fit(long, long.slice(1), 0)).toEqual({ value: long.slice(1), caret: 0 });
-    expect(fit(long, `${long}y`)).toEqual({ value: long, caret: 29 });
+    expect(fit(long, long.slice(1), 0)).toEqual({ value: long.slice(1), caret: 0, dropped: 0 });
+    expect(fit(long, `${long}y`)).toEqual({ value: long, caret: 29, dropped: 1 });
   });
 });
 

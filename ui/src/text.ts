@@ -135,6 +135,8 @@ export function graphemes(text: string): string[] {
 export interface Fitted {
   value: string;
   caret: number;
+  /** Graphemes of what the edit inserted that were left out. */
+  dropped: number;
 }
 
 /**
@@ -145,7 +147,7 @@ export interface Fitted {
  * shortened. `caret` is where the edit left the caret in `next`.
  */
 export function fitEdit(previous: string, next: string, caret: number, limit: number): Fitted {
-  if (graphemeCount(normalizeWord(next)) <= limit) return { value: next, caret };
+  if (graphemeCount(normalizeWord(next)) <= limit) return { value: next, caret, dropped: 0 };
   // The edit put next[start, caret) in place of what previous held between the
   // common start and the common end after the caret.
   const after = next.slice(caret);
@@ -155,12 +157,15 @@ export function fitEdit(previous: string, next: string, caret: number, limit: nu
   // Never between the halves of a surrogate pair (🦖 and 🦕 share the first).
   if (start > 0 && /[\uD800-\uDBFF]/.test(next.charAt(start - 1))) start -= 1;
   const before = next.slice(0, start);
+  const inserted = graphemes(next.slice(start, caret));
   let kept = "";
-  for (const cluster of graphemes(next.slice(start, caret))) {
+  let fitting = 0;
+  for (const cluster of inserted) {
     if (graphemeCount(normalizeWord(before + kept + cluster + after)) > limit) break;
     kept += cluster;
+    fitting += 1;
   }
-  return { value: before + kept + after, caret: start + kept.length };
+  return { value: before + kept + after, caret: start + kept.length, dropped: inserted.length - fitting };
 }
 
 // Below U+0300 nothing joins except CR LF, so each UTF-16 unit is a grapheme.

@@ -1,4 +1,4 @@
-import { useRef, type ChangeEvent, type CompositionEvent, type FormEvent, type MouseEvent } from "react";
+import { useRef, useState, type ChangeEvent, type CompositionEvent, type FormEvent, type MouseEvent } from "react";
 import type { Check, CheckStatus, Phrase } from "../types";
 import { classNames } from "../classNames";
 import { lineFit } from "../headline";
@@ -37,6 +37,9 @@ export function WordChecker({ action, placeholder, check, phraseHref, checkHref,
   };
   // What the box held when an IME began building a character, which is cut only once built.
   const beforeComposing = useRef<string | null>(null);
+  // What the last edit left in the box when it did not all fit, and how much was left out:
+  // said until the box holds something else.
+  const [cut, setCut] = useState<{ value: string; dropped: number } | null>(null);
   const fit = (box: HTMLInputElement, previous: string) => {
     const fitted = fitEdit(previous, box.value, box.selectionEnd ?? box.value.length, MAX_GRAPHEMES);
     // Written to the box here, so React finds it holding the new value and leaves the caret be.
@@ -44,6 +47,7 @@ export function WordChecker({ action, placeholder, check, phraseHref, checkHref,
       box.value = fitted.value;
       box.setSelectionRange(fitted.caret, fitted.caret);
     }
+    setCut(fitted.dropped > 0 ? { value: fitted.value, dropped: fitted.dropped } : null);
     return fitted.value;
   };
   const change = (event: ChangeEvent<HTMLInputElement>) => {
@@ -107,6 +111,7 @@ export function WordChecker({ action, placeholder, check, phraseHref, checkHref,
       </p>
       {/* Always there, so what the host adds is announced when it comes. */}
       <div aria-live="polite" className="text-white/80">
+        {cut !== null && cut.value === check.input && <p className="mt-1">{leftOut(cut.dropped)}</p>}
         {check.status === "taken" && check.taker !== null && <Taker taker={check.taker} href={phraseHref(check.taker.id)} />}
         {check.status === "taken" && check.alternatives.length > 0 && (
           <div className="mt-3">
@@ -128,6 +133,11 @@ export function WordChecker({ action, placeholder, check, phraseHref, checkHref,
       </div>
     </form>
   );
+}
+
+/** What is said of an edit that did not all fit in the box. */
+export function leftOut(dropped: number): string {
+  return `Only ${MAX_GRAPHEMES} characters fit — ${dropped} more ${dropped === 1 ? "was" : "were"} left out.`;
 }
 
 const ALTERNATIVES_ID = "check-alternatives";
