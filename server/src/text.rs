@@ -6,8 +6,10 @@
 //! NFC-normalised, its spaces folded, then upper-cased with the full, language-neutral
 //! mapping (`ß` becomes `SS`), and must have 1 to 20 characters. Nothing invisible or
 //! unassigned gets in: control and format characters (zero-width spaces, bidi overrides),
-//! private-use and unassigned code points, line and paragraph separators. The zero-width
-//! joiner is kept only inside an emoji sequence and tag characters only in a tag flag.
+//! private-use and unassigned code points, line and paragraph separators, and what is
+//! shown as nothing under another category (Hangul fillers). The zero-width joiner is kept
+//! only inside an emoji sequence and tag characters only in a tag flag. Something must
+//! show: marks alone or braille blanks are as empty as spaces.
 //!
 //! The browser applies the same rules (`ui/src/text.ts`); `tests/vectors/text.json`
 //! pins both sides to the same answers.
@@ -162,7 +164,8 @@ fn check(
         length += 1;
         check_cluster(cluster, what)?;
     }
-    if length == 0 {
+    // Marks alone, or a braille blank, show as much as spaces do.
+    if !text.chars().any(visible) {
         return Err(ContentError::Empty { what });
     }
     if length > max_graphemes {
@@ -210,6 +213,13 @@ fn check_cluster(cluster: &str, what: &'static str) -> Result<(), ContentError> 
                 first == Some(BLACK_FLAG)
             }
             GeneralCategory::Format => false,
+            // Shown as nothing, yet letters or marks to the categories (Hangul fillers, the
+            // combining grapheme joiner): a phrase of them reads as blank, or as another
+            // phrase with a space. Variation selectors choose how an emoji or a CJK
+            // character is shown, and Mongolian's how a letter is.
+            _ if default_ignorable(character) => {
+                matches!(character, '\u{FE00}'..='\u{FE0F}' | '\u{E0100}'..='\u{E01EF}' | '\u{180B}'..='\u{180D}' | '\u{180F}')
+            }
             _ => true,
         };
         if !allowed {
@@ -217,6 +227,21 @@ fn check_cluster(cluster: &str, what: &'static str) -> Result<(), ContentError> 
         }
     }
     Ok(())
+}
+
+/// Whether a character shows as something: not a space, a mark, a braille blank or one
+/// shown as nothing.
+fn visible(c: char) -> bool {
+    !(c.is_whitespace()
+        || c == '\u{2800}'
+        || default_ignorable(c)
+        || matches!(
+            c.general_category(),
+            GeneralCategory::NonspacingMark
+                | GeneralCategory::EnclosingMark
+                | GeneralCategory::SpacingMark
+                | GeneralCategory::SpaceSeparator
+        ))
 }
 
 /// Unicode's Default_Ignorable_Code_Point: characters shown as nothing.
@@ -343,7 +368,26 @@ mod tests {
             refused("\u{0378}"),
             Some(ContentError::Forbidden { .. })
         ));
-        for blank in ["   ", "\u{3000}\u{00A0}", ""] {
+        for blank_looking in [
+            "HELLO\u{3164}WORLD",
+            "\u{115F}",
+            "\u{FFA0}",
+            "A\u{34F}B",
+            "\u{17B4}",
+        ] {
+            assert!(
+                matches!(refused(blank_looking), Some(ContentError::Forbidden { .. })),
+                "{blank_looking:?}"
+            );
+        }
+        for blank in [
+            "   ",
+            "\u{3000}\u{00A0}",
+            "",
+            "\u{2800}\u{2800}",
+            "\u{301}",
+            "\u{20DD} \u{301}",
+        ] {
             assert!(
                 matches!(refused(blank), Some(ContentError::Empty { .. })),
                 "{blank:?}"

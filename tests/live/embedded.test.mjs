@@ -231,6 +231,12 @@ test('hostile phrases and names are refused by the CLI with the reason, and noth
     ['   ', 'Zed', /at least one visible character/],
     [`A${'\u0301'.repeat(200)}`, 'Zed', /combining marks/],
     ['\uE000', 'Zed', /U\+E000/],
+    // Blank-looking: shown as nothing, or as a space that is not one.
+    ['\u3164', 'Zed', /U\+3164/],
+    ['HELLO\u3164WORLD', 'Zed', /U\+3164/],
+    ['\u2800\u2800', 'Zed', /at least one visible character/],
+    ['\u0301', 'Zed', /at least one visible character/],
+    ['FINE WORD', '\u3164', /a name cannot contain/],
     ['FINE WORD', '\u200B', /a name cannot contain/],
     ['FINE WORD', ' ', /a name needs at least one visible character/],
   ];
@@ -240,9 +246,11 @@ test('hostile phrases and names are refused by the CLI with the reason, and noth
     assert.match(result.stderr, reason, JSON.stringify(word));
   }
   assert.deepEqual(await storedWords(), before);
-  const check = await fetch(`${host.url}/api/phrases/check?word=${encodeURIComponent('HEL\u200BLO')}`);
-  assert.equal(check.status, 400);
-  assert.match((await check.json()).error ?? '', /U\+200B/);
+  for (const [word, reason] of [['HEL\u200BLO', /U\+200B/], ['\u3164', /U\+3164/], ['\u2800', /at least one visible character/]]) {
+    const check = await fetch(`${host.url}/api/phrases/check?word=${encodeURIComponent(word)}`);
+    assert.equal(check.status, 400, JSON.stringify(word));
+    assert.match((await check.json()).error ?? '', reason);
+  }
 });
 
 test('a missing store is an error naming the path and the command that creates one; the host keeps serving', async () => {

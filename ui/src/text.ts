@@ -47,14 +47,16 @@ export type ContentError = "empty" | "too_long" | "invalid";
 /**
  * The host's content rules (server/src/text.rs), in the same order: nothing
  * invisible, control, private or unassigned; a joiner only inside an emoji
- * sequence, tag characters only in a tag flag; at most four marks in a row.
+ * sequence, tag characters only in a tag flag; at most four marks in a row; at
+ * least one character that shows.
  */
 export function contentError(normalized: string): ContentError | null {
   const clusters = graphemes(normalized);
   for (const cluster of clusters) {
     if (!clusterAllowed(cluster)) return "invalid";
   }
-  if (clusters.length === 0) return "empty";
+  // Marks alone, or a braille blank, show as much as spaces do.
+  if (!VISIBLE_RE.test(normalized)) return "empty";
   if (clusters.length > MAX_GRAPHEMES) return "too_long";
   if (utf8Length(normalized) > MAX_WORD_BYTES) return "invalid";
   return null;
@@ -65,6 +67,10 @@ const EDGE_SPACE_RE = /^ | $/g;
 const FORBIDDEN_RE = /^[\p{Cc}\p{Co}\p{Cs}\p{Cn}\p{Zl}\p{Zp}]$/u;
 const FORMAT_RE = /^\p{Cf}$/u;
 const MARK_RE = /^[\p{Mn}\p{Me}]$/u;
+const IGNORABLE_RE = /^\p{Default_Ignorable_Code_Point}$/u;
+// Variation selectors (an emoji's or a CJK character's form) and Mongolian's.
+const SELECTOR_RE = /^[\uFE00-\uFE0F\u{E0100}-\u{E01EF}\u180B-\u180D\u180F]$/u;
+const VISIBLE_RE = /[^\p{White_Space}\u2800\p{Default_Ignorable_Code_Point}\p{M}]/u;
 const ZERO_WIDTH_JOINER = "\u200d";
 const BLACK_FLAG = "\u{1F3F4}";
 
@@ -79,7 +85,12 @@ function clusterAllowed(cluster: string): boolean {
     const char = chars[i]!;
     marks = MARK_RE.test(char) ? marks + 1 : 0;
     if (marks > MAX_MARKS || FORBIDDEN_RE.test(char)) return false;
-    if (!FORMAT_RE.test(char)) continue;
+    if (!FORMAT_RE.test(char)) {
+      // Shown as nothing, yet letters or marks to the categories (Hangul fillers, the
+      // combining grapheme joiner): a phrase of them reads as blank, or as another with a space.
+      if (IGNORABLE_RE.test(char) && !SELECTOR_RE.test(char)) return false;
+      continue;
+    }
     const cp = char.codePointAt(0) ?? 0;
     if (char === ZERO_WIDTH_JOINER) {
       // A joiner that joined nothing ends its cluster (or is all of it).
