@@ -74,14 +74,14 @@ test('a page of another origin, or no Origin at all, is refused with 403 before 
 test('an opening handshake that is not one is refused with the reason and never upgraded', async () => {
   const own = host.url;
   const upgrade = (overrides = {}) => {
-    const { method = 'GET', version = 'HTTP/1.1', key = 'dGhlIHNhbXBsZSBub25jZQ==', origins = [own], query = '', extra = [], body = '' } = overrides;
+    const { method = 'GET', version = 'HTTP/1.1', key = 'dGhlIHNhbXBsZSBub25jZQ==', origins = [own], query = '', extra = [], body = '', spoken = ['13'] } = overrides;
     const head = requestBytes(`/api/phrases/live${query}`, {
       method,
       version,
       headers: [
         ['Connection', 'Upgrade'],
         ['Upgrade', 'websocket'],
-        ['Sec-WebSocket-Version', '13'],
+        ...spoken.map((spoken) => ['Sec-WebSocket-Version', spoken]),
         ['Sec-WebSocket-Key', key],
         ...origins.map((origin) => ['Origin', origin]),
         ...extra,
@@ -112,6 +112,15 @@ test('an opening handshake that is not one is refused with the reason and never 
     assert.equal(answer.status, status, what);
     if (reason) assert.match(answer.text, reason, what);
     assert.notEqual(answer.headers.upgrade, 'websocket', what);
+  }
+  // A client speaking another version is told which one is spoken (RFC 6455, 4.4), so it
+  // can ask again in it.
+  for (const spoken of [['8'], [], ['8', '13']]) {
+    const answer = await upgrade({ spoken });
+    assert.equal(answer.status, 426, `Sec-WebSocket-Version: ${spoken}`);
+    assert.equal(answer.headers['sec-websocket-version'], '13');
+    assert.equal(answer.headers.upgrade, 'websocket', 'the 426 names the protocol it asks for');
+    assert.match(answer.text, /version 13/);
   }
   for (const length of ['0', '00']) {
     assert.equal((await tryUpgrade(host.url, { headers: { 'Content-Length': length } })).status, 101, `Content-Length: ${length} is no body`);

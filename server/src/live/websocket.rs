@@ -38,8 +38,19 @@ const SILENCE_LIMIT: Duration = Duration::from_secs(45);
 /// A peer that does not take a message within this time is cut off.
 const SEND_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// Why an opening handshake is refused.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Refused {
+    /// It is not one this host can answer, for the reason given.
+    Malformed(&'static str),
+    /// It asks for a version of the protocol other than 13, the one spoken: answered
+    /// 426 with the version (RFC 6455, 4.4), so a client can ask again in it.
+    Version,
+}
+
 /// The `Sec-WebSocket-Accept` answering a valid opening handshake (RFC 6455, 4.2.1).
-pub fn accept_key(headers: &HeaderMap) -> Result<HeaderValue, &'static str> {
+pub fn accept_key(headers: &HeaderMap) -> Result<HeaderValue, Refused> {
+    use Refused::Malformed;
     let has_token = |name: header::HeaderName, token: &str| {
         headers
             .get_all(name)
@@ -49,7 +60,9 @@ pub fn accept_key(headers: &HeaderMap) -> Result<HeaderValue, &'static str> {
             .any(|item| item.trim().eq_ignore_ascii_case(token))
     };
     if !has_token(header::CONNECTION, "upgrade") || !has_token(header::UPGRADE, "websocket") {
-        return Err("this address is a WebSocket: send Connection: upgrade and Upgrade: websocket");
+        return Err(Malformed(
+            "this address is a WebSocket: send Connection: upgrade and Upgrade: websocket",
+        ));
     }
     // An opening handshake is a GET without a body (RFC 6455, 4.1). Bytes after one
     // would be read here as the peer's first frames, and by a proxy that did not see
@@ -61,16 +74,16 @@ pub fn accept_key(headers: &HeaderMap) -> Result<HeaderValue, &'static str> {
             .iter()
             .any(|length| !is_zero(length.as_bytes()))
     {
-        return Err(
+        return Err(Malformed(
             "an opening handshake has no body: send no Content-Length or Transfer-Encoding",
-        );
+        ));
     }
     if headers
         .get(header::SEC_WEBSOCKET_VERSION)
         .map(HeaderValue::as_bytes)
         != Some(b"13")
     {
-        return Err("only WebSocket version 13 is spoken");
+        return Err(Refused::Version);
     }
     // Each at most once (RFC 6455, 11.3): with two, which was answered could differ.
     if headers.get_all(header::SEC_WEBSOCKET_KEY).iter().count() > 1
@@ -80,15 +93,18 @@ pub fn accept_key(headers: &HeaderMap) -> Result<HeaderValue, &'static str> {
             .count()
             > 1
     {
-        return Err("Sec-WebSocket-Key and Sec-WebSocket-Version may each be sent once");
+        return Err(Malformed(
+            "Sec-WebSocket-Key and Sec-WebSocket-Version may each be sent once",
+        ));
     }
     let key = headers
         .get(header::SEC_WEBSOCKET_KEY)
-        .ok_or("the Sec-WebSocket-Key header is missing")?;
+        .ok_or(Malformed("the Sec-WebSocket-Key header is missing"))?;
     // 16 random bytes in base64 (RFC 6455, 4.1), which is how a client that speaks the
     // protocol shows it does.
     use base64::Engine as _;
-    let malformed = "the Sec-WebSocket-Key header is malformed: it is 16 bytes in base64";
+    let malformed =
+        Malformed("the Sec-WebSocket-Key header is malformed: it is 16 bytes in base64");
     match base64::engine::general_purpose::STANDARD.decode(key.as_bytes()) {
         Ok(bytes) if bytes.len() == 16 => {}
         _ => return Err(malformed),

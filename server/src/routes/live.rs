@@ -42,7 +42,24 @@ pub async fn upgrade(
     let headers = request.headers();
     let accept = match websocket::accept_key(headers) {
         Ok(accept) => accept,
-        Err(problem) => return refusal(StatusCode::BAD_REQUEST, problem),
+        Err(websocket::Refused::Malformed(problem)) => {
+            return refusal(StatusCode::BAD_REQUEST, problem);
+        }
+        Err(websocket::Refused::Version) => {
+            let mut refused = refusal(
+                StatusCode::UPGRADE_REQUIRED,
+                "only WebSocket version 13 is spoken",
+            );
+            let headers = refused.headers_mut();
+            // The protocol a 426 asks for, with the option that says so (RFC 9110, 7.8).
+            headers.insert(header::UPGRADE, HeaderValue::from_static("websocket"));
+            headers.insert(header::CONNECTION, HeaderValue::from_static("upgrade"));
+            headers.insert(
+                header::SEC_WEBSOCKET_VERSION,
+                HeaderValue::from_static("13"),
+            );
+            return refused;
+        }
     };
     // A browser sends one; with two, which was checked and which believed could differ.
     let mut origins = headers.get_all(header::ORIGIN).iter();
