@@ -14,14 +14,23 @@ use axum::response::{IntoResponse, Response};
 const RETRY_AFTER_BUSY: HeaderValue = HeaderValue::from_static("1");
 const RETRY_AFTER_FULL: HeaderValue = HeaderValue::from_static("5");
 
-/// A plain-text refusal: `message` as one line, and on 503 when to come back.
+/// Refusals are not kept by caches: a 404 is cacheable by default (RFC 9110, 15.1), and
+/// one for the next release's hashed bundle, asked of a host still on the last one during
+/// a rolling deploy, would outlive the deploy in a CDN.
+pub const NOT_STORED: HeaderValue = HeaderValue::from_static("no-store");
+
+/// A plain-text refusal: `message` as one line, kept by no cache, and on 503 when to
+/// come back.
 pub fn refusal(status: StatusCode, message: impl Display) -> Response {
     let mut response = (
         status,
-        [(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static("text/plain; charset=utf-8"),
-        )],
+        [
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("text/plain; charset=utf-8"),
+            ),
+            (header::CACHE_CONTROL, NOT_STORED),
+        ],
         format!("{message}\n"),
     )
         .into_response();
@@ -115,5 +124,6 @@ mod tests {
         assert_eq!(response.headers()[header::RETRY_AFTER], "5");
         let response = refusal(StatusCode::BAD_REQUEST, "no");
         assert!(response.headers().get(header::RETRY_AFTER).is_none());
+        assert_eq!(response.headers()[header::CACHE_CONTROL], "no-store");
     }
 }

@@ -108,6 +108,14 @@ async fn every_request(State(state): State<AppState>, request: Request, next: Ne
             ),
         );
     }
+    // Those not made by `refusal` (axum's 405, a handler's own) are kept by no cache either.
+    if (response.status().is_client_error() || response.status().is_server_error())
+        && !response.headers().contains_key(header::CACHE_CONTROL)
+    {
+        response
+            .headers_mut()
+            .insert(header::CACHE_CONTROL, crate::error::NOT_STORED);
+    }
     headers::add_security_headers(response.headers_mut(), state.config.hsts());
     response
 }
