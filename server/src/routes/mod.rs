@@ -47,6 +47,8 @@ pub fn router(state: AppState) -> Router {
         .route(&format!("{words_capitalised}/"), get(pages::to_words))
         .route(&format!("{words}/{{id}}"), get(phrase::phrase))
         .route(&format!("{words_capitalised}/{{id}}"), get(phrase::phrase))
+        .route(&format!("{words}/{{id}}/"), get(pages::to_phrase))
+        .route(&format!("{words_capitalised}/{{id}}/"), get(pages::to_phrase))
         .route("/sitemap.xml", get(listings::sitemap))
         .route("/sitemaps/{file}", get(listings::sitemap_child))
         .route(crate::render::site_files::ATOM_FEED, get(listings::atom))

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use axum::body::Body;
 use axum::extract::rejection::QueryRejection;
-use axum::extract::{Query, State};
+use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
@@ -97,15 +97,29 @@ pub async fn words(
 
 /// `/words/`, as a link typed or cut by hand often ends: the list, where it lives.
 pub async fn to_words(State(state): State<AppState>, uri: axum::http::Uri) -> Response {
-    let mut to = state.config.site.words_path();
+    moved(state.config.site.words_path(), &uri)
+}
+
+/// `/words/{id}/`, a phrase's link with a slash after it: the phrase's page.
+pub async fn to_phrase(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    uri: axum::http::Uri,
+) -> Response {
+    moved(state.config.site.phrase_path(&id), &uri)
+}
+
+/// 308 to `path` (our own, encoded), with the query the request came with.
+fn moved(path: String, uri: &axum::http::Uri) -> Response {
+    let mut to = path.clone();
     if let Some(query) = uri.query() {
         to.push('?');
         to.push_str(query);
     }
-    let location = HeaderValue::try_from(to).unwrap_or_else(|_| {
-        HeaderValue::try_from(state.config.site.words_path())
-            .unwrap_or(HeaderValue::from_static("/"))
-    });
+    // The query was a valid URI's; were it somehow not, the page without it.
+    let location = HeaderValue::try_from(to)
+        .or_else(|_| HeaderValue::try_from(path))
+        .unwrap_or(HeaderValue::from_static("/"));
     (
         StatusCode::PERMANENT_REDIRECT,
         [(header::LOCATION, location)],

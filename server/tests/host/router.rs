@@ -126,12 +126,16 @@ async fn the_no_js_checker_links_the_taker_offers_alternatives_and_names_a_look_
 }
 
 #[tokio::test]
-async fn the_list_with_a_slash_after_it_leads_to_the_list() {
+async fn the_list_or_a_phrase_with_a_slash_after_it_leads_there() {
     let host = TestHost::start(None).await;
     for (path, to) in [
         ("/words/", "/words"),
         ("/Words/", "/words"),
         ("/words/?check=rawr", "/words?check=rawr"),
+        ("/words/a1/", "/words/a1"),
+        ("/Words/a1/", "/words/a1"),
+        ("/words/a1/?utm_source=x", "/words/a1?utm_source=x"),
+        ("/words/h%C3%A9%20l%C3%A0/", "/words/h%C3%A9%20l%C3%A0"),
     ] {
         let (response, _) = host.get(path).await;
         assert_eq!(response.status(), StatusCode::PERMANENT_REDIRECT, "{path}");
@@ -145,6 +149,8 @@ async fn unknown_paths_get_the_server_rendered_404_page() {
     let (response, html) = host.get("/no/such/page").await;
     assert_eq!(response.status(), StatusCode::NOT_FOUND);
     assert!(html.contains("Page not found"));
+    // Most links that end here were a phrase's: the list is one step away.
+    assert!(html.contains("href=\"/words\">All Last Words</a>"), "{html}");
     assert!(html.contains("<meta name=\"robots\" content=\"noindex\">"));
 }
 

@@ -14,7 +14,8 @@ export function NotFoundPage({ site, removed = false }: Props) {
         {removed ? "It was minted, and has since been taken off the list." : "Nothing lives here. It may have gone extinct."}
       </p>
       <div className="mt-10 flex flex-wrap gap-4">
-        {removed && <ButtonLink href={site.wordsPath}>{`All Last ${site.productName}`}</ButtonLink>}
+        {/* Most links that end here were a phrase's, shared or typed by hand. */}
+        <ButtonLink href={site.wordsPath}>{`All Last ${site.productName}`}</ButtonLink>
         <ButtonLink href="/" variant="outline">
           Back to the home page
         </ButtonLink>
