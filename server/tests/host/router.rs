@@ -150,7 +150,10 @@ async fn unknown_paths_get_the_server_rendered_404_page() {
     assert_eq!(response.status(), StatusCode::NOT_FOUND);
     assert!(html.contains("Page not found"));
     // Most links that end here were a phrase's: the list is one step away.
-    assert!(html.contains("href=\"/words\">All Last Words</a>"), "{html}");
+    assert!(
+        html.contains("href=\"/words\">All Last Words</a>"),
+        "{html}"
+    );
     assert!(html.contains("<meta name=\"robots\" content=\"noindex\">"));
 }
 
