@@ -71,6 +71,31 @@ test('every hostile request gets the status it should, and a refusal says why', 
   }
 });
 
+test('a browser following a broken or overlong link gets a page that says why and leads on; a client of the API gets the line', async () => {
+  const html = [['Accept', 'text/html,application/xhtml+xml,*/*;q=0.8']];
+  for (const [target, status, title, back] of [
+    ['/words?check=%ZZ', 400, 'This link is broken', 'href="/words">All Last Words'],
+    ['/Words/%C0%AF', 400, 'This link is broken', 'href="/words">All Last Words'],
+    ['/%FF', 400, 'This link is broken', 'href="/">Back to the home page'],
+    [`/words?check=${'A'.repeat(5000)}`, 414, 'This link is too long', 'href="/words">All Last Words'],
+  ]) {
+    const page = await rawRequest(host.url, target, { headers: html });
+    assert.equal(page.status, status, target);
+    assert.match(page.headers['content-type'], /^text\/html/, target);
+    assert.equal(page.headers['cache-control'], 'no-store', target);
+    assert.equal(page.headers['x-content-type-options'], 'nosniff', target);
+    assert.ok(page.text.includes(`<h1 class="font-display text-4xl font-black">${title}</h1>`), `${target}: ${page.text.slice(0, 300)}`);
+    assert.ok(page.text.includes(back), target);
+    assert.ok(page.text.includes('name="robots" content="noindex"'), target);
+    const line = await rawRequest(host.url, target);
+    assert.equal(line.status, status, target);
+    assert.match(line.headers['content-type'], /^text\/plain/, `${target} without Accept: text/html`);
+  }
+  const api = await rawRequest(host.url, '/api/phrases/check?word=%ZZ', { headers: html });
+  assert.match(api.headers['content-type'], /^text\/plain/, 'the API answers in its own terms');
+  assert.match(api.text, /% not followed by two hex digits/);
+});
+
 test('every typed check comes back escaped: in the page, in its props, from the API', async (t) => {
   for (const check of corpus.checks) {
     const { input, refused } = typeof check === 'string' ? { input: check } : check;

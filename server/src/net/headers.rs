@@ -110,14 +110,20 @@ pub async fn reject_malformed(request: Request, next: Next) -> Response {
     }
 }
 
-/// The refusal of a request no page could answer well, with a body that says why:
-/// over-long targets or headers, and paths or queries that are not valid
-/// percent-encoded UTF-8 (rather than decoding them into replacement characters).
+/// The refusal of a request no page could answer well, with a body that says why (see
+/// [`problem`]).
 pub fn malformed<B>(request: &axum::http::Request<B>) -> Option<Response> {
+    problem(request).map(|(status, why)| refuse(status, why))
+}
+
+/// What makes a request one no page could answer well, and its status: over-long targets
+/// or headers, and paths or queries that are not valid percent-encoded UTF-8 (rather than
+/// decoding them into replacement characters).
+pub fn problem<B>(request: &axum::http::Request<B>) -> Option<(StatusCode, String)> {
     let uri = request.uri();
     let target_len = uri.path_and_query().map_or(0, |pq| pq.as_str().len());
     if target_len > MAX_URI {
-        return Some(refuse(
+        return Some((
             StatusCode::URI_TOO_LONG,
             format!("the address is {target_len} bytes long; at most {MAX_URI} are served"),
         ));
@@ -128,7 +134,7 @@ pub fn malformed<B>(request: &axum::http::Request<B>) -> Option<Response> {
         .map(|(name, value)| name.as_str().len() + value.len() + 4)
         .sum();
     if header_bytes > MAX_HEADERS {
-        return Some(refuse(
+        return Some((
             StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
             format!(
                 "the request headers are {header_bytes} bytes; at most {MAX_HEADERS} are accepted"
@@ -136,12 +142,12 @@ pub fn malformed<B>(request: &axum::http::Request<B>) -> Option<Response> {
         ));
     }
     if let Err(problem) = check_encoding("path", uri.path()) {
-        return Some(refuse(StatusCode::BAD_REQUEST, problem));
+        return Some((StatusCode::BAD_REQUEST, problem));
     }
     if let Some(query) = uri.query()
         && let Err(problem) = check_encoding("query", query)
     {
-        return Some(refuse(StatusCode::BAD_REQUEST, problem));
+        return Some((StatusCode::BAD_REQUEST, problem));
     }
     None
 }

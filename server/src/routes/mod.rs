@@ -15,7 +15,7 @@ use std::time::Instant;
 
 use axum::Router;
 use axum::extract::{DefaultBodyLimit, MatchedPath, Request, State};
-use axum::http::{HeaderValue, StatusCode, header};
+use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::Response;
 use axum::routing::get;
@@ -48,7 +48,10 @@ pub fn router(state: AppState) -> Router {
         .route(&format!("{words}/{{id}}"), get(phrase::phrase))
         .route(&format!("{words_capitalised}/{{id}}"), get(phrase::phrase))
         .route(&format!("{words}/{{id}}/"), get(pages::to_phrase))
-        .route(&format!("{words_capitalised}/{{id}}/"), get(pages::to_phrase))
+        .route(
+            &format!("{words_capitalised}/{{id}}/"),
+            get(pages::to_phrase),
+        )
         .route("/sitemap.xml", get(listings::sitemap))
         .route("/sitemaps/{file}", get(listings::sitemap_child))
         .route(crate::render::site_files::ATOM_FEED, get(listings::atom))
@@ -85,10 +88,14 @@ pub fn router(state: AppState) -> Router {
 /// a malformed request, and the security headers (HSTS in production) on every answer,
 /// a timeout's or an overload's too.
 async fn every_request(State(state): State<AppState>, request: Request, next: Next) -> Response {
-    let (limit, metrics) = (&state.rate_limit, &state.metrics);
+    let (limit, metrics, site) = (&state.rate_limit, &state.metrics, &state);
     let mut response = track(metrics, request, |request| async move {
-        if let Some(refusal) = headers::malformed(&request) {
-            return refusal;
+        if let Some((status, why)) = headers::problem(&request) {
+            return if wants_page(&request) {
+                pages::broken_address(site, request.uri().path(), status, &why)
+            } else {
+                refusal(status, why)
+            };
         }
         if let Some(refusal) = rate_limited(limit, &request) {
             metrics.rate_limited.inc();
@@ -120,6 +127,20 @@ async fn every_request(State(state): State<AppState>, request: Request, next: Ne
     }
     headers::add_security_headers(response.headers_mut(), state.config.hsts());
     response
+}
+
+/// Whether a request is a browser's for a page (a GET or HEAD that takes HTML, outside
+/// the API and the assets), which is answered a page when it cannot be served.
+fn wants_page(request: &Request) -> bool {
+    let path = request.uri().path();
+    matches!(*request.method(), Method::GET | Method::HEAD)
+        && !path.starts_with("/api/")
+        && !path.starts_with("/assets/")
+        && request
+            .headers()
+            .get_all(header::ACCEPT)
+            .iter()
+            .any(|accept| memchr::memmem::find(accept.as_bytes(), b"text/html").is_some())
 }
 
 /// 429 with `Retry-After` for a client past its rate; the probes and `/metrics` are

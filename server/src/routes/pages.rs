@@ -50,6 +50,57 @@ pub(super) fn html_error(state: &AppState, error: AppError) -> Response {
     error_page(&error, html)
 }
 
+/// A request no page could answer well (see [`headers::problem`]), from a browser
+/// following a link: a page that says why, leading to the list (from its address or a
+/// phrase's) or home, rather than a line of text.
+pub(super) fn broken_address(
+    state: &AppState,
+    path: &str,
+    status: StatusCode,
+    why: &str,
+) -> Response {
+    let site = &state.config.site;
+    let (title, message) = match status {
+        StatusCode::BAD_REQUEST => (
+            "This link is broken",
+            format!("Its address was cut or changed on the way: {why}."),
+        ),
+        StatusCode::URI_TOO_LONG => ("This link is too long", format!("{}.", capitalised(why))),
+        _ => (
+            "This request is too large",
+            format!("{}.", capitalised(why)),
+        ),
+    };
+    let words = site.words_path();
+    let list = format!("All Last {}", site.product_name);
+    let back = if path.len() >= words.len() && path[..words.len()].eq_ignore_ascii_case(&words) {
+        (words.as_str(), list.as_str())
+    } else {
+        ("/", "Back to the home page")
+    };
+    let html = shell::error_document_back(&state.ui.get().manifest, title, &message, back);
+    (
+        status,
+        [
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("text/html; charset=utf-8"),
+            ),
+            (header::CACHE_CONTROL, crate::error::NOT_STORED),
+        ],
+        html,
+    )
+        .into_response()
+}
+
+fn capitalised(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map(|first| first.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
+}
+
 /// `html` (a page made without React) as the answer to `error`, kept by no cache.
 fn error_page(error: &AppError, html: String) -> Response {
     error.respond((
