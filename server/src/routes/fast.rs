@@ -157,7 +157,7 @@ impl FastPath {
         }
         let started = Instant::now();
         let target = self.target(request.uri().path())?;
-        if headers::malformed(request).is_some() {
+        if headers::problem(request).is_some() {
             return None;
         }
         let encoding = preferred_encoding(request.headers());
@@ -176,7 +176,7 @@ impl FastPath {
     }
 
     /// The cached answer to a GET of `path` (no query, no validator, checked by the
-    /// caller as [`headers::malformed`] does) in `encoding`, from `client`.
+    /// caller as [`headers::problem`] does) in `encoding`, from `client`.
     pub async fn cached(&self, path: &str, encoding: Encoding, client: IpAddr) -> Option<Hit> {
         let started = Instant::now();
         let target = self.target(path)?;
