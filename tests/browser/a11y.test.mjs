@@ -46,6 +46,26 @@ test('axe finds no violation on / with the mobile menu open', async (t) => {
   });
 });
 
+test('on a phone every control a thumb aims at is at least 44 px square; links within a sentence are text', async () => {
+  for (const path of ['/', '/words', `/words/${encodeURIComponent(samplePhrases[0].id)}`]) {
+    const { context, page } = await openHydrated(browser, `${host.url}${path}`, viewports.mobile);
+    try {
+      // Buttons and links that stand alone (not inside running text), as rendered.
+      const small = await page.evaluate(() =>
+        [...document.querySelectorAll('a[href], button')]
+          // The skip link is a pixel until focused.
+          .filter((el) => el.checkVisibility() && !el.closest('p') && !el.classList.contains('sr-only'))
+          .map((el) => ({ name: el.getAttribute('aria-label') ?? el.textContent.trim().slice(0, 30), ...el.getBoundingClientRect().toJSON() }))
+          .filter(({ width, height }) => width < 44 || height < 44)
+          .map(({ name, width, height }) => `${name} ${Math.round(width)}×${Math.round(height)}`),
+      );
+      assert.deepEqual(small, [], path);
+    } finally {
+      await context.close();
+    }
+  }
+});
+
 /**
  * Opens `path` hydrated at `viewport`, runs `prepare`, then every axe rule on the page.
  * What axe could not decide (contrast over an image, say) is reported, not failed.

@@ -19,7 +19,7 @@ export function IconLink({ href, label, brand, className, ...rest }: Props) {
       aria-label={`${label} (opens in a new tab)`}
       title={label}
       className={classNames(
-        "inline-flex size-10 items-center justify-center rounded-full text-white transition-colors hover:bg-white/10 hover:text-accent",
+        "inline-flex size-11 items-center justify-center rounded-full text-white transition-colors hover:bg-white/10 hover:text-accent",
         className,
       )}
       {...rest}

@@ -11,7 +11,7 @@ export function Logo({ className }: Props) {
     <a
       href="/"
       className={classNames(
-        "group inline-flex items-center gap-2 font-display text-2xl font-black uppercase tracking-tight text-white hover:text-accent",
+        "group inline-flex min-h-11 items-center gap-2 font-display text-2xl font-black uppercase tracking-tight text-white hover:text-accent",
         className,
       )}
     >

@@ -45,7 +45,7 @@ export function MobileMenu({ site, onHome }: Props) {
         popoverTarget={PANEL_ID}
         aria-expanded={hydrated ? open : undefined}
         aria-controls={PANEL_ID}
-        className="inline-flex size-10 items-center justify-center rounded-full text-white hover:bg-white/10 hover:text-accent"
+        className="inline-flex size-11 items-center justify-center rounded-full text-white hover:bg-white/10 hover:text-accent"
       >
         <Icon name="menu" />
         <span className="sr-only">Open menu</span>
@@ -66,7 +66,7 @@ export function MobileMenu({ site, onHome }: Props) {
             popoverTarget={PANEL_ID}
             popoverTargetAction="hide"
             autoFocus
-            className="inline-flex size-10 items-center justify-center rounded-full text-white hover:bg-white/10 hover:text-accent"
+            className="inline-flex size-11 items-center justify-center rounded-full text-white hover:bg-white/10 hover:text-accent"
           >
             <Icon name="close" />
             <span className="sr-only">Close menu</span>
