@@ -217,9 +217,13 @@ fn check_cluster(cluster: &str, what: &'static str) -> Result<(), ContentError> 
             // combining grapheme joiner): a phrase of them reads as blank, or as another
             // phrase with a space. Variation selectors choose how an emoji or a CJK
             // character is shown, and Mongolian's how a letter is.
-            _ if default_ignorable(character) => {
-                matches!(character, '\u{FE00}'..='\u{FE0F}' | '\u{E0100}'..='\u{E01EF}' | '\u{180B}'..='\u{180D}' | '\u{180F}')
-            }
+            _ if default_ignorable(character) => matches!(
+                character,
+                '\u{FE00}'..='\u{FE0F}'
+                    | '\u{E0100}'..='\u{E01EF}'
+                    | '\u{180B}'..='\u{180D}'
+                    | '\u{180F}'
+            ),
             _ => true,
         };
         if !allowed {
@@ -240,7 +244,6 @@ fn visible(c: char) -> bool {
             GeneralCategory::NonspacingMark
                 | GeneralCategory::EnclosingMark
                 | GeneralCategory::SpacingMark
-                | GeneralCategory::SpaceSeparator
         ))
 }
 

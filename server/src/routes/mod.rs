@@ -88,11 +88,11 @@ pub fn router(state: AppState) -> Router {
 /// a malformed request, and the security headers (HSTS in production) on every answer,
 /// a timeout's or an overload's too.
 async fn every_request(State(state): State<AppState>, request: Request, next: Next) -> Response {
-    let (limit, metrics, site) = (&state.rate_limit, &state.metrics, &state);
+    let (app, limit, metrics) = (&state, &state.rate_limit, &state.metrics);
     let mut response = track(metrics, request, |request| async move {
         if let Some((status, why)) = headers::problem(&request) {
             return if wants_page(&request) {
-                pages::broken_address(site, request.uri().path(), status, &why)
+                pages::broken_address(app, request.uri().path(), status, &why)
             } else {
                 refusal(status, why)
             };

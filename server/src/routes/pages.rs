@@ -73,7 +73,11 @@ pub(super) fn broken_address(
     };
     let words = site.words_path();
     let list = format!("All Last {}", site.product_name);
-    let back = if path.len() >= words.len() && path[..words.len()].eq_ignore_ascii_case(&words) {
+    let under_words = path
+        .as_bytes()
+        .get(..words.len())
+        .is_some_and(|start| start.eq_ignore_ascii_case(words.as_bytes()));
+    let back = if under_words {
         (words.as_str(), list.as_str())
     } else {
         ("/", "Back to the home page")
