@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startHost } from '../support/host.mjs';
 import { connectLive, rawLive, tryUpgrade } from '../support/live-client.mjs';
-import { rawExchange, requestBytes } from '../support/raw-http.mjs';
+import { rawExchange, rawRequest, requestBytes } from '../support/raw-http.mjs';
 import { metric, waitFor } from './metrics.mjs';
 import { poll } from '../support/poll.mjs';
 import { margin, medianMs } from '../support/timing.mjs';
@@ -122,6 +122,11 @@ test('an opening handshake that is not one is refused with the reason and never 
     assert.equal(answer.headers.upgrade, 'websocket', 'the 426 names the protocol it asks for');
     assert.match(answer.text, /version 13/);
   }
+  // A HEAD gets the head of what a GET with its headers gets (RFC 9110, 9.3.2).
+  const [get, head] = [await rawRequest(own, '/api/phrases/live'), await rawRequest(own, '/api/phrases/live', { method: 'HEAD' })];
+  assert.equal(head.status, get.status);
+  assert.equal(head.headers['content-length'], get.headers['content-length'], 'HEAD says the length a GET gets');
+  assert.equal(head.body.length, 0);
   for (const length of ['0', '00']) {
     assert.equal((await tryUpgrade(host.url, { headers: { 'Content-Length': length } })).status, 101, `Content-Length: ${length} is no body`);
   }

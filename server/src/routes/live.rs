@@ -32,15 +32,16 @@ pub async fn upgrade(
     write_side: Option<Extension<SharedWrite>>,
     mut request: Request,
 ) -> Response {
-    // The opening handshake is an HTTP/1.1 GET (RFC 6455, 4.1); HEAD would be routed here.
-    if request.method() != Method::GET || request.version() != Version::HTTP_11 {
-        return refusal(
-            StatusCode::BAD_REQUEST,
-            "the live feed opens with an HTTP/1.1 GET",
-        );
+    // The opening handshake is an HTTP/1.1 GET (RFC 6455, 4.1). A HEAD is routed here too,
+    // and gets the refusal a GET with its headers would, as HEAD should.
+    let opens_with = "the live feed opens with an HTTP/1.1 GET";
+    if request.version() != Version::HTTP_11 {
+        return refusal(StatusCode::BAD_REQUEST, opens_with);
     }
+    let head = request.method() == Method::HEAD;
     let headers = request.headers();
     let accept = match websocket::accept_key(headers) {
+        Ok(_) if head => return refusal(StatusCode::BAD_REQUEST, opens_with),
         Ok(accept) => accept,
         Err(websocket::Refused::Malformed(problem)) => {
             return refusal(StatusCode::BAD_REQUEST, problem);
