@@ -161,7 +161,7 @@ test('Accept-Encoding split over two lines is read as one list, as a proxy may s
   }
 });
 
-test('HEAD gets the GET headers and no body; a missing Host gets 400', async () => {
+test('HEAD gets the GET headers and no body; a missing Host, or one naming no host, gets 400', async () => {
   for (const path of pages) {
     const [get, head] = await pipelined(host.url, [request(path), request(path, { method: 'HEAD' })], [false, true]);
     assert.equal(head.status, 200, path);
@@ -172,6 +172,12 @@ test('HEAD gets the GET headers and no body; a missing Host gets 400', async () 
     const hostless = await rawRequest(host.url, path, { host: null });
     assert.equal(hostless.status, 400, `${path} without Host`);
     assert.match(hostless.text, /needs a Host header/);
+    // A Host that names no host (RFC 9112, 3.2), on a kept-alive connection the fast path reads.
+    for (const named of ['a, b', 'example.com/x', 'user@example.com']) {
+      const [refused] = await pipelined(host.url, [Buffer.from(`GET ${path} HTTP/1.1\r\nHost: ${named}\r\n\r\n`, 'latin1')], [false]);
+      assert.equal(refused.status, 400, `${path} with Host: ${named}`);
+      assert.match(refused.body.toString(), /not a host name or address/);
+    }
   }
 });
 

@@ -32,7 +32,7 @@ use tokio::time::{Instant, sleep_until};
 use tokio_util::sync::CancellationToken;
 
 use crate::net::client::TrustedProxies;
-use crate::net::headers::{MAX_HEADERS, MAX_URI};
+use crate::net::headers::{MAX_HEADERS, MAX_URI, valid_host};
 use crate::render::negotiate::{encoding_accepted, header_text, names_etag};
 use crate::routes::{FastPath, Hit};
 
@@ -254,6 +254,9 @@ fn plain_get<'r>(request: &httparse::Request<'_, 'r>) -> Option<PlainGet<'r>> {
         let name = line.name;
         header_bytes += name.len() + line.value.len() + 4;
         if name.eq_ignore_ascii_case("host") {
+            if !valid_host(line.value) {
+                return None;
+            }
             hosts += 1;
         } else if name.eq_ignore_ascii_case("accept-encoding") {
             // Two lines of either are the router's to read together.

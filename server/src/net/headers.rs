@@ -153,10 +153,21 @@ pub fn problem<B>(request: &axum::http::Request<B>) -> Option<(StatusCode, Strin
 }
 
 /// 400 for an HTTP/1.1 request without a Host header, and for any request with more than
-/// one (RFC 9112, section 3.2): a proxy and this host could disagree on which site was
-/// asked for. HTTP/2 names the host in `:authority` instead. Checked on the connection,
-/// before the router, so router tests need not invent a host.
+/// one or with one that names no host (RFC 9112, section 3.2): a proxy and this host could
+/// disagree on which site was asked for. HTTP/2 names the host in `:authority` instead.
+/// Checked on the connection, before the router, so router tests need not invent a host.
 pub fn host_problem<B>(request: &axum::http::Request<B>) -> Option<Response> {
+    let mut values = request.headers().get_all(header::HOST).iter();
+    if let (Some(value), None) = (values.next(), values.next())
+        && !valid_host(value.as_bytes())
+    {
+        let mut refusal = refuse(
+            StatusCode::BAD_REQUEST,
+            "the Host header is not a host name or address, with a port if any",
+        );
+        add_security_headers(refusal.headers_mut(), false);
+        return Some(refusal);
+    }
     let hosts = request.headers().get_all(header::HOST).iter().count();
     let needed = request.version() == axum::http::Version::HTTP_11;
     // Answered before the router, whose layer adds the security headers: added here.
@@ -177,4 +188,68 @@ pub fn host_problem<B>(request: &axum::http::Request<B>) -> Option<Response> {
         )),
     };
     refusal.map(secured)
+}
+
+/// Whether a Host value is `uri-host [":" port]` (RFC 9112, 3.2; RFC 3986, 3.2.2): a name
+/// of unreserved characters, sub-delimiters and percent signs, or an address in
+/// brackets, then a port of digits if any.
+pub fn valid_host(value: &[u8]) -> bool {
+    let (host, port) = if value.first() == Some(&b'[') {
+        match value.iter().position(|&b| b == b']') {
+            Some(end) => (&value[1..end], &value[end + 1..]),
+            None => return false,
+        }
+    } else {
+        match value.iter().rposition(|&b| b == b':') {
+            Some(colon) => (&value[..colon], &value[colon..]),
+            None => (value, &b""[..]),
+        }
+    };
+    let bracketed = value.first() == Some(&b'[');
+    let host_ok = host.iter().all(|&b| {
+        b.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=%".contains(&b) || (bracketed && b == b':')
+    }) && (!bracketed || !host.is_empty());
+    let port_ok = match port.split_first() {
+        None => true,
+        Some((b':', digits)) => digits.iter().all(u8::is_ascii_digit),
+        Some(_) => false,
+    };
+    host_ok && port_ok
+}
+
+#[cfg(test)]
+mod tests {
+    use super::valid_host;
+
+    #[test]
+    fn a_host_is_a_name_or_an_address_with_a_port_if_any() {
+        for host in [
+            "example.com",
+            "127.0.0.1:8080",
+            "localhost:",
+            "[::1]",
+            "[::1]:443",
+            "xn--d1acufc.xn--p1ai",
+            "a,b",
+            "my_host%41",
+            "",
+        ] {
+            assert!(valid_host(host.as_bytes()), "{host:?}");
+        }
+        for host in [
+            "a, b",
+            "a b",
+            "example.com/evil",
+            "user@example.com",
+            "a:b:c",
+            "example.com:80a",
+            "[::1",
+            "[::1]x",
+            "[]",
+            "ex\tample",
+            "caf\u{e9}.example",
+        ] {
+            assert!(!valid_host(host.as_bytes()), "{host:?}");
+        }
+    }
 }
