@@ -161,7 +161,7 @@ test('a check or a find that fails or never answers is asked again after a while
   await context.close();
 });
 
-test('while an IME builds a character nothing is asked of the host, and the link does not take the half-built text', async () => {
+test('while an IME builds a character nothing is asked of the host or said to be checked, and the link does not take the half-built text', async () => {
   const { context, page, problems } = await openHydrated(browser, `${host.url}/words`, { width: 1440, height: 900 });
   const input = page.getByLabel('Type & Check');
   await input.pressSequentially('dino ');
@@ -177,6 +177,7 @@ test('while an IME builds a character nothing is asked of the host, and the link
     await cdp.send('Input.imeSetComposition', { text, selectionStart: text.length, selectionEnd: text.length });
     await sleep(300);
     assert.doesNotMatch(page.url(), /check=dino(\+|%20)./i, `the link while composing ${text}`);
+    assert.equal(await message(page).textContent(), '', `nothing said to be checked while composing ${text}`);
   }
   assert.deepEqual(asked, [], 'nothing asked while composing');
   await cdp.send('Input.insertText', { text: '仮名' });

@@ -20,13 +20,15 @@ export interface Props {
   onSubmit?: (event: FormEvent<HTMLFormElement>) => void;
   /** The "Check" button, for the page without JavaScript; Enter submits without it. */
   submitButton?: boolean;
+  /** An IME is building a character: the text is not asked about, so not said to be checked. */
+  composing?: boolean;
 }
 
 export const INPUT_ID = "check-input";
 const COUNTER_ID = "check-counter";
 
 /** A plain GET form that the live island also drives keystroke by keystroke. */
-export function WordChecker({ action, placeholder, check, phraseHref, checkHref, onInput, onPick, onSubmit, submitButton = true }: Props) {
+export function WordChecker({ action, placeholder, check, phraseHref, checkHref, onInput, onPick, onSubmit, submitButton = true, composing = false }: Props) {
   const input = useRef<HTMLInputElement>(null);
   const pick = (word: string) => (event: MouseEvent<HTMLAnchorElement>) => {
     // A click meant for a new tab or window keeps its link.
@@ -107,7 +109,7 @@ export function WordChecker({ action, placeholder, check, phraseHref, checkHref,
         </span>
       </div>
       <p aria-live="polite" className={`mt-3 min-h-6 font-bold ${message.className}`}>
-        {message.text(check.length)}
+        {composing && check.status === "pending" ? "" : message.text(check.length)}
       </p>
       {/* Always there, so what the host adds is announced when it comes. */}
       <div aria-live="polite" className="text-white/80">

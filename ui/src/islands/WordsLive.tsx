@@ -80,6 +80,7 @@ export function WordsLive(props: Props) {
         onPick={(word) => onInput(word, false)}
         onSubmit={onSubmit}
         submitButton={!hydrated}
+        composing={composing}
       />
       <div className="mt-12 flex flex-wrap items-baseline justify-between gap-x-6 gap-y-1">
         <h2 className="font-display text-sm font-bold uppercase tracking-widest text-white">
