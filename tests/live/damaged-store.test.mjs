@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import {
-  chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync,
-  statSync, truncateSync, writeFileSync,
+  chmodSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync,
+  renameSync, rmSync, statSync, truncateSync, writeFileSync, writeSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -208,6 +208,15 @@ for (const [name, damage, reason, hostReason] of [
     writeFileSync(`${path}.copy`, bytes);
     for (const suffix of ['-wal', '-shm']) rmSync(path + suffix, { force: true });
     renameSync(`${path}.copy`, path);
+  }, /is damaged \((database disk image is malformed|the quick check found \d+ problem)/, /is damaged \(the quick check found \d+ problem\(s\), the first: [^\n]+$/],
+  ['its pages damaged in place under a sound header, the file kept', (path) => {
+    // As a disk or a stray writer would: the same file, so nothing is reopened, and the
+    // changes the host reads next need not touch a damaged page. The log is checkpointed
+    // first, so the pages damaged are the ones read, not older copies the log stands for.
+    sqlite(path, 'PRAGMA wal_checkpoint(TRUNCATE);');
+    const fd = openSync(path, 'r+');
+    for (let page = 4096; page < statSync(path).size; page += 4096) writeSync(fd, Buffer.alloc(4096 - 8, 0x5a), 0, 4096 - 8, page + 8);
+    closeSync(fd);
   }, /is damaged \((database disk image is malformed|the quick check found \d+ problem)/, /is damaged \(the quick check found \d+ problem\(s\), the first: [^\n]+$/],
   ['another program\'s database moved in its place', (path) => {
     const other = `${path}.other`;

@@ -247,7 +247,11 @@ impl Follower {
         // empty database), so that waits for a file that looks whole and has changed.
         let reopen = identity != self.identity || self.seen.is_some();
         let stamp = file_stamp(path);
-        let look = if reopen || stamp != self.stamp {
+        // In WAL mode only a checkpoint writes the database file, or something other than
+        // SQLite does: then it is checked whole, as the changes read below need not touch
+        // the pages such a write damaged.
+        let written = stamp != self.stamp;
+        let look = if reopen || written {
             inspect::inspect(path)
         } else {
             inspect::look(path)
@@ -281,7 +285,7 @@ impl Follower {
         }
         let changed = self
             .store
-            .read_since(self.sequence)
+            .read_since(self.sequence, written)
             .map_err(|e| e.to_string())?;
         if changed.sequence == self.sequence {
             return Ok(());

@@ -261,10 +261,15 @@ impl EmbeddedStore {
         })
     }
 
-    /// What changed after `since`, in one read transaction.
-    fn read_since(&self, since: i64) -> Result<ChangesSince, StoreError> {
+    /// What changed after `since`, in one read transaction; after SQLite's quick check
+    /// when `check` (the database file was written: the changes read need not touch the
+    /// pages a write beside SQLite damaged).
+    fn read_since(&self, since: i64, check: bool) -> Result<ChangesSince, StoreError> {
         self.with(|connection| {
             let transaction = connection.transaction()?;
+            if check {
+                quick_check(&transaction)?;
+            }
             let sequence = current_sequence(&transaction)?;
             let mut changes = ChangesSince {
                 sequence,
