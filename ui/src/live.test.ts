@@ -178,6 +178,30 @@ describe("pages and the find box", () => {
     expect(receiveFirst(moved, "RA", page([phrase("r", 4, "RAWR")], null))).toBe(moved);
   });
 
+  it("leaves out of a page that was on its way what the socket removed meanwhile", () => {
+    // The page was made at version 10; p6 and p4 went at 11, p7 at 12 and came back.
+    let start = feed(run(9, 8), { next: "c1", version: 10 });
+    start = applied(start, changes(10, 499, { op: "remove", id: "p6" }, { op: "remove", id: "p4" }));
+    start = applied(start, changes(11, 498, { op: "remove", id: "p7" }));
+    start = applied(start, changes(12, 499, { op: "upsert", phrase: phrase("p7", 7) }));
+    const late = receiveMore(start, "", "c1", page(run(7, 6, 5, 4), "c2", 10));
+    expect(ids(late)).toEqual(["p9", "p8", "p7", "p5"]);
+    // A page made after the removal holds what it holds.
+    expect(ids(receiveMore(start, "", "c1", page(run(6, 5), "c2", 12)))).toEqual(["p9", "p8", "p6", "p5"]);
+    // A find's first page too.
+    const asking = showQuery(start, "P");
+    expect(ids(receiveFirst(asking, "P", page(run(6, 5), null, 10)))).toEqual(["p5"]);
+  });
+
+  it("remembers a bounded number of removals, the newest", () => {
+    let start = feed(run(9), { next: "c1", version: 10 });
+    const removals = Array.from({ length: 1200 }, (_, i) => ({ op: "remove" as const, id: `gone${i}` }));
+    start = applied(start, changes(10, 500, ...removals));
+    expect(start.removed.size).toBe(1000);
+    expect(start.removed.has("gone1199")).toBe(true);
+    expect(start.removed.has("gone199")).toBe(false);
+  });
+
   it("asks for the newest-first list when the page began with a find", () => {
     const finding = feed([phrase("a", 9, "RAWR")], { query: "raw" });
     expect(finding.list.query).toBe("RAW");

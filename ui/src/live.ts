@@ -34,13 +34,30 @@ export interface Feed {
   want: string;
   /** A snapshot came while a find showed: its matches are asked for again. */
   stale: boolean;
+  /**
+   * The phrases the socket removed lately, with the version each went at: a page asked
+   * for before then may still hold one (the newest `REMEMBERED_REMOVALS`).
+   */
+  removed: ReadonlyMap<string, number>;
 }
+
+/** Removals remembered for pages on their way: more than a page can meet in its flight. */
+const REMEMBERED_REMOVALS = 1000;
 
 /** The feed as the page was rendered: one page, at the host's version. */
 export function initialFeed(props: Pick<WordsProps, "version" | "count" | "phrases" | "query" | "next" | "prev">): Feed {
   const query = normalizeWord(props.query);
   const list: PagedList = { query, phrases: props.phrases, next: props.next, fromTop: props.prev === null };
-  return { version: props.version, count: props.count, countVersion: props.version, list, plain: null, want: query, stale: false };
+  return {
+    version: props.version,
+    count: props.count,
+    countVersion: props.version,
+    list,
+    plain: null,
+    want: query,
+    stale: false,
+    removed: new Map(),
+  };
 }
 
 export type Change = { op: "upsert"; phrase: Phrase } | { op: "remove"; id: string };
@@ -57,7 +74,8 @@ export function applyMessage(feed: Feed, message: LiveMessage): Feed | typeof RE
     // The host could not say what changed: the newest-first list starts over
     // from this first page, and a find asks again.
     const first: PagedList = { query: "", phrases: dedupeById(message.phrases), next: message.next, fromTop: true };
-    const base = { ...feed, version: message.version, count: message.count, countVersion: message.version };
+    // Pages asked for before it are of another list: `receiveMore` drops them by cursor.
+    const base = { ...feed, version: message.version, count: message.count, countVersion: message.version, removed: new Map<string, number>() };
     // A later page (`?after=`) may come from the host's cache, made at an older version
     // than the socket remembers: the host keeps it only while no change fell in it, so
     // the stretch it shows stands, and the first page is not what the visitor asked for.
@@ -69,12 +87,34 @@ export function applyMessage(feed: Feed, message: LiveMessage): Feed | typeof RE
   if (message.from !== feed.version) return RESYNC;
   let list = feed.list;
   let plain = feed.plain;
+  let removed: Map<string, number> | null = null;
   for (const change of message.changes) {
     list = applyChange(list, change);
     if (plain !== null) plain = applyChange(plain, change);
+    // A removal noted (in the order they came), an upsert of the id forgiven.
+    const id = change.op === "remove" ? change.id : change.phrase.id;
+    if (change.op === "remove" || (removed ?? feed.removed).has(id)) {
+      removed ??= new Map(feed.removed);
+      removed.delete(id);
+      if (change.op === "remove") removed.set(id, message.version);
+    }
+  }
+  if (removed !== null) {
+    for (const oldest of removed.keys()) {
+      if (removed.size <= REMEMBERED_REMOVALS) break;
+      removed.delete(oldest);
+    }
   }
   const count = message.version >= feed.countVersion ? message.count : feed.count;
-  return { ...feed, version: message.version, count, countVersion: Math.max(feed.countVersion, message.version), list, plain };
+  return {
+    ...feed,
+    version: message.version,
+    count,
+    countVersion: Math.max(feed.countVersion, message.version),
+    list,
+    plain,
+    removed: removed ?? feed.removed,
+  };
 }
 
 /** The box now asks for `query` (normalised): an empty one restores the kept list at once. */
@@ -92,7 +132,7 @@ export function needsFirstPage(feed: Feed): boolean {
 /** The first page of `query`'s list, fetched from the top; dropped if the box has moved on. */
 export function receiveFirst(feed: Feed, query: string, page: PhrasePage): Feed {
   if (query !== feed.want) return feed;
-  const list: PagedList = { query, phrases: dedupeById(page.phrases), next: page.next, fromTop: true };
+  const list: PagedList = { query, phrases: dedupeById(current(feed, page)), next: page.next, fromTop: true };
   const plain = query === "" ? null : feed.list.query === "" ? feed.list : feed.plain;
   return counted({ ...feed, list, plain, stale: false }, page);
 }
@@ -102,7 +142,7 @@ export function receiveMore(feed: Feed, query: string, after: string, page: Phra
   const { list } = feed;
   if (list.query !== query || list.next !== after || feed.stale) return feed;
   const held = new Set(list.phrases.map((phrase) => phrase.id));
-  const added = page.phrases.filter((phrase) => !held.has(phrase.id));
+  const added = current(feed, page).filter((phrase) => !held.has(phrase.id));
   return counted({ ...feed, list: { ...list, phrases: [...list.phrases, ...added], next: page.next } }, page);
 }
 
@@ -205,6 +245,12 @@ function insertionIndex(phrases: readonly Phrase[], phrase: Phrase): number {
     else high = middle;
   }
   return low;
+}
+
+/** A page's phrases less those the socket removed after the page was made. */
+function current(feed: Feed, page: PhrasePage): readonly Phrase[] {
+  if (feed.removed.size === 0) return page.phrases;
+  return page.phrases.filter((phrase) => !((feed.removed.get(phrase.id) ?? -Infinity) > page.version));
 }
 
 function counted(feed: Feed, page: PhrasePage): Feed {
