@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { allPhrases, startHost } from '../support/host.mjs';
 import { launch, openHydrated } from '../support/browser.mjs';
+import { poll } from '../support/poll.mjs';
 
 const TOTAL = 10_000;
 /**
@@ -183,4 +184,66 @@ test('a phrase added with the CLI while the page is open appears at the top, and
   await page.getByText(`${(before + 1).toLocaleString('en-US')} Last Words minted`).waitFor({ timeout: 3000 });
   assert.deepEqual(problems, []);
   await context.close();
+});
+
+test('every phrase loaded removed while a find shows: an emptied box shows the next ones, not "none minted"', async () => {
+  const small = await startHost({
+    phrases: Array.from({ length: 100 }, (_, i) => ({ id: `p${String(i).padStart(3, '0')}`, word: `DINO ${i}`, name: 'Fan' })),
+  });
+  try {
+    const { context, page, problems } = await openHydrated(browser, `${small.url}/words`, { width: 390, height: 844 });
+    const shown = () => page.locator('main ul[role="list"] bdi').allTextContents();
+    const loaded = await shown();
+    assert.equal(loaded.length, 48);
+    const input = page.getByLabel('Type & Check');
+    await input.fill('QQQ');
+    await page.getByText('No minted Last Words contain').waitFor();
+    const first = await (await fetch(`${small.url}/api/phrases?limit=48`)).json();
+    for (const { id } of first.phrases) assert.equal((await small.cli('phrases', 'remove', id)).code, 0);
+    await page.getByRole('heading', { name: '52 Last Words minted' }).waitFor();
+    await input.fill('');
+    const rest = (await (await fetch(`${small.url}/api/phrases?limit=48`)).json()).phrases.map((p) => p.word);
+    await poll(shown, (words) => words.length > 0, 5000, 'the next page shown');
+    assert.deepEqual((await shown()).slice(0, rest.length), rest);
+    assert.equal(await page.getByText('No Last Words minted yet').count(), 0);
+    assert.deepEqual(problems, []);
+    await context.close();
+  } finally {
+    await small.stop();
+  }
+});
+
+test('a phrase removed while the next page is on its way is not shown when it comes, nor called taken', async () => {
+  const small = await startHost({
+    phrases: Array.from({ length: 100 }, (_, i) => ({ id: `p${String(i).padStart(3, '0')}`, word: `DINO ${i}`, name: 'Fan' })),
+  });
+  try {
+    const { context, page, problems } = await openHydrated(browser, `${small.url}/words`, { width: 1440, height: 900 });
+    const all = (await (await fetch(`${small.url}/api/phrases?limit=100`)).json()).phrases;
+    const doomed = all[60];
+    // The next page takes its time, as on a slow phone connection; the removal comes meanwhile.
+    let asked;
+    const asking = new Promise((resolve) => (asked = resolve));
+    await page.route(/\/api\/phrases\?.*after=/, async (route) => {
+      // Made by the host before the removal, delivered after it.
+      const response = await route.fetch();
+      asked();
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      await route.fulfill({ response });
+    });
+    await page.getByRole('button', { name: 'Load more' }).click();
+    await asking;
+    assert.equal((await small.cli('phrases', 'remove', doomed.id)).code, 0);
+    await page.getByRole('heading', { name: '99 Last Words minted' }).waitFor();
+    await poll(() => page.locator('main ul[role="list"] bdi').allTextContents(), (words) => words.length >= 95, 10_000, 'the next page');
+    const words = await page.locator('main ul[role="list"] bdi').allTextContents();
+    assert.ok(!words.includes(doomed.word), `${doomed.word} was removed before its page came`);
+    assert.equal(new Set(words).size, words.length, 'no phrase twice');
+    await page.getByLabel('Type & Check').fill(doomed.word.toLowerCase());
+    await page.waitForFunction(() => document.querySelector('p[aria-live="polite"]')?.textContent === 'It is available!', null, { timeout: 5000 });
+    assert.deepEqual(problems, []);
+    await context.close();
+  } finally {
+    await small.stop();
+  }
 });

@@ -110,6 +110,12 @@ export function usePhraseFeed(props: WordsProps): PhraseFeed {
   const find = useCallback((query: string) => commit(showQuery(current.current, query)), [commit]);
 
   const listKey = `${feed.list.query}\n${feed.list.next}`;
+  // Every phrase loaded was removed (or the list kept during a find was emptied so): the
+  // next page is what shows now, and nothing is on screen to scroll towards it.
+  const emptied = feed.list.phrases.length === 0 && feed.list.next !== null;
+  useEffect(() => {
+    if (emptied) loadMore();
+  }, [emptied, listKey, loadMore]);
   return {
     feed,
     loadMore,

@@ -105,7 +105,8 @@ export function WordsLive(props: Props) {
             focusIndex={focusIndex}
             onFocused={onFocused}
           />
-        ) : (
+        ) : list.phrases.length === 0 && list.next !== null ? null : (
+          // With none loaded but more to come, the next page is on its way (usePhraseFeed).
           <PhraseGrid phrases={list.phrases} site={site} query={list.query} busy={hydrated && loading} />
         )}
       </div>
