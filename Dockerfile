@@ -64,7 +64,8 @@ RUN groupadd --system --gid 10001 lastwords \
     && chown lastwords:lastwords /data
 COPY --from=host /usr/local/bin/lastwords /usr/local/bin/lastwords
 # The embedded store (phrases.sqlite3) lives in /data; `serve` creates it with sample
-# phrases when the volume is empty.
+# phrases when the volume is empty, except in production (LASTWORDS_ENV=production), where
+# `lastwords phrases init` makes it first: a volume lost or not mounted is then an error.
 ENV HOST=0.0.0.0 PORT=8080 LASTWORDS_DATA_DIR=/data
 VOLUME /data
 WORKDIR /data

@@ -27,7 +27,10 @@ const LOOK_EVERY: Duration = Duration::from_secs(1);
 pub async fn start(config: Arc<Config>, ui: Ui) -> anyhow::Result<AppState> {
     let feed = Feed::new();
     let metrics = Arc::new(Metrics::new());
-    Backend::of(&config.store).follow(&feed, &metrics).await?;
+    let samples = config.environment != crate::config::Environment::Production;
+    Backend::of(&config.store)
+        .follow(&feed, &metrics, samples)
+        .await?;
     // Starting a JS engine per renderer thread blocks.
     let state =
         tokio::task::spawn_blocking(move || AppState::start(config, ui, feed, metrics)).await??;

@@ -64,9 +64,16 @@ impl Backend {
 
     /// Keeps `feed` current from the store, counting what it skips or sends again in
     /// `metrics`. Firestore is followed in the background (the host serves the saved
-    /// list, or an "unavailable" page, until it answers); the embedded store is created
-    /// when missing and must load now.
-    pub async fn follow(&self, feed: &Feed, metrics: &Metrics) -> anyhow::Result<()> {
+    /// list, or an "unavailable" page, until it answers); the embedded store must load
+    /// now, and is created with sample phrases when missing if `samples` (never in
+    /// production: a volume lost or not mounted would be served as a site of made-up
+    /// phrases, taken for real).
+    pub async fn follow(
+        &self,
+        feed: &Feed,
+        metrics: &Metrics,
+        samples: bool,
+    ) -> anyhow::Result<()> {
         match self {
             #[cfg(feature = "firestore")]
             Backend::Firestore { settings, data_dir } => {
@@ -81,7 +88,11 @@ impl Backend {
             #[cfg(not(feature = "firestore"))]
             Backend::Firestore { .. } => Err(built_without_firestore()),
             Backend::Embedded { data_dir } => {
-                let (store, _) = EmbeddedStore::open_or_create(data_dir, Seed::Samples)?;
+                let store = if samples {
+                    EmbeddedStore::open_or_create(data_dir, Seed::Samples)?.0
+                } else {
+                    EmbeddedStore::open(data_dir)?
+                };
                 Ok(store.start(feed.clone(), metrics)?)
             }
         }

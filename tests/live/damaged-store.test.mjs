@@ -102,6 +102,7 @@ async function assertRefusedEverywhere(host, reason, served, hostReason = reason
     return r.status === 503 ? r : null;
   });
   assert.match(ready.text, hostReason);
+  assert.doesNotMatch(host.log(), /request failed.*\/readyz/, 'a probe\'s 503 is its answer, not a failed request');
   assert.deepEqual(await words(host.url), served, 'the last good list is still served');
   assert.equal(await metric(host.url, 'lastwords_feed_store_problems_total'), 1);
   assert.equal(await metric(host.url, 'lastwords_feed_up'), 0);

@@ -51,10 +51,11 @@ fn raise_open_file_limit() {
         }
     }
     let after = getrlimit(Resource::Nofile);
+    // A limit left out of the line is unlimited.
     tracing::info!(
-        soft_before = ?before.current,
-        soft = ?after.current,
-        hard = ?after.maximum,
-        "open-file limit (None: unlimited)"
+        soft_before = before.current,
+        soft = after.current,
+        hard = after.maximum,
+        "open-file limit"
     );
 }

@@ -208,8 +208,11 @@ where
     let status = response.status();
     let took = started.elapsed();
     let latency_ms = took.as_secs_f64() * 1000.0;
-    if status.is_server_error() {
-        tracing::warn!(method = %method, route, status = status.as_u16(), latency_ms, client = ?client, "request failed");
+    // A probe's 503 is its answer (the host draining, or its store down, which is logged
+    // where it happens), not a request that failed.
+    if status.is_server_error() && route != "/readyz" {
+        let client = client.map(tracing::field::display);
+        tracing::warn!(method = %method, route, status = status.as_u16(), latency_ms, client, "request failed");
     } else if !span.is_disabled() {
         span.record("status", status.as_u16());
         span.record("latency_ms", latency_ms);

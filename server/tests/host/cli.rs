@@ -288,6 +288,30 @@ fn production_refuses_to_start_without_what_it_needs() {
 }
 
 #[test]
+fn production_serves_no_sample_phrases_from_a_folder_without_a_store() {
+    // A volume lost or not mounted would be a site of made-up phrases, taken for real.
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let output = lastwords()
+        .args(["serve", "--env", "production", "--store", "embedded"])
+        .args([
+            "--public-url",
+            "https://dinos.example",
+            "--port",
+            "0",
+            "--data-dir",
+        ])
+        .arg(&data)
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("there is no phrase store at"), "{stderr}");
+    assert!(stderr.contains("`lastwords phrases init`"), "{stderr}");
+    assert!(!data.exists(), "nothing made up on disk");
+}
+
+#[test]
 fn list_prints_nothing_a_terminal_would_act_on() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().to_str().unwrap();

@@ -13,7 +13,7 @@ use lastwords::net::rate_limit::Rate;
 use lastwords::render::assets::Ui;
 use lastwords::routes;
 use lastwords::state::AppState;
-use lastwords::store::embedded::LEGACY_FILE_NAME;
+use lastwords::store::embedded::{EmbeddedStore, LEGACY_FILE_NAME, Seed};
 use tower::ServiceExt as _;
 
 pub struct TestHost {
@@ -77,6 +77,8 @@ impl TestHost {
         .resolve()
         .expect("the defaults are valid");
         adjust(&mut config);
+        // Production serves only a store made before (no sample phrases made up).
+        EmbeddedStore::open_or_create(data.path(), Seed::Samples).expect("the store is made");
         let config = Arc::new(config);
         let state = lastwords::app::start(config, ui)
             .await

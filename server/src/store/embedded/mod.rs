@@ -139,7 +139,7 @@ impl EmbeddedStore {
                         "`lastwords phrases init` creates it and imports the {LEGACY_FILE_NAME} found there"
                     )
                 } else {
-                    "`lastwords phrases init` creates an empty one; `lastwords serve` creates one with sample phrases".into()
+                    "`lastwords phrases init` creates an empty one (and `lastwords serve`, outside production, one with sample phrases)".into()
                 },
             }),
         }
