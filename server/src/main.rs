@@ -65,7 +65,9 @@ fn main() -> ExitCode {
         Ok(config) => Arc::new(config),
         Err(message) => {
             eprintln!("lastwords: {message}");
-            return ExitCode::from(2);
+            // A container's health check reads 1 as unhealthy; 2 is reserved there.
+            let healthcheck = matches!(cli.command, Some(Command::Healthcheck { .. }));
+            return ExitCode::from(if healthcheck { 1 } else { 2 });
         }
     };
     cli::init_tracing(config.environment);

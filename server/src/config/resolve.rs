@@ -265,6 +265,9 @@ fn press_email(given: Option<String>) -> Result<String, ConfigError> {
     Ok(press_email)
 }
 
+/// The most renderer threads a host runs.
+const MAX_RENDER_THREADS: usize = 64;
+
 fn render(
     threads: Option<usize>,
     timeout_ms: Option<u64>,
@@ -272,8 +275,19 @@ fn render(
 ) -> Result<PoolOptions, ConfigError> {
     let threads = match threads {
         Some(0) => return Err(invalid("render_threads", "0", "at least 1 is needed")),
+        // Each is a JS engine with its own heap: a typo of a few zeros would not start
+        // a host, but run it out of memory.
+        Some(n) if n > MAX_RENDER_THREADS => {
+            return Err(invalid(
+                "render_threads",
+                &n.to_string(),
+                "expected 1 to 64 (each is a JS engine of its own, some megabytes)",
+            ));
+        }
         Some(n) => n,
-        None => std::thread::available_parallelism().map_or(2, |n| n.get()),
+        None => std::thread::available_parallelism()
+            .map_or(2, |n| n.get())
+            .min(MAX_RENDER_THREADS),
     };
     let timeout_ms = timeout_ms.unwrap_or(2000);
     if !(10..=60_000).contains(&timeout_ms) {

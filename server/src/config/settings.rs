@@ -106,8 +106,8 @@ settings! {
         "Deployment profile: staging (readable logs) or production (JSON logs, HSTS; refuses to \
          start without --public-url and a Firestore project unless --store embedded)";
 
-    render_threads: usize = "number of cores", env "LASTWORDS_RENDER_THREADS", value "N",
-        "Threads that render React, each with its own JS engine";
+    render_threads: usize = "number of cores, at most 64", env "LASTWORDS_RENDER_THREADS", value "N",
+        "Threads that render React, each with its own JS engine (1 to 64)";
 
     render_timeout_ms: u64 = "2000", env "LASTWORDS_RENDER_TIMEOUT_MS", value "MS",
         "A render running longer than this many milliseconds is stopped and its engine rebuilt";

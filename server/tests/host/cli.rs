@@ -207,6 +207,26 @@ fn healthcheck_passes_against_a_serving_host_and_fails_once_it_stops() {
         stderr.contains(&format!("127.0.0.1:{port}/healthz")),
         "{stderr}"
     );
+
+    // A setting it cannot read is unhealthy too: a container runtime reserves 2.
+    let output = lastwords()
+        .args(["healthcheck", "--port", &port])
+        .env("LASTWORDS_RENDER_THREADS", "0")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("render_threads"));
+}
+
+#[test]
+fn render_threads_are_bounded() {
+    for (threads, ok) in [("64", true), ("65", false), ("100000", false)] {
+        let output = lastwords()
+            .args(["config", "check", "--render-threads", threads])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.success(), ok, "{threads}");
+    }
 }
 
 #[test]
