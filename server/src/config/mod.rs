@@ -161,14 +161,14 @@ impl Config {
     /// Records the address the listener actually got: with port 0, or with no public
     /// URL configured, canonical links and the allowed origin follow it.
     pub fn listening_on(&mut self, addr: SocketAddr) {
+        let (_, before) = listener_site(self.http.addr);
         self.http.addr = addr;
         let site = &mut self.site;
-        if site.public_url_follows_listener
-            && let Ok(url) = Url::parse(&format!("http://{addr}"))
-        {
-            let old = origin_of(&site.public_url);
-            site.allowed_origins.retain(|origin| *origin != old);
-            site.allowed_origins.push(origin_of(&url));
+        if site.public_url_follows_listener {
+            let (url, origins) = listener_site(addr);
+            site.allowed_origins
+                .retain(|origin| !before.contains(origin));
+            site.allowed_origins.extend(origins);
             site.public_url = url;
         }
     }
@@ -330,6 +330,28 @@ const URI_COMPONENT: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHAN
     .remove(b'(')
     .remove(b')');
 
+/// The public URL and the allowed origins of a host told neither, from the address it
+/// listens on. An unspecified one (`0.0.0.0`, as in a container) is not an address a
+/// browser asks: it is reached as `localhost` or a loopback address, through a port
+/// mapping or on the same machine, and those are its origins.
+fn listener_site(addr: SocketAddr) -> (Url, Vec<String>) {
+    let port = addr.port();
+    let (url, origins) = if addr.ip().is_unspecified() {
+        let origins =
+            ["localhost", "127.0.0.1", "[::1]"].map(|host| format!("http://{host}:{port}"));
+        (format!("http://localhost:{port}"), origins.to_vec())
+    } else {
+        (format!("http://{addr}"), Vec::new())
+    };
+    let url = Url::parse(&url).expect("an address and a port make a URL");
+    let origins = if origins.is_empty() {
+        vec![origin_of(&url)]
+    } else {
+        origins
+    };
+    (url, origins)
+}
+
 /// `scheme://host[:port]` as browsers send it in `Origin` (no trailing slash).
 fn origin_of(url: &Url) -> String {
     url.origin().ascii_serialization()
@@ -434,6 +456,39 @@ mod tests {
         .unwrap();
         assert_eq!(firestore.store.firestore.unwrap().project, "dinos");
         assert_eq!(firestore.site.allowed_origins, ["https://dinos.example"]);
+    }
+
+    #[test]
+    fn a_host_on_every_address_is_reached_as_localhost_by_default() {
+        // As a container listens (HOST=0.0.0.0), reached through a port mapping.
+        let mut config = Settings {
+            host: Some("0.0.0.0".parse().unwrap()),
+            port: Some(0),
+            ..Settings::default()
+        }
+        .resolve()
+        .unwrap();
+        config.listening_on("0.0.0.0:8080".parse().unwrap());
+        assert_eq!(
+            config.site.absolute_url("/words"),
+            "http://localhost:8080/words"
+        );
+        assert_eq!(
+            config.site.allowed_origins,
+            [
+                "http://localhost:8080",
+                "http://127.0.0.1:8080",
+                "http://[::1]:8080"
+            ]
+        );
+        let on_v6 = Settings {
+            host: Some("::".parse().unwrap()),
+            port: Some(9000),
+            ..Settings::default()
+        }
+        .resolve()
+        .unwrap();
+        assert_eq!(on_v6.site.absolute_url("/"), "http://localhost:9000/");
     }
 
     #[test]

@@ -10,7 +10,7 @@ use url::Url;
 
 use super::{Config, ConfigError, Environment, HttpLimits, Site, SiteLinks, Store, StoreKind};
 use super::{FirestoreSettings, PoolOptions, SocketCaps};
-use super::{Settings, invalid, origin_of, parse_http_url};
+use super::{Settings, invalid, listener_site, origin_of, parse_http_url};
 
 impl Settings {
     /// Applies defaults and checks every value.
@@ -57,7 +57,10 @@ fn site(settings: &Settings, addr: SocketAddr) -> Result<Site, ConfigError> {
         settings.blog_url.clone(),
     )?;
     let press_email = press_email(settings.press_email.clone())?;
-    let allowed_origins = allowed_origins(settings.allowed_origins.clone(), &public_url)?;
+    let allowed_origins = match (&settings.allowed_origins, &settings.public_url) {
+        (None, None) => listener_site(addr).1,
+        _ => allowed_origins(settings.allowed_origins.clone(), &public_url)?,
+    };
     Ok(Site {
         product_name,
         public_url,
@@ -205,7 +208,7 @@ fn product_name(given: Option<String>) -> Result<String, ConfigError> {
 fn public_url(given: Option<String>, addr: SocketAddr) -> Result<Url, ConfigError> {
     let public_url = match given {
         Some(raw) => parse_http_url("public_url", &raw)?,
-        None => parse_http_url("public_url", &format!("http://{addr}"))?,
+        None => listener_site(addr).0,
     };
     if !is_origin(&public_url) {
         return Err(invalid(

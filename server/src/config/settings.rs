@@ -83,7 +83,7 @@ settings! {
         "Product name: names the /words route, the heading \"Already-minted Last Words\" and \
          the hashtag #myLastWords";
 
-    public_url: String = "http://<host>:<port>", env "LASTWORDS_PUBLIC_URL", value "URL",
+    public_url: String = "http://<host>:<port> (localhost for 0.0.0.0)", env "LASTWORDS_PUBLIC_URL", value "URL",
         "Public base URL, for canonical links, Open Graph tags and the sitemap";
 
     chat_url: String = "https://discord.com/invite/dinos", env "LASTWORDS_CHAT_URL", value "URL",
@@ -135,7 +135,7 @@ settings! {
         "Where phrases live: auto (Firestore when a project is set, else embedded), embedded \
          or firestore";
 
-    allowed_origins: Vec<String> = "the public URL's origin", env "LASTWORDS_ALLOWED_ORIGINS", value "ORIGINS", split ',',
+    allowed_origins: Vec<String> = "the public URL's origin (and 127.0.0.1's, [::1]'s for 0.0.0.0)", env "LASTWORDS_ALLOWED_ORIGINS", value "ORIGINS", split ',',
         "Origins allowed to open the live WebSocket, comma-separated (others get 403)";
 
     max_sockets: usize = "15000", env "LASTWORDS_MAX_SOCKETS", value "N",
