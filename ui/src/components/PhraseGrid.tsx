@@ -57,7 +57,9 @@ export function PhraseGrid({ phrases, site, query, first, setSize, style, rows, 
             key={phrase.id}
             aria-posinset={position === undefined ? undefined : position + 1}
             aria-setsize={position === undefined ? undefined : setSize}
-            data-index={rowStart && rows ? rows.first + i / rows.columns : undefined}
+            // Every item names its row: one that stops starting a row (a removal above it)
+            // is still watched for size a while, and a grid row's items share its height.
+            data-index={rows ? rows.first + Math.floor(i / rows.columns) : undefined}
             ref={rowStart ? rows?.measure : undefined}
             tabIndex={rows === undefined ? undefined : -1}
           >
