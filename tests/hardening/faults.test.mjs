@@ -147,7 +147,7 @@ test('started while Firestore is unreachable, with nothing saved: the words page
     assert.equal(propsOf(html).value.loaded, false);
 
     const checked = await (await fetch(`${cold.url}/words?check=hello`)).text();
-    assert.match(checked, /Cannot check right now: the list is still loading/);
+    assert.match(checked, /Cannot check right now: try again in a moment/);
     assert.equal(propsOf(checked).value.check.status, 'unavailable');
     assert.deepEqual(await readyz(cold), NOT_LOADED);
     const health = await fetch(`${cold.url}/healthz`);

@@ -193,6 +193,6 @@ const STATUS: Record<CheckStatus, { text: (length: number) => string; className:
     text: () => "It has a character a phrase cannot use (invisible, control or unassigned)",
     className: "text-danger",
   },
-  unavailable: { text: () => "Cannot check right now: the list is still loading", className: "text-white/70" },
+  unavailable: { text: () => "Cannot check right now: try again in a moment", className: "text-white/70" },
   pending: { text: () => "Checking…", className: "text-white/70" },
 };
