@@ -103,6 +103,31 @@ test('at the limit a letter typed mid-phrase is refused as one typed at the end,
   await context.close();
 });
 
+test('Back from a phrase\'s page shows the list as it was left, from the browser\'s cache, and it stays live', async () => {
+  const cached = await launch({ backForwardCache: true });
+  try {
+    const context = await cached.newContext({ viewport: { width: 390, height: 844 } });
+    const page = await context.newPage();
+    const problems = watchProblems(page);
+    await page.goto(`${host.url}/words`);
+    await page.waitForSelector('html[data-hydrated="true"]');
+    await page.getByLabel('Type & Check').fill('see');
+    await page.evaluate(() => { window.leftAt = 'the list'; });
+    await page.locator('main ul[role="list"] a').first().click();
+    await page.waitForURL(/\/words\/[^/?]+$/);
+    await page.goBack({ waitUntil: 'commit' });
+    await page.waitForFunction(() => window.leftAt === 'the list', null, { timeout: 5000 });
+    assert.equal(await page.getByLabel('Type & Check').inputValue(), 'see', 'the box as it was left');
+    const added = await host.cli('phrases', 'add', 'SEE YOU SOON', '--name', 'Back');
+    assert.equal(added.code, 0, added.stderr);
+    await page.locator('main ul[role="list"] bdi', { hasText: 'SEE YOU SOON' }).waitFor({ timeout: 5000 });
+    assert.deepEqual(problems, []);
+    await context.close();
+  } finally {
+    await cached.close();
+  }
+});
+
 test('an edit that does not all fit says how much was left out, until the box changes', async () => {
   const { context, page, problems } = await openWords();
   const input = page.getByLabel('Type & Check');

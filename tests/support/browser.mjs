@@ -7,10 +7,15 @@ export const CHROMIUM_ARGS = [
   '--disable-dev-shm-usage',
 ];
 
-export function launch() {
+/**
+ * Chromium as the tests drive it; `backForwardCache` keeps the cache of pages left by
+ * Back and Forward that browsers have and Playwright turns off by default.
+ */
+export function launch({ backForwardCache = false } = {}) {
   return chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     args: CHROMIUM_ARGS,
+    ignoreDefaultArgs: backForwardCache ? ['--disable-back-forward-cache'] : [],
   });
 }
 

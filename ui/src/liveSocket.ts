@@ -33,11 +33,28 @@ export function openLiveFeed(since: () => number, onMessage: (message: LiveMessa
     };
   };
 
+  // An open socket keeps the page out of the browser's back-forward cache, so Back to it
+  // would load it afresh, its later pages and its place lost: it is closed as the page is
+  // left, and opened again (from the version it holds) if the page is shown from there.
+  const away = () => {
+    clearTimeout(retry);
+    const open = socket;
+    socket = null;
+    open?.close();
+  };
+  const back = (event: PageTransitionEvent) => {
+    if (!event.persisted || stopped || socket !== null) return;
+    attempt = 0;
+    connect();
+  };
+  window.addEventListener("pagehide", away);
+  window.addEventListener("pageshow", back);
+
   connect();
   return () => {
     stopped = true;
-    clearTimeout(retry);
-    socket?.close();
-    socket = null;
+    window.removeEventListener("pagehide", away);
+    window.removeEventListener("pageshow", back);
+    away();
   };
 }
