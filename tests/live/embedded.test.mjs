@@ -51,6 +51,12 @@ test('a phrases.json from an earlier version is imported on first start and rena
   assert.ok(!existsSync(join(host.dataDir, 'phrases.json')));
   const kept = JSON.parse(readFileSync(join(host.dataDir, 'phrases.json.imported'), 'utf8'));
   assert.deepEqual(kept, [{ id: 'a1', word: 'HELLO', name: 'Rex' }]);
+  // One line tells an operator what started: which build, which store, how much of it.
+  const serving = host.log().split('\n').find((line) => line.includes(' serving url='));
+  assert.ok(serving, host.log());
+  for (const field of ['version="', 'engine="quickjs"', 'env="staging"', `store="embedded ${host.dataDir}"`, 'phrases=1']) {
+    assert.ok(serving.includes(field), `${field} in: ${serving}`);
+  }
 });
 
 test('a CLI write reaches a connected client', async () => {

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use crate::config::Config;
+use crate::config::{Config, Environment};
 use crate::net::listener;
 use crate::render::assets::Ui;
 use crate::server;
@@ -24,9 +24,23 @@ pub async fn run(config: Arc<Config>) -> anyhow::Result<()> {
     tokio::task::spawn_blocking(move || painter.warm());
     // Listening for signals before saying "serving": a signal sent on that line is heard.
     let stop = server::shutdown_signals()?;
+    // What an operator reading one line wants to know of the host that started.
+    let snapshot = feed.current();
+    let store = match &config.store.firestore {
+        Some(firestore) => format!("firestore {}/{}", firestore.project, firestore.collection),
+        None => format!("embedded {}", config.store.data_dir.display()),
+    };
     tracing::info!(
         url = %format!("http://{bound}"),
         public_url = %config.site.public_url,
+        version = env!("CARGO_PKG_VERSION"),
+        engine = if cfg!(feature = "v8") { "v8" } else { "quickjs" },
+        env = match config.environment {
+            Environment::Production => "production",
+            Environment::Staging => "staging",
+        },
+        store,
+        phrases = snapshot.loaded.then_some(snapshot.list.len()),
         "serving"
     );
     server::serve(listener, state, stop).await?;

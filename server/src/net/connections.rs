@@ -51,9 +51,20 @@ pub fn budget(configured: Option<usize>) -> usize {
             ceiling
         }
         Some(wanted) => wanted,
-        None => ceiling,
+        None => {
+            if ceiling < LOW_BUDGET {
+                tracing::warn!(
+                    budget = ceiling,
+                    "few connections at once: the open-file limit is low; raise it (ulimit -n, or the container's nofile) to serve more"
+                );
+            }
+            ceiling
+        }
     }
 }
+
+/// A budget the open-file limit holds under this is said at start as a warning.
+const LOW_BUDGET: usize = 1000;
 
 /// The open connections under the budget and in the reserve. What becomes of them is
 /// counted in [`crate::metrics::Metrics`] by the accept loop and by [`Guarded`].
