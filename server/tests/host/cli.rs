@@ -424,3 +424,48 @@ fn a_setting_hidden_from_a_subcommand_help_is_still_accepted() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("max_sockets"), "{stderr}");
 }
+
+#[test]
+fn a_wrong_path_is_said_as_such_with_what_to_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("afile");
+    std::fs::write(&file, "x").unwrap();
+    let said = |args: &[&str]| {
+        let output = lastwords().args(args).output().unwrap();
+        assert!(!output.status.success(), "{args:?}");
+        String::from_utf8_lossy(&output.stderr).into_owned()
+    };
+    let file = file.to_str().unwrap();
+    for command in [["phrases", "init"], ["serve", "--port"]] {
+        let mut args = command.to_vec();
+        if command[0] == "serve" {
+            args.push("0");
+        }
+        args.extend(["--data-dir", file]);
+        let stderr = said(&args);
+        assert!(stderr.contains("is not a folder"), "{args:?}: {stderr}");
+    }
+
+    let data = dir.path().join("data");
+    let data = data.to_str().unwrap();
+    init(data);
+    let stderr = said(&[
+        "phrases",
+        "backup",
+        "/no/such/folder/b.sqlite3",
+        "--data-dir",
+        data,
+    ]);
+    assert!(
+        stderr.contains("/no/such/folder, which is not a folder here"),
+        "{stderr}"
+    );
+
+    // A file that is not a backup: what to do is about the file, not the store.
+    let stderr = said(&["phrases", "restore", file, "--data-dir", data]);
+    assert!(
+        stderr.contains("Name a file `lastwords phrases backup` wrote"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("phrases init"), "{stderr}");
+}

@@ -174,6 +174,16 @@ impl EmbeddedStore {
                 reason: "exists; a backup never writes over a file: name a new one".into(),
             });
         }
+        let folder = folder_of(target);
+        if !folder.is_dir() {
+            return Err(StoreError::File {
+                path: target.display().to_string(),
+                reason: format!(
+                    "is in {}, which is not a folder here: make it first, or name a file in one that is",
+                    folder.display()
+                ),
+            });
+        }
         let temp = temp_beside(target, "partial");
         let _cleanup = RemoveOnDrop(&temp);
         let mut out = open_new(&temp, target)?;
@@ -326,8 +336,10 @@ impl EmbeddedStore {
 /// Copies the backup `file` (and a `-wal` beside it) to `temp` and checks the copy as a
 /// store: header, application id, schema, SQLite's integrity check.
 fn prepare(file: &Path, temp: &Path) -> Result<u64, StoreError> {
+    // What is wrong is the backup's, and so is what to do: the store is not touched.
     let rename = |refusal: Refusal| Refusal {
         path: file.display().to_string(),
+        advice: "Name a file `lastwords phrases backup` wrote".into(),
         ..refusal
     };
     match std::fs::metadata(file) {

@@ -185,7 +185,7 @@ fn folder_writable(folder: &Path) -> Result<(), String> {
 }
 
 /// `access(2)` for the effective user, as opening would be judged.
-fn permitted(path: &Path, access: rustix::fs::Access) -> std::io::Result<()> {
+pub(super) fn permitted(path: &Path, access: rustix::fs::Access) -> std::io::Result<()> {
     rustix::fs::accessat(rustix::fs::CWD, path, access, rustix::fs::AtFlags::EACCESS)
         .map_err(std::io::Error::from)
 }

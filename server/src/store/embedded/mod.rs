@@ -153,10 +153,26 @@ impl EmbeddedStore {
         data_dir: &Path,
         seed: Seed,
     ) -> Result<(Self, Option<Created>), StoreError> {
+        if data_dir.exists() && !data_dir.is_dir() {
+            return Err(StoreError::File {
+                path: data_dir.display().to_string(),
+                reason: "is not a folder: the data folder (--data-dir, LASTWORDS_DATA_DIR) is where the store lives".into(),
+            });
+        }
         std::fs::create_dir_all(data_dir).map_err(|e| file_error(data_dir, e))?;
         let path = data_dir.join(FILE_NAME);
         let mut created = None;
         if inspect::inspect(&path)? == Found::Nothing {
+            let creatable = rustix::fs::Access::WRITE_OK | rustix::fs::Access::EXEC_OK;
+            if let Err(error) = inspect::permitted(data_dir, creatable) {
+                return Err(StoreError::File {
+                    path: data_dir.display().to_string(),
+                    reason: format!(
+                        "has no store, and this process (uid {}) cannot make one in it ({error}): give the folder to this user, or name another",
+                        rustix::process::geteuid().as_raw()
+                    ),
+                });
+            }
             created = create(data_dir, &path, seed)?;
             if created.is_none() {
                 // Another process made it meanwhile: check what it made.
