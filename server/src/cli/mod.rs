@@ -40,15 +40,21 @@ pub fn load_config(file: Option<&Path>, settings: &Settings) -> Result<Config, C
 
 /// Logs to standard error: JSON lines in production, compact text in staging.
 pub fn init_tracing(environment: Environment) {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        // The Firestore client warns at every RESET of the listen stream, a routine part
-        // of the protocol that the feed handles (an emulator sends one per write): only
-        // its errors are worth a line.
-        .unwrap_or_else(|_| {
-            tracing_subscriber::EnvFilter::new(
-                "info,firestore::db::listen_changes::event_loop=error",
-            )
-        });
+    // The Firestore client warns at every RESET of the listen stream, a routine part of
+    // the protocol that the feed handles (an emulator sends one per write): only its
+    // errors are worth a line.
+    let default = || {
+        tracing_subscriber::EnvFilter::new("info,firestore::db::listen_changes::event_loop=error")
+    };
+    let mut unread = None;
+    let filter = match std::env::var("RUST_LOG") {
+        Ok(given) if !given.is_empty() => tracing_subscriber::EnvFilter::try_new(&given)
+            .unwrap_or_else(|error| {
+                unread = Some((given, error));
+                default()
+            }),
+        _ => default(),
+    };
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
@@ -56,6 +62,9 @@ pub fn init_tracing(environment: Environment) {
     match environment {
         Environment::Production => builder.json().init(),
         Environment::Staging => builder.compact().init(),
+    }
+    if let Some((given, error)) = unread {
+        tracing::warn!(rust_log = %given, %error, "RUST_LOG cannot be read; logging at info instead");
     }
 }
 

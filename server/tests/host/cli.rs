@@ -469,3 +469,15 @@ fn a_wrong_path_is_said_as_such_with_what_to_do() {
     );
     assert!(!stderr.contains("phrases init"), "{stderr}");
 }
+
+#[test]
+fn a_log_filter_it_cannot_read_is_said_not_ignored() {
+    let output = lastwords()
+        .args(["config", "check"])
+        .env("RUST_LOG", "lastwords=[[[")
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("RUST_LOG cannot be read"), "{stderr}");
+}
