@@ -64,6 +64,8 @@ pub(super) struct Follower {
     /// The database file's size and modification time at the last look. In WAL mode
     /// only a checkpoint writes it, so a change is worth asking SQLite whose it is.
     stamp: Option<(u64, std::time::SystemTime)>,
+    /// Set by the watcher when the database file itself was written since the last look.
+    main_written: std::sync::Arc<std::sync::atomic::AtomicBool>,
     /// A shared lock on the data folder while this host follows it: `phrases restore`
     /// takes it exclusively, so it knows a host is serving.
     _folder_lock: Option<std::fs::File>,
@@ -101,6 +103,7 @@ impl Follower {
             problem: None,
             tried: None,
             stamp: file_stamp(&store.path),
+            main_written: std::sync::Arc::default(),
             _folder_lock: folder_lock,
             store,
             feed,
@@ -112,6 +115,7 @@ impl Follower {
     async fn run(mut self) {
         let (changed_tx, mut changed) = tokio::sync::mpsc::channel::<()>(1);
         let watched = watched_names();
+        let main_written = self.main_written.clone();
         let watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
             if let Ok(event) = event
                 && is_write(&event.kind)
@@ -120,6 +124,16 @@ impl Follower {
                         .is_some_and(|name| watched.iter().any(|w| w == name))
                 })
             {
+                if matches!(
+                    event.kind,
+                    notify::EventKind::Modify(notify::event::ModifyKind::Data(_))
+                ) && event
+                    .paths
+                    .iter()
+                    .any(|p| p.file_name().is_some_and(|name| name == FILE_NAME))
+                {
+                    main_written.store(true, std::sync::atomic::Ordering::Relaxed);
+                }
                 let _ = changed_tx.try_send(());
             }
         });
@@ -249,8 +263,12 @@ impl Follower {
         let stamp = file_stamp(path);
         // In WAL mode only a checkpoint writes the database file, or something other than
         // SQLite does: then it is checked whole, as the changes read below need not touch
-        // the pages such a write damaged.
-        let written = stamp != self.stamp;
+        // the pages such a write damaged. Told by its size and time, or by the write's
+        // event: two writes within one tick of the file system's clock leave the same time.
+        let written = self
+            .main_written
+            .swap(false, std::sync::atomic::Ordering::Relaxed)
+            || stamp != self.stamp;
         let look = if reopen || written {
             inspect::inspect(path)
         } else {
@@ -283,9 +301,12 @@ impl Follower {
             self.wal_identity = file_identity(&wal);
             return Ok(());
         }
+        if written {
+            self.store.check_on_disk().map_err(|e| e.to_string())?;
+        }
         let changed = self
             .store
-            .read_since(self.sequence, written)
+            .read_since(self.sequence)
             .map_err(|e| e.to_string())?;
         if changed.sequence == self.sequence {
             return Ok(());

@@ -277,15 +277,22 @@ impl EmbeddedStore {
         })
     }
 
-    /// What changed after `since`, in one read transaction; after SQLite's quick check
-    /// when `check` (the database file was written: the changes read need not touch the
-    /// pages a write beside SQLite damaged).
-    fn read_since(&self, since: i64, check: bool) -> Result<ChangesSince, StoreError> {
+    /// SQLite's quick check of the file as it is on disk, through a connection of its
+    /// own: the store's keeps pages in its cache that a write beside SQLite (which does
+    /// not touch the log's index) leaves it believing current.
+    fn check_on_disk(&self) -> Result<(), StoreError> {
+        let connection = Connection::open_with_flags(
+            &self.path,
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(|e| database_error(&self.path, e))?;
+        quick_check(&connection).map_err(|e| database_error(&self.path, e))
+    }
+
+    /// What changed after `since`, in one read transaction.
+    fn read_since(&self, since: i64) -> Result<ChangesSince, StoreError> {
         self.with(|connection| {
             let transaction = connection.transaction()?;
-            if check {
-                quick_check(&transaction)?;
-            }
             let sequence = current_sequence(&transaction)?;
             let mut changes = ChangesSince {
                 sequence,
