@@ -59,7 +59,11 @@ enum ConfigCommand {
 }
 
 fn main() -> ExitCode {
-    let matches = cli::narrow_help(Cli::command()).get_matches();
+    let command = cli::narrow_help(Cli::command());
+    let matches = command
+        .clone()
+        .try_get_matches()
+        .unwrap_or_else(|error| cli::from_environment(&command, error).exit());
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|error| error.exit());
     let config = match cli::load_config(cli.config.as_deref(), &cli.settings) {
         Ok(config) => Arc::new(config),

@@ -39,6 +39,45 @@ pub fn load_config(file: Option<&Path>, settings: &Settings) -> Result<Config, C
 }
 
 /// Logs to standard error: JSON lines in production, compact text in staging.
+/// `error` as clap made it, naming the environment variable a bad value came from when
+/// the flag it names was not given (clap names the flag the variable stands for, which
+/// an operator who never typed it looks for in vain).
+pub fn from_environment(command: &clap::Command, mut error: clap::Error) -> clap::Error {
+    use clap::error::{ContextKind, ContextValue};
+    let Some(ContextValue::String(named)) = error.get(ContextKind::InvalidArg) else {
+        return error;
+    };
+    let flag = named
+        .split_whitespace()
+        .next()
+        .unwrap_or_default()
+        .to_owned();
+    let given = std::env::args().any(|arg| arg == flag || arg.starts_with(&format!("{flag}=")));
+    let variable = command
+        .get_arguments()
+        .find(|arg| {
+            arg.get_long()
+                .is_some_and(|long| format!("--{long}") == flag)
+        })
+        .and_then(clap::Arg::get_env)
+        .and_then(|name| name.to_str())
+        .filter(|name| !given && std::env::var_os(name).is_some());
+    if let Some(variable) = variable {
+        let tip = if std::env::var_os(variable).is_some_and(|value| value.is_empty()) {
+            format!(
+                "the environment variable {variable} is set, but empty: unset it, or give it a value"
+            )
+        } else {
+            format!("the value comes from the environment variable {variable}")
+        };
+        error.insert(
+            ContextKind::Suggested,
+            ContextValue::StyledStrs(vec![tip.into()]),
+        );
+    }
+    error
+}
+
 pub fn init_tracing(environment: Environment) {
     // The Firestore client warns at every RESET of the listen stream, a routine part of
     // the protocol that the feed handles (an emulator sends one per write): only its

@@ -481,3 +481,31 @@ fn a_log_filter_it_cannot_read_is_said_not_ignored() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("RUST_LOG cannot be read"), "{stderr}");
 }
+
+#[test]
+fn a_bad_value_from_the_environment_names_the_variable() {
+    for (variable, value, said) in [
+        (
+            "LASTWORDS_DATA_DIR",
+            "",
+            "LASTWORDS_DATA_DIR is set, but empty",
+        ),
+        ("PORT", "abc", "from the environment variable PORT"),
+    ] {
+        let output = lastwords()
+            .args(["config", "check"])
+            .env(variable, value)
+            .output()
+            .unwrap();
+        assert!(!output.status.success());
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(said), "{stderr}");
+    }
+    // Given as a flag, the flag is what was wrong.
+    let output = lastwords()
+        .args(["config", "check", "--port", "abc"])
+        .env("PORT", "abc")
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&output.stderr).contains("environment variable"));
+}
