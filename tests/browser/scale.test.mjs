@@ -186,10 +186,14 @@ test('a phrase added with the CLI while the page is open appears at the top, and
   await context.close();
 });
 
-test('every phrase loaded removed while a find shows: an emptied box shows the next ones, not "none minted"', async () => {
-  const small = await startHost({
+/** A host of its own with 100 phrases, for a test that changes them. */
+const hundredPhrases = () =>
+  startHost({
     phrases: Array.from({ length: 100 }, (_, i) => ({ id: `p${String(i).padStart(3, '0')}`, word: `DINO ${i}`, name: 'Fan' })),
   });
+
+test('every phrase loaded removed while a find shows: an emptied box shows the next ones, not "none minted"', async () => {
+  const small = await hundredPhrases();
   try {
     const { context, page, problems } = await openHydrated(browser, `${small.url}/words`, { width: 390, height: 844 });
     const shown = () => page.locator('main ul[role="list"] bdi').allTextContents();
@@ -214,9 +218,7 @@ test('every phrase loaded removed while a find shows: an emptied box shows the n
 });
 
 test('a phrase removed while the next page is on its way is not shown when it comes, nor called taken', async () => {
-  const small = await startHost({
-    phrases: Array.from({ length: 100 }, (_, i) => ({ id: `p${String(i).padStart(3, '0')}`, word: `DINO ${i}`, name: 'Fan' })),
-  });
+  const small = await hundredPhrases();
   try {
     const { context, page, problems } = await openHydrated(browser, `${small.url}/words`, { width: 1440, height: 900 });
     const all = (await (await fetch(`${small.url}/api/phrases?limit=100`)).json()).phrases;
