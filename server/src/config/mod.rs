@@ -336,20 +336,18 @@ const URI_COMPONENT: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHAN
 /// mapping or on the same machine, and those are its origins.
 fn listener_site(addr: SocketAddr) -> (Url, Vec<String>) {
     let port = addr.port();
-    let (url, origins) = if addr.ip().is_unspecified() {
+    let url = |host: &str| {
+        Url::parse(&format!("http://{host}")).expect("an address and a port make a URL")
+    };
+    if addr.ip().is_unspecified() {
         let origins =
             ["localhost", "127.0.0.1", "[::1]"].map(|host| format!("http://{host}:{port}"));
-        (format!("http://localhost:{port}"), origins.to_vec())
+        (url(&format!("localhost:{port}")), origins.to_vec())
     } else {
-        (format!("http://{addr}"), Vec::new())
-    };
-    let url = Url::parse(&url).expect("an address and a port make a URL");
-    let origins = if origins.is_empty() {
-        vec![origin_of(&url)]
-    } else {
-        origins
-    };
-    (url, origins)
+        let url = url(&addr.to_string());
+        let origins = vec![origin_of(&url)];
+        (url, origins)
+    }
 }
 
 /// `scheme://host[:port]` as browsers send it in `Origin` (no trailing slash).
