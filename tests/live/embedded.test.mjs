@@ -215,6 +215,11 @@ test('export writes JSON that import takes back', async () => {
   assert.equal(exported.code, 0, exported.stderr);
   const phrases = JSON.parse(readFileSync(file, 'utf8'));
   assert.ok(phrases.length > 1);
+  // A second export to the same name is refused, as a backup's is: the first is kept.
+  const again = await host.cli('phrases', 'export', file);
+  assert.notEqual(again.code, 0);
+  assert.match(again.stderr, /exists; an export never writes over a file/);
+  assert.deepEqual(JSON.parse(readFileSync(file, 'utf8')), phrases);
   const fresh = mkdtempSync(join(tmpdir(), 'lastwords-export-'));
   try {
     assert.equal((await runCli(['phrases', 'init', '--data-dir', fresh])).code, 0);

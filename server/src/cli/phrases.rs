@@ -54,7 +54,7 @@ pub enum PhrasesCommand {
     },
     /// Write every phrase as JSON that `phrases import` takes back (oldest first)
     Export {
-        /// Where to write it [default: standard output]
+        /// Where to write it, a new file [default: standard output]
         file: Option<PathBuf>,
     },
     /// Copy the embedded store to FILE, consistently, while a host serves and others
@@ -132,7 +132,23 @@ pub async fn run(config: &Store, command: PhrasesCommand) -> anyhow::Result<()> 
             text.push('\n');
             match file {
                 Some(path) => {
-                    std::fs::write(&path, text)
+                    // As a backup does: what is already there is never lost to a typo.
+                    let mut out = match std::fs::OpenOptions::new()
+                        .write(true)
+                        .create_new(true)
+                        .open(&path)
+                    {
+                        Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {
+                            anyhow::bail!(
+                                "{} exists; an export never writes over a file: name a new one, or remove that one first",
+                                path.display()
+                            );
+                        }
+                        opened => {
+                            opened.with_context(|| format!("cannot write {}", path.display()))?
+                        }
+                    };
+                    std::io::Write::write_all(&mut out, text.as_bytes())
                         .with_context(|| format!("cannot write {}", path.display()))?;
                     eprintln!("exported {} phrases to {}", phrases.len(), path.display());
                 }
