@@ -101,6 +101,7 @@ impl NormalizedWord {
 
     /// The same word, refused unless it follows every rule.
     pub fn validated(input: &str) -> Result<Self, ContentError> {
+        too_big(input, "a phrase", MAX_WORD_BYTES)?;
         let normalized = Self::new(input);
         check(&normalized.word, "a phrase", MAX_GRAPHEMES, MAX_WORD_BYTES)?;
         Ok(normalized)
@@ -109,9 +110,26 @@ impl NormalizedWord {
 
 /// An author's name as stored: NFC, spaces folded, refused unless it follows every rule.
 pub fn validated_name(input: &str) -> Result<String, ContentError> {
+    too_big(input, "a name", MAX_NAME_BYTES)?;
     let name = fold_spaces(&input.nfc().collect::<String>());
     check(&name, "a name", MAX_NAME_GRAPHEMES, MAX_NAME_BYTES)?;
     Ok(name)
+}
+
+/// How much text as given is looked at: far past what any phrase or name folds down to,
+/// short of what would take seconds to normalise (an import's 50 MB "word" took 32).
+const MAX_INPUT_BYTES: usize = 64 * 1024;
+
+/// Refuses text as given that is too big to be worth normalising.
+fn too_big(input: &str, what: &'static str, max: usize) -> Result<(), ContentError> {
+    if input.len() > MAX_INPUT_BYTES {
+        return Err(ContentError::TooManyBytes {
+            what,
+            max,
+            bytes: input.len(),
+        });
+    }
+    Ok(())
 }
 
 /// NFC, spaces folded, upper-cased, NFC again (upper-casing can decompose).
@@ -401,6 +419,13 @@ mod tests {
             refused(&zalgo),
             Some(ContentError::TooManyMarks { .. })
         ));
+        // Text too big to be a phrase is refused before it is normalised, however long.
+        let huge = format!("A{}B", " ".repeat(50 << 20));
+        assert!(matches!(
+            refused(&huge),
+            Some(ContentError::TooManyBytes { bytes, .. }) if bytes == huge.len()
+        ));
+        assert!(validated_name(&huge).is_err());
         // Joiners chain emoji without end into one character: the byte bound stops it.
         let heavy = vec!["🦖"; 100].join("\u{200D}");
         assert_eq!(grapheme_count(&heavy), 1);
