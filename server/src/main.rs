@@ -96,7 +96,7 @@ fn main() -> ExitCode {
             Some(Command::Phrases(command)) => phrases::run(&config.store, command).await,
             Some(Command::Config(ConfigCommand::Check)) => config_check::run(&config),
             Some(Command::Config(ConfigCommand::Reference)) => {
-                print!("{}", lastwords::config::reference_table());
+                cli::out(format_args!("{}", lastwords::config::reference_table()));
                 Ok(())
             }
             Some(Command::Healthcheck { ready, timeout }) => {

@@ -201,7 +201,9 @@ test('import adds every valid entry, reports each rejected one with its reason, 
   assert.match(result.stdout, /#7: needs string fields word and name/);
   assert.match(result.stdout, /#9 "NUL\\u\{0\}": a phrase cannot contain the character U\+0000/);
   assert.match(result.stdout, /#3 .*at most 20 characters/);
-  assert.match(result.stdout, /#5 .*a name can be at most 40 characters/);
+  // Too big to be a name before it is even normalised (over 64 KiB as given).
+  assert.match(result.stdout, /#5 .*a name can take at most 400 bytes; this one takes 1048576/);
+  assert.match(result.stdout, /skipped "HELLO": already taken by "Rex"/, 'which one was taken, and by whom');
   assert.match(result.stdout, /#6: needs string fields word and name/);
   assert.match(result.stderr, /6 of 9 entries were rejected/);
   const after = await storedWords();

@@ -10,7 +10,7 @@ pub fn run(config: &Config) -> anyhow::Result<()> {
     let rows = config.describe();
     let width = rows.iter().map(|(key, _)| key.len()).max().unwrap_or(0);
     for (key, value) in &rows {
-        println!("{key:width$}  {value}");
+        crate::say!("{key:width$}  {value}");
     }
     let mut problems = Vec::new();
     if let Err(message) = Ui::load(config.ui_dir.as_deref()) {

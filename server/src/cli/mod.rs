@@ -38,6 +38,26 @@ pub fn load_config(file: Option<&Path>, settings: &Settings) -> Result<Config, C
     settings.clone().or(file).resolve()
 }
 
+/// Writes `text` to standard output. A reader that has gone (`lastwords phrases list |
+/// head`) ends the process as SIGPIPE ends other tools (status 141), not in a panic with
+/// a backtrace: Rust ignores the signal, which the server needs, and `print!` panics.
+pub fn out(text: std::fmt::Arguments<'_>) {
+    use std::io::Write as _;
+    if let Err(error) = std::io::stdout().lock().write_fmt(text)
+        && error.kind() == std::io::ErrorKind::BrokenPipe
+    {
+        std::process::exit(141);
+    }
+}
+
+/// `println!` to standard output through [`out`].
+#[macro_export]
+macro_rules! say {
+    ($($arg:tt)*) => {
+        $crate::cli::out(format_args!("{}\n", format_args!($($arg)*)))
+    };
+}
+
 /// Logs to standard error: JSON lines in production, compact text in staging.
 /// `error` as clap made it, naming the environment variable a bad value came from when
 /// the flag it names was not given (clap names the flag the variable stands for, which

@@ -93,10 +93,10 @@ pub async fn run(config: &Store, command: PhrasesCommand) -> anyhow::Result<()> 
             if json {
                 // JSON escapes every control character itself.
                 let text = serde_json::to_string_pretty(&phrases)?;
-                println!("{text}");
+                crate::say!("{text}");
             } else {
                 for phrase in &phrases {
-                    println!(
+                    crate::say!(
                         "{}\t{}\t{}",
                         terminal_safe(&phrase.id),
                         terminal_safe(&phrase.word),
@@ -109,7 +109,7 @@ pub async fn run(config: &Store, command: PhrasesCommand) -> anyhow::Result<()> 
         PhrasesCommand::Add { word, name } => {
             let phrase = NewPhrase::validated(&word, &name)?;
             let phrase = store.add(phrase).await?;
-            println!(
+            crate::say!(
                 "added {} \"{}\" by \"{}\"",
                 phrase.id,
                 terminal_safe(&phrase.word),
@@ -118,7 +118,7 @@ pub async fn run(config: &Store, command: PhrasesCommand) -> anyhow::Result<()> 
         }
         PhrasesCommand::Remove { id } => {
             let phrase = store.remove(id).await?;
-            println!(
+            crate::say!(
                 "removed {} \"{}\" by \"{}\"",
                 terminal_safe(&phrase.id),
                 terminal_safe(&phrase.word),
@@ -152,7 +152,7 @@ pub async fn run(config: &Store, command: PhrasesCommand) -> anyhow::Result<()> 
                         .with_context(|| format!("cannot write {}", path.display()))?;
                     eprintln!("exported {} phrases to {}", phrases.len(), path.display());
                 }
-                None => print!("{text}"),
+                None => crate::cli::out(format_args!("{text}")),
             }
         }
     }
@@ -178,7 +178,7 @@ async fn backup(config: &Store, file: &std::path::Path) -> anyhow::Result<()> {
         tokio::task::spawn_blocking(move || store.backup(&file).map(|report| (report, file)))
             .await??;
     let (report, file) = report;
-    println!(
+    crate::say!(
         "backed up {} phrases to {} ({} bytes, integrity checked)",
         report.phrases,
         file.display(),
@@ -199,13 +199,13 @@ async fn restore(config: &Store, file: &std::path::Path, online: bool) -> anyhow
     } else {
         "as a new file"
     };
-    println!(
+    crate::say!(
         "restored {} phrases from {} {how}",
         report.phrases,
         file.display()
     );
     if let Some(aside) = report.kept_aside {
-        println!("the store it replaced is kept at {}", aside.display());
+        crate::say!("the store it replaced is kept at {}", aside.display());
     }
     Ok(())
 }
@@ -216,24 +216,27 @@ fn init(config: &Store) -> anyhow::Result<()> {
     let (store, created) = EmbeddedStore::open_or_create(&config.data_dir, Seed::Empty)?;
     let path = store.path().display();
     match created {
-        None => println!("{path} already exists; nothing to do"),
+        None => crate::say!("{path} already exists; nothing to do"),
         Some(created) => match created.imported {
-            None => println!("created {path}"),
+            None => crate::say!("created {path}"),
             Some(import) => {
-                println!(
+                crate::say!(
                     "created {path} with {} phrases from {}, renamed to {}",
                     import.added,
                     embedded::LEGACY_FILE_NAME,
                     embedded::LEGACY_IMPORTED_NAME
                 );
                 for reason in &import.rejected {
-                    println!("  not imported {reason}");
+                    crate::say!("  not imported {reason}");
                 }
             }
         },
     }
     Ok(())
 }
+
+/// The phrases skipped as taken an import names, before it counts the rest.
+const SKIPPED_LISTED: usize = 20;
 
 /// Adds every valid entry of `file` in as few writes as the store allows, then says what
 /// became of each: added, already taken, or rejected with its reason.
@@ -270,9 +273,24 @@ async fn import(store: &dyn PhraseStore, file: &std::path::Path) -> anyhow::Resu
         .count();
     let taken = outcomes.len() - added;
     for reason in &rejected {
-        println!("rejected {reason}");
+        crate::say!("rejected {reason}");
     }
-    println!(
+    // Which were taken, so a re-import is told from a clash: the first few, then a count.
+    let skipped = outcomes.iter().filter_map(|outcome| match outcome {
+        AddOutcome::Taken { word, name } => Some((word, name)),
+        AddOutcome::Added(_) => None,
+    });
+    for (word, name) in skipped.take(SKIPPED_LISTED) {
+        crate::say!(
+            "skipped \"{}\": already taken by \"{}\"",
+            preview(word),
+            preview(name)
+        );
+    }
+    if taken > SKIPPED_LISTED {
+        crate::say!("skipped {} more as already taken", taken - SKIPPED_LISTED);
+    }
+    crate::say!(
         "{total} entries: added {added}, skipped {taken} as already taken, rejected {}",
         rejected.len()
     );

@@ -509,3 +509,39 @@ fn a_bad_value_from_the_environment_names_the_variable() {
         .unwrap();
     assert!(!String::from_utf8_lossy(&output.stderr).contains("environment variable"));
 }
+
+#[test]
+fn a_reader_that_goes_ends_the_listing_quietly() {
+    // `lastwords phrases list | head`: the reader leaves before the list is written.
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().to_str().unwrap();
+    init(data);
+    let add = lastwords()
+        .args([
+            "phrases",
+            "add",
+            "STILL HERE",
+            "--name",
+            "Op",
+            "--data-dir",
+            data,
+        ])
+        .output()
+        .unwrap();
+    assert!(add.status.success());
+    let mut child = lastwords()
+        .args(["phrases", "list", "--data-dir", data])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(141),
+        "as SIGPIPE ends other tools"
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
