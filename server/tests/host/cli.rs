@@ -95,19 +95,7 @@ fn import_adds_new_phrases_and_says_what_it_skipped_and_why() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().to_str().unwrap();
     init(data);
-    let add = lastwords()
-        .args([
-            "phrases",
-            "add",
-            "good luck!",
-            "--name",
-            "Anky",
-            "--data-dir",
-            data,
-        ])
-        .output()
-        .expect("the binary runs");
-    assert!(add.status.success());
+    add(data, "good luck!", "Anky");
     let file = dir.path().join("import.json");
     let long = "y".repeat(21);
     std::fs::write(
@@ -147,6 +135,19 @@ fn import_adds_new_phrases_and_says_what_it_skipped_and_why() {
 }
 
 /// Creates an empty embedded store in `data`.
+/// Mints `word` by `name` in the store at `data`.
+fn add(data: &str, word: &str, name: &str) {
+    let output = lastwords()
+        .args(["phrases", "add", word, "--name", name, "--data-dir", data])
+        .output()
+        .expect("the binary runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
 fn init(data: &str) {
     let output = lastwords()
         .args(["phrases", "init", "--data-dir", data])
@@ -516,19 +517,7 @@ fn a_reader_that_goes_ends_the_listing_quietly() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().to_str().unwrap();
     init(data);
-    let add = lastwords()
-        .args([
-            "phrases",
-            "add",
-            "STILL HERE",
-            "--name",
-            "Op",
-            "--data-dir",
-            data,
-        ])
-        .output()
-        .unwrap();
-    assert!(add.status.success());
+    add(data, "STILL HERE", "Op");
     let mut child = lastwords()
         .args(["phrases", "list", "--data-dir", data])
         .stdout(std::process::Stdio::piped())
