@@ -157,18 +157,8 @@ pub fn problem<B>(request: &axum::http::Request<B>) -> Option<(StatusCode, Strin
 /// disagree on which site was asked for. HTTP/2 names the host in `:authority` instead.
 /// Checked on the connection, before the router, so router tests need not invent a host.
 pub fn host_problem<B>(request: &axum::http::Request<B>) -> Option<Response> {
-    let mut values = request.headers().get_all(header::HOST).iter();
-    if let (Some(value), None) = (values.next(), values.next())
-        && !valid_host(value.as_bytes())
-    {
-        let mut refusal = refuse(
-            StatusCode::BAD_REQUEST,
-            "the Host header is not a host name or address, with a port if any",
-        );
-        add_security_headers(refusal.headers_mut(), false);
-        return Some(refusal);
-    }
-    let hosts = request.headers().get_all(header::HOST).iter().count();
+    let values = request.headers().get_all(header::HOST);
+    let hosts = values.iter().count();
     let needed = request.version() == axum::http::Version::HTTP_11;
     // Answered before the router, whose layer adds the security headers: added here.
     // (Not HSTS: with no one host asked for, there is no site to pin.)
@@ -181,7 +171,12 @@ pub fn host_problem<B>(request: &axum::http::Request<B>) -> Option<Response> {
             StatusCode::BAD_REQUEST,
             "an HTTP/1.1 request needs a Host header",
         )),
-        0 | 1 => None,
+        0 => None,
+        1 if !values.iter().all(|value| valid_host(value.as_bytes())) => Some(refuse(
+            StatusCode::BAD_REQUEST,
+            "the Host header is not a host name or address, with a port if any",
+        )),
+        1 => None,
         _ => Some(refuse(
             StatusCode::BAD_REQUEST,
             format!("a request may carry one Host header; this one has {hosts}"),
