@@ -58,7 +58,6 @@ macro_rules! say {
     };
 }
 
-/// Logs to standard error: JSON lines in production, compact text in staging.
 /// `error` as clap made it, naming the environment variable a bad value came from when
 /// the flag it names was not given (clap names the flag the variable stands for, which
 /// an operator who never typed it looks for in vain).
@@ -98,6 +97,7 @@ pub fn from_environment(command: &clap::Command, mut error: clap::Error) -> clap
     error
 }
 
+/// Logs to standard error: JSON lines in production, compact text in staging.
 pub fn init_tracing(environment: Environment) {
     // The Firestore client warns at every RESET of the listen stream, a routine part of
     // the protocol that the feed handles (an emulator sends one per write): only its
