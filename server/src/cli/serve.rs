@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use crate::config::{Config, Environment};
+use crate::config::Config;
 use crate::net::listener;
 use crate::render::assets::Ui;
 use crate::server;
@@ -35,10 +35,7 @@ pub async fn run(config: Arc<Config>) -> anyhow::Result<()> {
         public_url = %config.site.public_url,
         version = env!("CARGO_PKG_VERSION"),
         engine = if cfg!(feature = "v8") { "v8" } else { "quickjs" },
-        env = match config.environment {
-            Environment::Production => "production",
-            Environment::Staging => "staging",
-        },
+        env = config.environment.name(),
         store,
         phrases = snapshot.loaded.then_some(snapshot.list.len()),
         "serving"

@@ -26,6 +26,16 @@ pub enum Environment {
     Production,
 }
 
+impl Environment {
+    /// The profile as `--env` and the TOML file name it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Environment::Staging => "staging",
+            Environment::Production => "production",
+        }
+    }
+}
+
 /// Links the site shows in its header and footer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct SiteLinks {
@@ -199,7 +209,7 @@ impl Config {
             ),
         };
         vec![
-            ("env", format!("{environment:?}").to_lowercase()),
+            ("env", environment.name().to_owned()),
             ("listen", http.addr.to_string()),
             ("public_url", masked(site.public_url.as_str())),
             ("allowed_origins", site.allowed_origins.join(", ")),
