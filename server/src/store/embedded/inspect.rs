@@ -172,11 +172,13 @@ fn writable(path: &Path) -> Result<(), String> {
     .map_err(|error| describe_io(path, &error))
 }
 
-fn folder_writable(folder: &Path) -> Result<(), String> {
+/// Whether SQLite can create files in `folder`: the database (a new store), its log and
+/// its index.
+pub(super) fn folder_writable(folder: &Path) -> Result<(), String> {
     permitted(folder, rustix::fs::Access::WRITE_OK | rustix::fs::Access::EXEC_OK).map_err(
         |error| {
             format!(
-                "is in the folder {}, where this process (uid {}) cannot create the database's log and index: {error}",
+                "is in the folder {}, where this process (uid {}) cannot create the database, its log and index: {error}",
                 folder.display(),
                 rustix::process::geteuid().as_raw(),
             )
@@ -185,7 +187,7 @@ fn folder_writable(folder: &Path) -> Result<(), String> {
 }
 
 /// `access(2)` for the effective user, as opening would be judged.
-pub(super) fn permitted(path: &Path, access: rustix::fs::Access) -> std::io::Result<()> {
+fn permitted(path: &Path, access: rustix::fs::Access) -> std::io::Result<()> {
     rustix::fs::accessat(rustix::fs::CWD, path, access, rustix::fs::AtFlags::EACCESS)
         .map_err(std::io::Error::from)
 }

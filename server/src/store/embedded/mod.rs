@@ -163,16 +163,11 @@ impl EmbeddedStore {
         let path = data_dir.join(FILE_NAME);
         let mut created = None;
         if inspect::inspect(&path)? == Found::Nothing {
-            let creatable = rustix::fs::Access::WRITE_OK | rustix::fs::Access::EXEC_OK;
-            if let Err(error) = inspect::permitted(data_dir, creatable) {
-                return Err(StoreError::File {
-                    path: data_dir.display().to_string(),
-                    reason: format!(
-                        "has no store, and this process (uid {}) cannot make one in it ({error}): give the folder to this user, or name another",
-                        rustix::process::geteuid().as_raw()
-                    ),
-                });
-            }
+            // Said as such, rather than as SQLite failing to open a file it cannot make.
+            inspect::folder_writable(data_dir).map_err(|reason| StoreError::File {
+                path: path.display().to_string(),
+                reason,
+            })?;
             created = create(data_dir, &path, seed)?;
             if created.is_none() {
                 // Another process made it meanwhile: check what it made.
