@@ -21,6 +21,8 @@ export interface PhraseFeed {
   loading: boolean;
   /** The last page asked for did not come; `loadMore` asks again. */
   failed: boolean;
+  /** Every phrase loaded is gone and more are to come: the next page is on its way instead. */
+  emptied: boolean;
   /** Shows the phrases containing `query` (as `findText` gives it); "" for the newest-first list. */
   find: (query: string) => void;
 }
@@ -121,6 +123,7 @@ export function usePhraseFeed(props: WordsProps): PhraseFeed {
     loadMore,
     loading: wanted !== null || (more !== null && more.key === listKey && !more.failed),
     failed: more !== null && more.key === listKey && more.failed,
+    emptied,
     find,
   };
 }

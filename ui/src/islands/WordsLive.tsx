@@ -19,7 +19,7 @@ export type Props = WordsProps;
  */
 export function WordsLive(props: Props) {
   const { site, version, loaded, check } = props;
-  const { feed, loadMore, loading, failed, find } = usePhraseFeed(props);
+  const { feed, loadMore, loading, failed, emptied, find } = usePhraseFeed(props);
   const [typed, setTyped] = useState<string | null>(null);
   // An IME is building a character: the box's text is not a word yet.
   const [composing, setComposing] = useState(false);
@@ -105,8 +105,7 @@ export function WordsLive(props: Props) {
             focusIndex={focusIndex}
             onFocused={onFocused}
           />
-        ) : list.phrases.length === 0 && list.next !== null ? null : (
-          // With none loaded but more to come, the next page is on its way (usePhraseFeed).
+        ) : emptied ? null : (
           <PhraseGrid phrases={list.phrases} site={site} query={list.query} busy={hydrated && loading} />
         )}
       </div>
