@@ -439,20 +439,32 @@ for (const path of ['/', '/words']) {
     assert.equal(preloaded.length, 1);
     assert.match(preloaded[0], /\/assets\/[\w-]+\.woff2$/);
     // What Chromium really drew the heading with, not what the stylesheet asked for.
-    const cdp = await context.newCDPSession(page);
-    await cdp.send('DOM.enable');
-    await cdp.send('CSS.enable');
-    const { root } = await cdp.send('DOM.getDocument', { depth: 0 });
-    const { nodeId } = await cdp.send('DOM.querySelector', { nodeId: root.nodeId, selector: 'h1' });
-    // A face loaded is drawn at the next layout, which a busy machine may not have run yet.
-    let fonts = [];
-    const deadline = Date.now() + 5000;
-    do {
-      ({ fonts } = await cdp.send('CSS.getPlatformFontsForNode', { nodeId }));
-      if (fonts.length === 1 && fonts[0].familyName === 'Archivo Black') break;
-      await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
-    } while (Date.now() < deadline);
-    await cdp.detach();
+    const drawnWith = async () => {
+      const cdp = await context.newCDPSession(page);
+      await cdp.send('DOM.enable');
+      await cdp.send('CSS.enable');
+      const { root } = await cdp.send('DOM.getDocument', { depth: 0 });
+      const { nodeId } = await cdp.send('DOM.querySelector', { nodeId: root.nodeId, selector: 'h1' });
+      // A face loaded is drawn at the next layout, which a busy machine may not have run yet.
+      let drawn = [];
+      const deadline = Date.now() + 5000;
+      do {
+        ({ fonts: drawn } = await cdp.send('CSS.getPlatformFontsForNode', { nodeId }));
+        if (drawn.length === 1 && drawn[0].familyName === 'Archivo Black') break;
+        await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+      } while (Date.now() < deadline);
+      await cdp.detach();
+      return drawn;
+    };
+    let fonts = await drawnWith();
+    if (fonts[0]?.familyName !== 'Archivo Black') {
+      // font-display: optional keeps the fallback for a page whose face came after its
+      // first frames (a machine too busy to fetch even a preload in time), so nothing
+      // shifts; the next page drawn, with the face in the cache, has it.
+      await page.reload();
+      await page.waitForSelector('html[data-hydrated="true"]');
+      fonts = await drawnWith();
+    }
     assert.deepEqual(fonts.map((font) => font.familyName), ['Archivo Black'], `h1 drawn with ${JSON.stringify(fonts)}`);
     assert.equal(fonts[0].isCustomFont, true);
     assert.deepEqual(problems, []);
