@@ -162,8 +162,23 @@ mod tests {
         let files: Vec<std::fs::File> = (0..20)
             .map(|_| std::fs::File::open("/proc/self/stat").expect("open"))
             .collect();
-        let spin = std::time::Instant::now();
-        while spin.elapsed() < std::time::Duration::from_millis(300) {
+        // 0.3 s of this thread's own CPU time, however long a busy machine takes to give
+        // it (300 ms of the clock gave it less than 0.2 s beside a build).
+        let thread_ticks = || {
+            let stat = std::fs::read_to_string("/proc/thread-self/stat").expect("thread stat");
+            let fields: Vec<u64> = stat
+                .rsplit_once(") ")
+                .expect("comm")
+                .1
+                .split(' ')
+                .skip(11)
+                .take(2)
+                .map(|field| field.parse().expect("ticks"))
+                .collect();
+            fields.iter().sum::<u64>()
+        };
+        let (spin, start) = (std::time::Instant::now(), thread_ticks());
+        while thread_ticks() < start + 30 && spin.elapsed() < std::time::Duration::from_secs(30) {
             std::hint::black_box(spin.elapsed());
         }
         let thread = std::thread::spawn(|| std::thread::sleep(std::time::Duration::from_secs(1)));
