@@ -43,8 +43,8 @@ after(async () => {
   await host?.stop();
 });
 
-async function xml(path, type = 'application/xml; charset=utf-8') {
-  const response = await fetch(`${host.url}${path}`);
+async function xml(path, type = 'application/xml; charset=utf-8', base = host.url) {
+  const response = await fetch(`${base}${path}`);
   assert.equal(response.status, 200, path);
   assert.equal(response.headers.get('content-type'), type, path);
   const text = await response.text();
@@ -227,4 +227,41 @@ test('phrases imported by the hundred while the host runs are dated when they ca
   assert.equal(late.length, 50);
   assert.ok(late.every((url) => Date.parse(url.lastmod) > started), 'their lastmod too');
   assert.ok(Date.parse(last.lastmod) > started, "and their child's");
+});
+
+test('a restart leaves every date as it was: a crawler is not told that every page changed', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'lastwords-crawl-'));
+  const file = join(dataDir, 'few.json');
+  writeFileSync(file, JSON.stringify(Array.from({ length: 300 }, (_, i) => ({ word: `KEPT ${i}`, name: 'dated' }))));
+  const dates = async (base) => {
+    const sitemap = (await xml('/sitemap.xml', undefined, base)).urlset.url;
+    const { feed } = await xml('/feed.atom', 'application/atom+xml; charset=utf-8', base);
+    return {
+      lastmod: Object.fromEntries(sitemap.map((url) => [new URL(url.loc).pathname, url.lastmod])),
+      updated: Object.fromEntries(feed.entry.map((entry) => [new URL(entry.id).pathname, entry.updated])),
+      feed: feed.updated,
+    };
+  };
+  let running;
+  try {
+    running = await startHost({
+      dataDir,
+      prepare: async (cli) => {
+        for (const args of [['phrases', 'init'], ['phrases', 'import', file]]) {
+          const run = await cli(...args);
+          assert.equal(run.code, 0, run.stderr);
+        }
+      },
+    });
+    const before = await dates(running.url);
+    assert.equal(Object.keys(before.lastmod).filter((path) => path.startsWith('/words/')).length, 300);
+    await running.stop();
+    // Past the second a date counts, so that a date made at start would differ.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    running = await startHost({ dataDir });
+    assert.deepEqual(await dates(running.url), before);
+  } finally {
+    await running?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
 });

@@ -6,9 +6,9 @@
 //! Child sitemaps are [`shelves`]: stretches of the list, oldest first, that keep their
 //! phrases and their names, so a change makes again only the child it falls in (an
 //! addition, the last) and a crawler's `If-None-Match` matches every other. A `lastmod`
-//! is a phrase's creation time when the source says it (Firestore's create time); the
-//! embedded store keeps an order, not a time, so there the host says when it first saw
-//! the phrase, or, for what it loaded at start, when it started.
+//! is a phrase's creation time (Firestore's create time, or the embedded store's); for
+//! a phrase with none (a row a program gave an order and no time) the host says when it
+//! first saw it, or, for what it loaded at start, when it started.
 
 mod shelves;
 
@@ -17,7 +17,7 @@ use std::fmt::Write as _;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::config::Site;
-use crate::feed::list::Phrase;
+use crate::feed::list::{FIRST_TIME_US, Phrase};
 use crate::feed::{Change, Delta, Feed, Snapshot, now_ms};
 use crate::render::page_cache::CachedPage;
 use shelves::{Altered, Label, Shelves};
@@ -30,10 +30,6 @@ pub const FEED_ENTRIES: usize = 50;
 
 /// Phrases whose first sighting is remembered: more than the feed shows.
 const SEEN: usize = 1024;
-
-/// Firestore's create times are microseconds since 1970; anything from 2001 on is one.
-/// The embedded store's order numbers stay far below.
-const FIRST_TIME_US: u64 = 1_000_000_000_000_000;
 
 /// One of the documents, as a path names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

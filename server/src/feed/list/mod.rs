@@ -22,7 +22,7 @@ use serde::Serialize;
 use chunk::{CHUNK_BUILD, CHUNK_MAX, Chunk};
 pub use cursor::Cursor;
 use cursor::phrase_order;
-pub use phrase::Phrase;
+pub use phrase::{FIRST_TIME_US, Phrase};
 use skeletons::Skeletons;
 
 /// Phrases on a page of the grid and of the API by default: 1, 2, 3 and 4 columns all
@@ -238,6 +238,17 @@ impl PhraseList {
         true
     }
 
+    /// `cursor` with its phrase's time as the list has it, when that differs: a link made
+    /// before its phrase was given a time (a store upgraded to keep them) still leads from
+    /// that phrase. `None` when the cursor is right or its phrase is gone.
+    fn locate(&self, cursor: &Cursor) -> Option<Cursor> {
+        let created = *self.created.get(cursor.id.as_str())?;
+        (created != cursor.created).then(|| Cursor {
+            created,
+            id: cursor.id.clone(),
+        })
+    }
+
     /// The position of the first phrase at or after `cursor`.
     fn position(&self, cursor: &Cursor) -> Position {
         let chunk = self.chunks.partition_point(|chunk| {
@@ -256,6 +267,15 @@ impl PhraseList {
     /// `find` (already normalised; empty finds nothing out).
     pub fn page(&self, anchor: Anchor<'_>, limit: usize, find: &str) -> ListPage {
         let limit = limit.max(1);
+        let located = match anchor {
+            Anchor::After(cursor) | Anchor::Before(cursor) => self.locate(cursor),
+            Anchor::First => None,
+        };
+        let anchor = match (anchor, &located) {
+            (Anchor::After(_), Some(cursor)) => Anchor::After(cursor),
+            (Anchor::Before(_), Some(cursor)) => Anchor::Before(cursor),
+            (anchor, _) => anchor,
+        };
         let finder = (!find.is_empty()).then(|| memmem::Finder::new(find.as_bytes()));
         let finder = finder.as_ref();
         match anchor {
@@ -483,6 +503,29 @@ mod tests {
         let second = list.page(Anchor::After(&cursor), 48, "");
         assert_eq!(second.phrases[0].word, "W151");
         assert_eq!(list.len(), 229);
+    }
+
+    #[test]
+    fn a_link_made_before_its_phrases_were_timed_leads_from_the_same_phrase() {
+        let mut list = numbered(200);
+        let first = list.page(Anchor::First, 48, "");
+        let next = first.next.clone().unwrap();
+        let second = list.page(Anchor::After(&next), 48, "");
+        let back = second.prev.clone().unwrap();
+        // The store gave every phrase a time, in the same order (an upgraded store).
+        for p in list.iter().cloned().collect::<Vec<_>>() {
+            let mut timed = (*p).clone();
+            timed.created += FIRST_TIME_US;
+            list.upsert(timed);
+        }
+        assert_eq!(
+            words(&list.page(Anchor::After(&next), 48, "")),
+            words(&second)
+        );
+        assert_eq!(
+            words(&list.page(Anchor::Before(&back), 48, "")),
+            words(&first)
+        );
     }
 
     #[test]

@@ -11,8 +11,13 @@ pub struct Phrase {
     pub word: String,
     /// Who minted it.
     pub name: String,
-    /// When it was minted, as an order: the embedded store's change sequence, or
-    /// Firestore's create time in microseconds. The list is newest first.
+    /// When it was minted, in microseconds since 1970 (Firestore's create time, or the
+    /// embedded store's clock, one past the newest so that it is also the order of
+    /// minting); the list is newest first. Below [`FIRST_TIME_US`] an order with no time:
+    /// what a store made before it kept times held.
     #[serde(default)]
     pub created: u64,
 }
+
+/// `created` from here on is a time (September 2001); below it, an order only.
+pub const FIRST_TIME_US: u64 = 1_000_000_000_000_000;

@@ -319,11 +319,14 @@ impl EmbeddedStore {
                 if super::current_sequence(&transaction)? != sequence {
                     return Ok(false);
                 }
+                // With their times: a restored phrase was minted when it was, not now.
                 transaction.execute_batch(
                     "DELETE FROM main.phrases;
-                     INSERT INTO main.phrases (id, word, name)
-                         SELECT id, word, name FROM restored.phrases ORDER BY created, id;",
+                     INSERT INTO main.phrases (id, word, name, created)
+                         SELECT id, word, name, MAX(created, 1) FROM restored.phrases
+                         ORDER BY created, id;",
                 )?;
+                super::schema::time_untimed(&transaction)?;
                 transaction.commit()?;
                 Ok(true)
             })();

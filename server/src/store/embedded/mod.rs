@@ -198,6 +198,10 @@ impl EmbeddedStore {
             retry_busy(|| connection.pragma_update(None, "application_id", APPLICATION_ID))
                 .map_err(|e| database_error(&path, e))?;
         }
+        let mut connection = connection;
+        if schema::upgrade(&mut connection).map_err(|e| database_error(&path, e))? {
+            tracing::info!(path = %path.display(), "the store now keeps when each phrase was minted; the phrases it had are timed as of now, in their order");
+        }
         let connection = StoreConnection {
             identity: file_identity(&path),
             path: path.clone(),
@@ -583,6 +587,7 @@ fn file_error(path: &Path, error: std::io::Error) -> StoreError {
 mod tests {
     use super::schema::SAMPLES;
     use super::*;
+    use crate::feed::list::FIRST_TIME_US;
 
     fn words(feed: &Feed) -> Vec<String> {
         let mut words: Vec<String> = feed.current().list.iter().map(|p| p.word.clone()).collect();
@@ -650,6 +655,150 @@ mod tests {
                 assert_eq!(look.unwrap(), inspect::Found::Store);
             }
         });
+    }
+
+    fn now_us() -> u64 {
+        crate::feed::now_ms() * 1000
+    }
+
+    /// `(id, created)` newest first, as the list shows them.
+    fn listed(path: &Path) -> Vec<(String, u64)> {
+        let connection = Connection::open(path).unwrap();
+        let mut statement = connection
+            .prepare("SELECT id, created FROM phrases ORDER BY created DESC, id ASC")
+            .unwrap();
+        statement
+            .query_map([], |row| Ok((row.get(0)?, row.get::<_, i64>(1)? as u64)))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap()
+    }
+
+    #[test]
+    fn a_phrase_is_timed_when_minted_and_never_before_an_older_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, _) = EmbeddedStore::open_or_create(dir.path(), Seed::Empty).unwrap();
+        let before = now_us();
+        let first = store
+            .add_now(NewPhrase::validated("first", "a").unwrap())
+            .unwrap();
+        let second = store
+            .add_now(NewPhrase::validated("second", "a").unwrap())
+            .unwrap();
+        assert!((before..=now_us()).contains(&first.created), "{first:?}");
+        assert!(second.created > first.created, "{first:?} {second:?}");
+        // A row another program timed an hour ahead (a clock set back since): the next
+        // phrase still comes after it, and the sqlite3 shell's rows are timed as ours.
+        let ahead = now_us() + 3_600_000_000;
+        let connection = Connection::open(store.path()).unwrap();
+        connection
+            .execute(
+                "INSERT INTO phrases (id, word, name, created) VALUES ('ahead', 'AHEAD', 'b', ?1)",
+                [ahead as i64],
+            )
+            .unwrap();
+        connection
+            .execute(
+                "INSERT INTO phrases (id, word, name) VALUES ('shell', 'SHELL', 'b')",
+                [],
+            )
+            .unwrap();
+        let third = store
+            .add_now(NewPhrase::validated("third", "a").unwrap())
+            .unwrap();
+        assert_eq!(third.created, ahead + 2);
+        let ids: Vec<String> = listed(store.path()).into_iter().map(|(id, _)| id).collect();
+        assert_eq!(&ids[..3], [third.id.as_str(), "shell", "ahead"]);
+    }
+
+    #[test]
+    fn a_store_an_earlier_version_made_is_timed_in_its_order_once_and_still_reads_as_one() {
+        const EARLIER_TRIGGER: &str = "
+            CREATE TRIGGER phrase_added AFTER INSERT ON phrases BEGIN
+                UPDATE sequence SET last = last + 1;
+                UPDATE phrases SET created = (SELECT last FROM sequence), changed = (SELECT last FROM sequence)
+                    WHERE id = NEW.id;
+                DELETE FROM removals WHERE id = NEW.id;
+            END;";
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE_NAME);
+        drop(EmbeddedStore::open_or_create(dir.path(), Seed::Empty).unwrap());
+        {
+            let connection = Connection::open(&path).unwrap();
+            connection
+                .execute_batch(&format!("DROP TRIGGER phrase_added; {EARLIER_TRIGGER}"))
+                .unwrap();
+            for (id, word) in [("c", "ONE"), ("a", "TWO"), ("e", "THREE"), ("b", "FOUR")] {
+                connection
+                    .execute(
+                        "INSERT INTO phrases (id, word, name) VALUES (?1, ?2, 'n')",
+                        [id, word],
+                    )
+                    .unwrap();
+            }
+            // Two at the same order number: the id decides, as in the list.
+            connection
+                .execute("UPDATE phrases SET created = 4 WHERE id = 'e'", [])
+                .unwrap();
+        }
+        let order: Vec<String> = listed(&path).into_iter().map(|(id, _)| id).collect();
+        assert_eq!(order, ["b", "e", "a", "c"]);
+        // A copy as it is, for a restore: what the earlier version's backup holds.
+        let earlier_backup = dir.path().join("earlier.sqlite3");
+        std::fs::copy(&path, &earlier_backup).unwrap();
+
+        let before = now_us();
+        let store = EmbeddedStore::open(dir.path()).unwrap();
+        let timed = listed(&path);
+        let ids: Vec<&str> = timed.iter().map(|(id, _)| id.as_str()).collect();
+        assert_eq!(ids, order, "the order is kept");
+        assert!(timed[0].1 < now_us() && timed[3].1 >= before - 10);
+        assert!(timed.windows(2).all(|w| w[0].1 > w[1].1), "{timed:?}");
+        let read = store.read_all().unwrap();
+        assert!(read.phrases.iter().all(|p| p.created >= FIRST_TIME_US));
+        // A host following the store is told: each is changed after the last sequence.
+        assert_eq!(read.sequence, 5);
+        drop(store);
+
+        // Opened again, nothing is written; the schema number an earlier version reads
+        // is the same, and its inserts (which run the store's trigger) are timed.
+        let store = EmbeddedStore::open(dir.path()).unwrap();
+        assert_eq!(listed(&path), timed);
+        assert_eq!(store.read_all().unwrap().sequence, 5);
+        let connection = Connection::open(&path).unwrap();
+        let version: i64 = connection
+            .pragma_query_value(None, "user_version", |row| row.get(0))
+            .unwrap();
+        assert_eq!(version, SCHEMA_VERSION);
+        connection
+            .execute(
+                "INSERT INTO phrases (id, word, name) VALUES ('f', 'FIVE', 'n')",
+                [],
+            )
+            .unwrap();
+        assert_eq!(listed(&path)[0].0, "f");
+        assert!(listed(&path)[0].1 > timed[0].1);
+
+        // The earlier version's backup restored: its phrases timed, in their order, and
+        // a restore of this version's backup keeps the times it holds.
+        let report = EmbeddedStore::restore(dir.path(), &earlier_backup, false).unwrap();
+        drop(report);
+        let restored = listed(&path);
+        let ids: Vec<&str> = restored.iter().map(|(id, _)| id.as_str()).collect();
+        assert_eq!(ids, order);
+        assert!(
+            restored
+                .iter()
+                .all(|(_, created)| *created >= FIRST_TIME_US)
+        );
+        let ours = dir.path().join("ours.sqlite3");
+        EmbeddedStore::open(dir.path())
+            .unwrap()
+            .backup(&ours)
+            .unwrap();
+        connection.execute("DELETE FROM phrases", []).unwrap();
+        EmbeddedStore::restore(dir.path(), &ours, false).unwrap();
+        assert_eq!(listed(&path), restored);
     }
 
     #[test]

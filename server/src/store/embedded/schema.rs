@@ -4,12 +4,13 @@
 
 use std::path::Path;
 
-use rusqlite::{Connection, params};
+use rusqlite::{Connection, OptionalExtension, params};
 use serde::Deserialize;
 
 use super::inspect::APPLICATION_ID;
 use super::{LEGACY_FILE_NAME, LEGACY_IMPORTED_NAME, SCHEMA_VERSION, Seed};
 use crate::feed::Phrase;
+use crate::feed::list::FIRST_TIME_US;
 use crate::store::{NewPhrase, new_document_id};
 use crate::text::ContentError;
 
@@ -34,12 +35,6 @@ CREATE TABLE sequence (
     last INTEGER NOT NULL
 );
 INSERT INTO sequence (only, last) VALUES (1, 0);
-CREATE TRIGGER phrase_added AFTER INSERT ON phrases BEGIN
-    UPDATE sequence SET last = last + 1;
-    UPDATE phrases SET created = (SELECT last FROM sequence), changed = (SELECT last FROM sequence)
-        WHERE id = NEW.id;
-    DELETE FROM removals WHERE id = NEW.id;
-END;
 CREATE TRIGGER phrase_changed AFTER UPDATE OF id, word, name ON phrases BEGIN
     UPDATE sequence SET last = last + 1;
     UPDATE phrases SET changed = (SELECT last FROM sequence) WHERE id = NEW.id;
@@ -49,6 +44,25 @@ END;
 CREATE TRIGGER phrase_removed AFTER DELETE ON phrases BEGIN
     UPDATE sequence SET last = last + 1;
     INSERT OR REPLACE INTO removals (id, changed) VALUES (OLD.id, (SELECT last FROM sequence));
+END;
+";
+
+/// Numbers each new phrase: `changed` from the sequence, and `created` the time it was
+/// minted in Unix microseconds (what Firestore's create time gives), one past the newest
+/// when the clock says less, so that the order of minting is kept through a clock set
+/// back and within a millisecond. A row given its `created` (a restore) keeps it. In the
+/// database, not in our code, so every program that inserts a row (the `sqlite3` shell,
+/// an older lastwords) numbers it the same way; `julianday` is in every SQLite.
+pub(super) const PHRASE_ADDED: &str = "
+CREATE TRIGGER phrase_added AFTER INSERT ON phrases BEGIN
+    UPDATE sequence SET last = last + 1;
+    UPDATE phrases SET
+        created = CASE WHEN NEW.created > 0 THEN NEW.created ELSE MAX(
+            CAST(ROUND((julianday('now') - 2440587.5) * 86400000.0) AS INTEGER) * 1000,
+            (SELECT MAX(created) FROM phrases) + 1) END,
+        changed = (SELECT last FROM sequence)
+        WHERE id = NEW.id;
+    DELETE FROM removals WHERE id = NEW.id;
 END;
 ";
 
@@ -102,6 +116,7 @@ pub(super) fn create_schema(
     let transaction =
         connection.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
     transaction.execute_batch(SCHEMA)?;
+    transaction.execute_batch(PHRASE_ADDED)?;
     let mut created = Created::default();
     {
         let mut insert = transaction.prepare(
@@ -130,6 +145,75 @@ pub(super) fn create_schema(
     transaction.pragma_update(None, "user_version", SCHEMA_VERSION)?;
     transaction.commit()?;
     Ok(created)
+}
+
+/// Brings a store an earlier version made up to what this one writes: the trigger that
+/// gives new phrases their time, and times for the phrases it gave an order only. In one
+/// transaction, and readable by that earlier version still (its schema number stays:
+/// nothing it reads changes shape), so going back to it after an upgrade works. False
+/// when there was nothing to do.
+pub(super) fn upgrade(connection: &mut Connection) -> rusqlite::Result<bool> {
+    let current = |connection: &Connection| -> rusqlite::Result<bool> {
+        let trigger: Option<String> = connection
+            .query_row(
+                "SELECT sql FROM sqlite_schema WHERE type = 'trigger' AND name = 'phrase_added'",
+                [],
+                |row| row.get(0),
+            )
+            .optional()?;
+        let untimed: bool = connection.query_row(
+            "SELECT EXISTS (SELECT 1 FROM phrases WHERE created < ?1)",
+            [FIRST_TIME_US as i64],
+            |row| row.get(0),
+        )?;
+        Ok(trigger.as_deref() == Some(PHRASE_ADDED.trim().trim_end_matches(';')) && !untimed)
+    };
+    if current(connection)? {
+        return Ok(false);
+    }
+    let transaction =
+        connection.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    // Another process may have done it meanwhile.
+    if current(&transaction)? {
+        return Ok(false);
+    }
+    transaction.execute_batch("DROP TRIGGER IF EXISTS phrase_added;")?;
+    transaction.execute_batch(PHRASE_ADDED)?;
+    time_untimed(&transaction)?;
+    transaction.commit()?;
+    Ok(true)
+}
+
+/// Gives the phrases that have an order and no time (a store made before times were
+/// kept, a backup of one restored) times just before the oldest timed phrase or now,
+/// one microsecond apart, in their order: a page's list stays as it was, and its links,
+/// which name a phrase by id, still lead where they did. Marked changed, so a host
+/// following the store takes the new times.
+pub(super) fn time_untimed(connection: &Connection) -> rusqlite::Result<usize> {
+    let first = FIRST_TIME_US as i64;
+    let untimed: bool = connection.query_row(
+        "SELECT EXISTS (SELECT 1 FROM phrases WHERE created < ?1)",
+        [first],
+        |row| row.get(0),
+    )?;
+    if !untimed {
+        return Ok(0);
+    }
+    connection.execute("UPDATE sequence SET last = last + 1", [])?;
+    connection.execute(
+        "WITH before (at) AS (
+             SELECT MIN(at) FROM (
+                 SELECT CAST(ROUND((julianday('now') - 2440587.5) * 86400000.0) AS INTEGER) * 1000 AS at
+                 UNION ALL SELECT MIN(created) FROM phrases WHERE created >= ?1)),
+         ranked (id, rank) AS (
+             SELECT id, ROW_NUMBER() OVER (ORDER BY created DESC, id ASC)
+             FROM phrases WHERE created < ?1)
+         UPDATE phrases
+         SET created = (SELECT at FROM before) - ranked.rank,
+             changed = (SELECT last FROM sequence)
+         FROM ranked WHERE phrases.id = ranked.id",
+        [first],
+    )
 }
 
 #[derive(Deserialize)]
