@@ -711,8 +711,9 @@ mod tests {
         assert_eq!(&ids[..3], [third.id.as_str(), "shell", "ahead"]);
     }
 
-    #[test]
-    fn a_store_an_earlier_version_made_is_timed_in_its_order_once_and_still_reads_as_one() {
+    /// A store as the version before times were kept left it: four phrases numbered in
+    /// the order c, a, e, b, and e given b's number by hand (the id decides between them).
+    fn earlier_store(dir: &Path) -> PathBuf {
         const EARLIER_TRIGGER: &str = "
             CREATE TRIGGER phrase_added AFTER INSERT ON phrases BEGIN
                 UPDATE sequence SET last = last + 1;
@@ -720,27 +721,47 @@ mod tests {
                     WHERE id = NEW.id;
                 DELETE FROM removals WHERE id = NEW.id;
             END;";
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join(FILE_NAME);
-        drop(EmbeddedStore::open_or_create(dir.path(), Seed::Empty).unwrap());
-        {
-            let connection = Connection::open(&path).unwrap();
+        let path = dir.join(FILE_NAME);
+        drop(EmbeddedStore::open_or_create(dir, Seed::Empty).unwrap());
+        let connection = Connection::open(&path).unwrap();
+        connection
+            .execute_batch(&format!("DROP TRIGGER phrase_added; {EARLIER_TRIGGER}"))
+            .unwrap();
+        for (id, word) in [("c", "ONE"), ("a", "TWO"), ("e", "THREE"), ("b", "FOUR")] {
             connection
-                .execute_batch(&format!("DROP TRIGGER phrase_added; {EARLIER_TRIGGER}"))
-                .unwrap();
-            for (id, word) in [("c", "ONE"), ("a", "TWO"), ("e", "THREE"), ("b", "FOUR")] {
-                connection
-                    .execute(
-                        "INSERT INTO phrases (id, word, name) VALUES (?1, ?2, 'n')",
-                        [id, word],
-                    )
-                    .unwrap();
-            }
-            // Two at the same order number: the id decides, as in the list.
-            connection
-                .execute("UPDATE phrases SET created = 4 WHERE id = 'e'", [])
+                .execute(
+                    "INSERT INTO phrases (id, word, name) VALUES (?1, ?2, 'n')",
+                    [id, word],
+                )
                 .unwrap();
         }
+        connection
+            .execute("UPDATE phrases SET created = 4 WHERE id = 'e'", [])
+            .unwrap();
+        path
+    }
+
+    #[test]
+    fn processes_opening_an_earlier_store_at_once_time_it_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = earlier_store(dir.path());
+        std::thread::scope(|scope| {
+            for _ in 0..8 {
+                scope.spawn(|| EmbeddedStore::open(dir.path()).unwrap());
+            }
+        });
+        let timed = listed(&path);
+        let ids: Vec<&str> = timed.iter().map(|(id, _)| id.as_str()).collect();
+        assert_eq!(ids, ["b", "e", "a", "c"]);
+        assert!(timed.iter().all(|(_, created)| *created >= FIRST_TIME_US));
+        let store = EmbeddedStore::open(dir.path()).unwrap();
+        assert_eq!(store.read_all().unwrap().sequence, 5, "one upgrade");
+    }
+
+    #[test]
+    fn a_store_an_earlier_version_made_is_timed_in_its_order_once_and_still_reads_as_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = earlier_store(dir.path());
         let order: Vec<String> = listed(&path).into_iter().map(|(id, _)| id).collect();
         assert_eq!(order, ["b", "e", "a", "c"]);
         // A copy as it is, for a restore: what the earlier version's backup holds.
