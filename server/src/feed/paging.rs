@@ -65,6 +65,9 @@ pub struct PhrasePage {
     pub phrases: Vec<Arc<Phrase>>,
     pub next: Option<Cursor>,
     pub prev: Option<Cursor>,
+    /// See [`ListPage::start`](crate::feed::list::ListPage::start).
+    #[serde(skip)]
+    pub start: Option<Cursor>,
 }
 
 impl PhrasePage {
@@ -76,6 +79,7 @@ impl PhrasePage {
             phrases: page.phrases,
             next: page.next,
             prev: page.prev,
+            start: page.start,
         }
     }
 }

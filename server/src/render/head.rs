@@ -8,7 +8,6 @@ use crate::config::Site;
 use crate::escape::inert_json;
 use crate::feed::Phrase;
 use crate::feed::list::Cursor;
-use crate::feed::paging::PageRequest;
 use crate::render::site_files::{ATOM_FEED, ICON_512, OG_IMAGE};
 use crate::site;
 use crate::text::grapheme_count;
@@ -74,13 +73,14 @@ impl Head {
         }
     }
 
-    /// A page of the phrases page: one listing for search engines, linked to the pages
-    /// before (`prev`) and after (`next`) it; with `check`, what a visitor typed, which
-    /// is theirs and not indexed.
+    /// A page of the phrases page: one listing for search engines, named `after` the
+    /// phrase just newer than it (`start`) and linked to the pages before (`prev`) and
+    /// after (`next`) it; with `check`, what a visitor typed, which is theirs and not
+    /// indexed.
     pub fn words(
         config: &Site,
         check: &str,
-        request: &PageRequest,
+        start: Option<&Cursor>,
         prev: Option<&Cursor>,
         next: Option<&Cursor>,
     ) -> Self {
@@ -93,11 +93,12 @@ impl Head {
             query.append_pair(key, &cursor.to_string());
             config.absolute_url(&format!("{path}?{}", query.finish()))
         };
-        let canonical = match (&request.after, &request.before) {
-            _ if !check.is_empty() => config.absolute_url(&path),
-            (Some(after), _) => url_at("after", after),
-            (None, Some(before)) => url_at("before", before),
-            (None, None) => config.absolute_url(&path),
+        // Named by what it shows, not by how it was asked for: a `before` page and the
+        // `after` page with the same phrases, or a cursor made up between two phrases,
+        // are one page to a crawler.
+        let canonical = match start {
+            Some(start) if check.is_empty() => url_at("after", start),
+            _ => config.absolute_url(&path),
         };
         Self {
             title: site::title(&format!("Already-minted Last {}", config.product_name)),

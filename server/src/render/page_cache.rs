@@ -80,32 +80,17 @@ pub struct Span {
 }
 
 impl Span {
-    /// What `page`, the page of the list that starts at `anchor`, shows: from its
-    /// cursor (excluded) to its last phrase the way it runs, or to the end of the list
-    /// when there is no page beyond.
+    /// What `page`, the page of the list that starts at `anchor`, shows: from the phrase
+    /// just newer than it (included: its address is named after that phrase) to its last
+    /// phrase the way it runs, or to the end of the list when there is no page beyond.
     pub fn of_page(anchor: Anchor<'_>, page: &ListPage) -> Self {
-        let newest = || match (&page.prev, page.phrases.first()) {
-            (Some(_), Some(first)) => Bound::Included(Cursor::of(first)),
+        let newest = page.start.clone().map_or(Bound::Unbounded, Bound::Included);
+        let oldest = match (anchor, &page.next, page.phrases.last()) {
+            (Anchor::Before(cursor), ..) => Bound::Excluded(cursor.clone()),
+            (_, Some(_), Some(last)) => Bound::Included(Cursor::of(last)),
             _ => Bound::Unbounded,
         };
-        let oldest = || match (&page.next, page.phrases.last()) {
-            (Some(_), Some(last)) => Bound::Included(Cursor::of(last)),
-            _ => Bound::Unbounded,
-        };
-        match anchor {
-            Anchor::Before(cursor) => Span {
-                newest: newest(),
-                oldest: Bound::Excluded(cursor.clone()),
-            },
-            Anchor::After(cursor) => Span {
-                newest: Bound::Excluded(cursor.clone()),
-                oldest: oldest(),
-            },
-            Anchor::First => Span {
-                newest: Bound::Unbounded,
-                oldest: oldest(),
-            },
-        }
+        Span { newest, oldest }
     }
 
     /// Whether a phrase at `at` (added, removed or changed) belongs to the span.

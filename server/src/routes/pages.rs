@@ -144,10 +144,57 @@ pub async fn words(
     // A text no phrase could hold finds nothing out; the checker says what is wrong with it.
     let find = find_text(&check).unwrap_or_default();
     let request = PageRequest { find, ..request };
+    if past_the_end(&state, &request) {
+        return Ok(empty_page(&state));
+    }
     Ok(match words_page(&state, &check, &request).await {
         Ok(page) => page_response(&state, StatusCode::OK, &headers, page).await,
         Err(error) => html_error(&state, error),
     })
+}
+
+/// Whether `request` asks for a page of the whole list with nothing on it: its link
+/// came after phrases since removed, or its cursor was made up beyond either end.
+fn past_the_end(state: &AppState, request: &PageRequest) -> bool {
+    let snapshot = state.feed.current();
+    !matches!(request.anchor(), Anchor::First)
+        && request.find.is_empty()
+        && snapshot.loaded
+        && snapshot
+            .list
+            .page(request.anchor(), 1, "")
+            .phrases
+            .is_empty()
+}
+
+/// The page for [`past_the_end`]: a 404, so that a crawler drops the address, which
+/// says why and leads to the newest; the list would have said none was ever minted.
+fn empty_page(state: &AppState) -> Response {
+    let site = &state.config.site;
+    let html = shell::error_document_back(
+        &state.ui.get().manifest,
+        "This page of the list is empty",
+        &format!(
+            "The Last {} it listed are no longer there. The list goes on from its first page.",
+            site.product_name
+        ),
+        (
+            &site.words_path(),
+            &format!("The newest Last {}", site.product_name),
+        ),
+    );
+    (
+        StatusCode::NOT_FOUND,
+        [
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("text/html; charset=utf-8"),
+            ),
+            (header::CACHE_CONTROL, HeaderValue::from_static("no-store")),
+        ],
+        html,
+    )
+        .into_response()
 }
 
 /// `/words/`, as a link typed or cut by hand often ends: the list, where it lives.
@@ -302,7 +349,13 @@ async fn words_page(
         let config = &state.config.site;
         let site = state.site_props();
         let cut = PhrasePage::cut(&snapshot, request, PAGE_SIZE);
-        let head = Head::words(config, check, request, cut.prev.as_ref(), cut.next.as_ref());
+        let head = Head::words(
+            config,
+            check,
+            cut.start.as_ref(),
+            cut.prev.as_ref(),
+            cut.next.as_ref(),
+        );
         let props = WordsProps {
             site,
             version: snapshot.version,

@@ -93,3 +93,87 @@ async fn a_further_page_renders_again_only_when_a_change_falls_in_it() {
     let (_, html) = host.get("/words/p010").await;
     assert!(html.contains("Renamed"), "a changed phrase is another page");
 }
+
+/// The page's canonical URL, without the site's origin.
+fn canonical(html: &str) -> &str {
+    let start = html
+        .find("<link rel=\"canonical\" href=\"")
+        .expect("a canonical link")
+        + 28;
+    let url = &html[start..start + html[start..].find('"').unwrap()];
+    url.strip_prefix("http://127.0.0.1:8080").unwrap_or(url)
+}
+
+/// The words shown, newest first.
+fn shown(html: &str) -> Vec<u64> {
+    html.match_indices("WORD ")
+        .filter_map(|(at, _)| {
+            let digits: String = html[at + 5..]
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect();
+            digits.parse().ok()
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_page_of_the_list_has_one_address_however_it_is_asked_for_and_an_empty_one_is_gone() {
+    let host = TestHost::start(None).await;
+    // p199 newest … p000 oldest: pages of 48.
+    host.state.feed.replace((0..200).map(numbered).collect());
+    let host = &host;
+    let page = |path: &'static str| async move {
+        let (response, html) = host.get(path).await;
+        (response.status(), html)
+    };
+    let (status, html) = page("/words").await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(canonical(&html), "/words");
+    assert!(html.contains("href=\"/words?after=152-p152\""), "Older");
+
+    // The second page, as its own links name it, and as the third page's Newer link
+    // (`before`), a cursor made up between two phrases, and after the phrase its link
+    // named was removed: the same phrases, one address.
+    let second: Vec<u64> = (104..=151).rev().collect();
+    for path in [
+        "/words?after=152-p152",
+        "/words?before=103-p103",
+        "/words?after=152-p152x",
+    ] {
+        let (status, html) = page(path).await;
+        assert_eq!(status, StatusCode::OK, "{path}");
+        assert_eq!(shown(&html)[..48], second, "{path}");
+        assert_eq!(canonical(&html), "/words?after=152-p152", "{path}");
+    }
+    // The first page's phrases asked for with `before`: the first page.
+    let (_, html) = page("/words?before=151-p151").await;
+    assert_eq!(canonical(&html), "/words");
+    host.state
+        .feed
+        .apply(vec![Change::Remove { id: "p152".into() }]);
+    settle(host, "p000").await;
+    let (_, html) = page("/words?after=152-p152").await;
+    assert_eq!(shown(&html)[..48], second);
+    assert_eq!(canonical(&html), "/words?after=153-p153");
+
+    // Past either end, or after the oldest: nothing to show, so no page, not an empty
+    // list that says no phrase was ever minted.
+    for path in [
+        "/words?after=0-p000",
+        "/words?after=0-a",
+        "/words?before=999-zzz",
+    ] {
+        let (status, html) = page(path).await;
+        assert_eq!(status, StatusCode::NOT_FOUND, "{path}");
+        assert!(html.contains("This page of the list is empty"), "{path}");
+        assert!(
+            html.contains("noindex") && html.contains("href=\"/words\""),
+            "{path}"
+        );
+        assert!(!html.contains("minted yet"), "{path}");
+    }
+    // A check that finds nothing is an answer, not a missing page.
+    let (status, _) = page("/words?check=zzzz&after=0-p000").await;
+    assert_eq!(status, StatusCode::OK);
+}

@@ -49,6 +49,10 @@ pub struct ListPage {
     pub next: Option<Cursor>,
     /// Where the preceding (newer) page ends, if there is one: ask with `before`.
     pub prev: Option<Cursor>,
+    /// The phrase just newer than the first shown (`None`: the page starts at the
+    /// newest): `after` it is the one address of what this page shows, however it was
+    /// asked for (`before`, a cursor between phrases, one whose phrase was removed).
+    pub start: Option<Cursor>,
 }
 
 /// Where a phrase is stored: its chunk, and its index in that chunk.
@@ -296,7 +300,11 @@ impl PhraseList {
                 let older = phrases.len() > limit;
                 phrases.truncate(limit);
                 let next = older.then(|| Cursor::of(&phrases[limit - 1]));
-                let newer = !self.scan_backward(start, 1, finder).is_empty();
+                let start = self
+                    .scan_backward(start, 1, finder)
+                    .pop()
+                    .map(|p| Cursor::of(&p));
+                let newer = start.is_some();
                 let prev = match (newer, phrases.first(), anchor) {
                     (false, ..) => None,
                     (true, Some(first), _) => Some(Cursor::of(first)),
@@ -307,12 +315,14 @@ impl PhraseList {
                     phrases,
                     next,
                     prev,
+                    start,
                 }
             }
             Anchor::Before(cursor) => {
                 let end = self.position(cursor);
                 let mut phrases = self.scan_backward(end, limit + 1, finder);
                 let newer = phrases.len() > limit;
+                let start = phrases.get(limit).map(|p| Cursor::of(p));
                 phrases.truncate(limit);
                 phrases.reverse();
                 let prev = newer.then(|| Cursor::of(&phrases[0]));
@@ -326,6 +336,7 @@ impl PhraseList {
                     phrases,
                     next,
                     prev,
+                    start,
                 }
             }
         }
