@@ -7,7 +7,8 @@ use serde_json::json;
 use crate::config::Site;
 use crate::escape::inert_json;
 use crate::feed::Phrase;
-use crate::feed::list::Cursor;
+use crate::feed::list::{Cursor, FIRST_TIME_US};
+use crate::render::listings::rfc3339;
 use crate::render::site_files::{ATOM_FEED, ICON_512, OG_IMAGE};
 use crate::site;
 use crate::text::grapheme_count;
@@ -158,7 +159,7 @@ impl Head {
             "characters"
         };
         let image = config.absolute_url(&format!("{}/card.png", config.phrase_path(&phrase.id)));
-        let structured_data = inert_json(&json!({
+        let mut work = json!({
             "@context": "https://schema.org",
             "@type": "CreativeWork",
             "name": word,
@@ -172,7 +173,12 @@ impl Head {
                 "url": config.absolute_url(&config.words_path()),
             },
             "publisher": { "@type": "Organization", "name": site::NAME, "url": config.absolute_url("/") },
-        }));
+        });
+        // When it was minted, where the store says (a row with only an order does not).
+        if phrase.created >= FIRST_TIME_US {
+            work["dateCreated"] = rfc3339(phrase.created / 1000).into();
+        }
+        let structured_data = inert_json(&work);
         Self {
             title: site::title(&format!("“{word}” by {name}")),
             description: format!(

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use axum::http::StatusCode;
-use lastwords::feed::Change;
+use lastwords::feed::{Change, Phrase};
 
 use crate::common::{TestHost, phrase};
 
@@ -162,6 +162,7 @@ async fn names_and_phrases_stay_text_in_the_page_the_head_and_the_json_ld() {
         assert_eq!(ld["name"], word);
         assert_eq!(ld["author"]["name"], name);
         assert_eq!(ld["url"], site.absolute_url(&site.phrase_path(id)));
+        assert!(ld.get("dateCreated").is_none(), "an order, not a time");
         // The post link carries the page's URL and the hashtag, encoded.
         let post =
             unescape(between(&html, "href=\"https://twitter.com/intent/tweet?", "\"").unwrap());
@@ -174,6 +175,20 @@ async fn names_and_phrases_stay_text_in_the_page_the_head_and_the_json_ld() {
             ("url".into(), site.absolute_url(&site.phrase_path(id)))
         );
     }
+}
+
+#[tokio::test]
+async fn a_phrase_page_says_when_it_was_minted() {
+    let host = TestHost::start(None).await;
+    let minted = 1_795_000_000_123_456;
+    host.state.feed.replace(vec![Phrase {
+        created: minted,
+        ..phrase("t", "TIMED", "Rex")
+    }]);
+    let (_, html) = host.get("/words/t").await;
+    let ld = between(&html, "<script type=\"application/ld+json\">", "</script>").unwrap();
+    let ld: serde_json::Value = serde_json::from_str(ld).unwrap();
+    assert_eq!(ld["dateCreated"], "2026-11-18T11:06:40Z");
 }
 
 #[tokio::test]
