@@ -16,6 +16,11 @@ const HOSTILE = ['<b>Bold</b> & "Co"', "It's ]]> <![CDATA[x]]>", 'שלום abc',
 
 let host;
 let phrases;
+// Kept for the restart at the end.
+const dataDir = mkdtempSync(join(tmpdir(), 'lastwords-crawl-'));
+// The test reads all 100,000 phrases through the API from one address, as fast as it
+// can: the rate limit (proxy.test.mjs) would slow it down, as it does a crawler.
+const args = ['--rate-limit-per-s', '0'];
 const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', isArray: (name) => ['url', 'sitemap', 'entry', 'link'].includes(name) });
 
 before(async () => {
@@ -24,9 +29,8 @@ before(async () => {
   const entries = Array.from({ length: TOTAL }, (_, i) => ({ word: `<I>${i}</I> & "Q"`, name: HOSTILE[i % HOSTILE.length] }));
   writeFileSync(file, JSON.stringify(entries));
   host = await startHost({
-    // The test reads all 100,000 phrases through the API from one address, as fast as
-    // it can: the rate limit (proxy.test.mjs) would slow it down, as it does a crawler.
-    args: ['--rate-limit-per-s', '0'],
+    dataDir,
+    args,
     prepare: async (cli) => {
       for (const args of [['phrases', 'init'], ['phrases', 'import', file]]) {
         const run = await cli(...args);
@@ -41,6 +45,7 @@ before(async () => {
 
 after(async () => {
   await host?.stop();
+  rmSync(dataDir, { recursive: true, force: true });
 });
 
 async function xml(path, type = 'application/xml; charset=utf-8', base = host.url) {
@@ -264,4 +269,19 @@ test('a restart leaves every date as it was: a crawler is not told that every pa
     await running?.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
+});
+
+test('past 50,000 phrases too, a restart leaves the sitemap index, its children and the feed as they were', async () => {
+  const documents = async () => {
+    const index = await xml('/sitemap.xml');
+    const paths = ['/sitemap.xml', '/feed.atom', ...index.sitemapindex.sitemap.map((child) => new URL(child.loc).pathname)];
+    return Object.fromEntries(await Promise.all(paths.map(async (path) => [path, await (await fetch(`${host.url}${path}`)).text()])));
+  };
+  const before = await documents();
+  assert.ok(Object.keys(before).length >= 5, Object.keys(before).join(" "));
+  await host.stop();
+  await new Promise((resolve) => setTimeout(resolve, 1100));
+  host = await startHost({ dataDir, args });
+  const again = await documents();
+  for (const [path, text] of Object.entries(before)) assert.equal(again[path], text.replaceAll(/127\.0\.0\.1:\d+/g, new URL(host.url).host), path);
 });

@@ -7,7 +7,7 @@ use serde_json::json;
 use crate::config::Site;
 use crate::escape::inert_json;
 use crate::feed::Phrase;
-use crate::feed::list::{Cursor, FIRST_TIME_US};
+use crate::feed::list::Cursor;
 use crate::render::listings::rfc3339;
 use crate::render::site_files::{ATOM_FEED, ICON_512, OG_IMAGE};
 use crate::site;
@@ -175,8 +175,8 @@ impl Head {
             "publisher": { "@type": "Organization", "name": site::NAME, "url": config.absolute_url("/") },
         });
         // When it was minted, where the store says (a row with only an order does not).
-        if phrase.created >= FIRST_TIME_US {
-            work["dateCreated"] = rfc3339(phrase.created / 1000).into();
+        if let Some(minted) = phrase.minted_ms() {
+            work["dateCreated"] = rfc3339(minted).into();
         }
         let structured_data = inert_json(&work);
         Self {

@@ -17,7 +17,7 @@ use std::fmt::Write as _;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::config::Site;
-use crate::feed::list::{FIRST_TIME_US, Phrase};
+use crate::feed::list::Phrase;
 use crate::feed::{Change, Delta, Feed, Snapshot, now_ms};
 use crate::render::page_cache::CachedPage;
 use shelves::{Altered, Label, Shelves};
@@ -219,8 +219,8 @@ impl Listings {
     }
 
     fn minted_ms_in(&self, seen: Option<&Seen>, phrase: &Phrase) -> u64 {
-        if phrase.created >= FIRST_TIME_US {
-            return phrase.created / 1000;
+        if let Some(minted) = phrase.minted_ms() {
+            return minted;
         }
         seen.and_then(|seen| seen.at.get(phrase.id.as_str()).copied())
             .unwrap_or(self.started_ms)
@@ -331,11 +331,14 @@ impl Listings {
         let mut xml = String::from(
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<sitemapindex xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n",
         );
+        // The list page shows the newest phrase: when it was minted, not when this host
+        // started, which would date the child anew at every restart.
+        let newest = snapshot.list.iter().next();
         let _ = writeln!(
             xml,
             "  <sitemap><loc>{}</loc><lastmod>{}</lastmod></sitemap>",
             escape_xml(&site.absolute_url("/sitemaps/pages.xml")),
-            rfc3339(self.started_ms),
+            rfc3339(newest.map_or(self.started_ms, |phrase| self.minted_ms(phrase))),
         );
         let len = snapshot.list.len();
         for &label in shelves.labels() {

@@ -21,3 +21,15 @@ pub struct Phrase {
 
 /// `created` from here on is a time (September 2001); below it, an order only.
 pub const FIRST_TIME_US: u64 = 1_000_000_000_000_000;
+/// And up to here (the year 3000): past it, a row written by hand in other units (such
+/// as nanoseconds), which no date should be made of.
+pub const LAST_TIME_US: u64 = 32_503_680_000_000_000;
+
+impl Phrase {
+    /// When it was minted, in Unix milliseconds, if `created` is a time.
+    pub fn minted_ms(&self) -> Option<u64> {
+        (FIRST_TIME_US..LAST_TIME_US)
+            .contains(&self.created)
+            .then_some(self.created / 1000)
+    }
+}

@@ -709,6 +709,28 @@ mod tests {
         assert_eq!(third.created, ahead + 2);
         let ids: Vec<String> = listed(store.path()).into_iter().map(|(id, _)| id).collect();
         assert_eq!(&ids[..3], [third.id.as_str(), "shell", "ahead"]);
+        // Rows in nanoseconds, or at the end of the range, do not stop minting or
+        // carry later phrases off with them; no date is made of them.
+        for (id, created) in [("nanos", 1_795_811_799_173_001_000), ("last", i64::MAX)] {
+            connection
+                .execute(
+                    "INSERT INTO phrases (id, word, name, created) VALUES (?1, ?1, 'b', ?2)",
+                    params![id, created],
+                )
+                .unwrap();
+        }
+        let fourth = store
+            .add_now(NewPhrase::validated("fourth", "a").unwrap())
+            .unwrap();
+        assert_eq!(fourth.created, ahead + 3);
+        let nanos = Phrase {
+            created: 1_795_811_799_173_001_000,
+            ..fourth.clone()
+        };
+        assert_eq!(
+            (nanos.minted_ms(), fourth.minted_ms()),
+            (None, Some(fourth.created / 1000))
+        );
     }
 
     /// A store as the version before times were kept left it: four phrases numbered in

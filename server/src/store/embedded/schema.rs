@@ -50,7 +50,8 @@ END;
 /// Numbers each new phrase: `changed` from the sequence, and `created` the time it was
 /// minted in Unix microseconds (what Firestore's create time gives), one past the newest
 /// when the clock says less, so that the order of minting is kept through a clock set
-/// back and within a millisecond. A row given its `created` (a restore) keeps it. In the
+/// back and within a millisecond (a row past the year 3000, written by hand in other
+/// units, is not followed). A row given its `created` (a restore) keeps it. In the
 /// database, not in our code, so every program that inserts a row (the `sqlite3` shell,
 /// an older lastwords) numbers it the same way; `julianday` is in every SQLite.
 pub(super) const PHRASE_ADDED: &str = "
@@ -59,7 +60,7 @@ CREATE TRIGGER phrase_added AFTER INSERT ON phrases BEGIN
     UPDATE phrases SET
         created = CASE WHEN NEW.created > 0 THEN NEW.created ELSE MAX(
             CAST(ROUND((julianday('now') - 2440587.5) * 86400000.0) AS INTEGER) * 1000,
-            (SELECT MAX(created) FROM phrases) + 1) END,
+            (SELECT MAX(created) FROM phrases WHERE created < 32503680000000000) + 1) END,
         changed = (SELECT last FROM sequence)
         WHERE id = NEW.id;
     DELETE FROM removals WHERE id = NEW.id;
