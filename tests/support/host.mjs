@@ -89,6 +89,13 @@ export async function startHost(options = {}) {
       clearTimeout(timer);
       reject(new Error(`lastwords exited with ${code} before serving:\n${log}`));
     });
+  }).catch(async (error) => {
+    // What it made goes with it: a host that never served has no caller to stop it.
+    // (A process that could not be spawned may never say it exited.)
+    if (child.pid !== undefined) await exited;
+    if (ownDataDir) rmSync(dataDir, { recursive: true, force: true });
+    if (binaryDir) rmSync(binaryDir, { recursive: true, force: true });
+    throw error;
   });
   return {
     url,
