@@ -587,7 +587,7 @@ fn file_error(path: &Path, error: std::io::Error) -> StoreError {
 mod tests {
     use super::schema::SAMPLES;
     use super::*;
-    use crate::feed::list::FIRST_TIME_US;
+    use crate::feed::list::{FIRST_TIME_US, LAST_TIME_US};
 
     fn words(feed: &Feed) -> Vec<String> {
         let mut words: Vec<String> = feed.current().list.iter().map(|p| p.word.clone()).collect();
@@ -710,7 +710,9 @@ mod tests {
         let ids: Vec<String> = listed(store.path()).into_iter().map(|(id, _)| id).collect();
         assert_eq!(&ids[..3], [third.id.as_str(), "shell", "ahead"]);
         // Rows in nanoseconds, or at the end of the range, do not stop minting or
-        // carry later phrases off with them; no date is made of them.
+        // carry later phrases off with them; no date is made of them (the trigger's
+        // bound, written out in its SQL, is the one dates stop at).
+        assert!(super::schema::PHRASE_ADDED.contains(&format!("created < {LAST_TIME_US})")));
         for (id, created) in [("nanos", 1_795_811_799_173_001_000), ("last", i64::MAX)] {
             connection
                 .execute(

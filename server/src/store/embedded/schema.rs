@@ -162,12 +162,10 @@ pub(super) fn upgrade(connection: &mut Connection) -> rusqlite::Result<bool> {
                 |row| row.get(0),
             )
             .optional()?;
-        let untimed: bool = connection.query_row(
-            "SELECT EXISTS (SELECT 1 FROM phrases WHERE created < ?1)",
-            [FIRST_TIME_US as i64],
-            |row| row.get(0),
-        )?;
-        Ok(trigger.as_deref() == Some(PHRASE_ADDED.trim().trim_end_matches(';')) && !untimed)
+        Ok(
+            trigger.as_deref() == Some(PHRASE_ADDED.trim().trim_end_matches(';'))
+                && !any_untimed(connection)?,
+        )
     };
     if current(connection)? {
         return Ok(false);
@@ -191,13 +189,7 @@ pub(super) fn upgrade(connection: &mut Connection) -> rusqlite::Result<bool> {
 /// which name a phrase by id, still lead where they did. Marked changed, so a host
 /// following the store takes the new times.
 pub(super) fn time_untimed(connection: &Connection) -> rusqlite::Result<usize> {
-    let first = FIRST_TIME_US as i64;
-    let untimed: bool = connection.query_row(
-        "SELECT EXISTS (SELECT 1 FROM phrases WHERE created < ?1)",
-        [first],
-        |row| row.get(0),
-    )?;
-    if !untimed {
+    if !any_untimed(connection)? {
         return Ok(0);
     }
     connection.execute("UPDATE sequence SET last = last + 1", [])?;
@@ -213,7 +205,16 @@ pub(super) fn time_untimed(connection: &Connection) -> rusqlite::Result<usize> {
          SET created = (SELECT at FROM before) - ranked.rank,
              changed = (SELECT last FROM sequence)
          FROM ranked WHERE phrases.id = ranked.id",
-        [first],
+        [FIRST_TIME_US as i64],
+    )
+}
+
+/// Whether a phrase has an order and no time (an index lookup).
+fn any_untimed(connection: &Connection) -> rusqlite::Result<bool> {
+    connection.query_row(
+        "SELECT EXISTS (SELECT 1 FROM phrases WHERE created < ?1)",
+        [FIRST_TIME_US as i64],
+        |row| row.get(0),
     )
 }
 
