@@ -90,6 +90,7 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    let serving = matches!(cli.command, None | Some(Command::Serve));
     let outcome = runtime.block_on(async {
         match cli.command {
             None | Some(Command::Serve) => serve::run(config).await,
@@ -106,8 +107,14 @@ fn main() -> ExitCode {
     });
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
+        // The alternate form prints the context, then each cause after a colon. A host's
+        // last word goes where its logs go, in their format, so the collector that reads
+        // JSON in production files it as an error; a command's goes to the person who ran it.
+        Err(error) if serving && tracing::enabled!(tracing::Level::ERROR) => {
+            tracing::error!("{error:#}");
+            ExitCode::FAILURE
+        }
         Err(error) => {
-            // The alternate form prints the context, then each cause after a colon.
             eprintln!("lastwords: {error:#}");
             ExitCode::FAILURE
         }

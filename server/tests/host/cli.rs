@@ -333,6 +333,39 @@ fn production_serves_no_sample_phrases_from_a_folder_without_a_store() {
 }
 
 #[test]
+fn a_host_that_stops_says_why_in_its_log_format() {
+    // A collector reading JSON in production files a plain line as an unknown-severity
+    // message: the reason a container keeps restarting must be an error event.
+    let dir = tempfile::tempdir().unwrap();
+    let serve = |rust_log: &str| {
+        lastwords()
+            .args(["serve", "--env", "production", "--store", "embedded"])
+            .args(["--public-url", "https://dinos.example", "--port", "0"])
+            .arg("--data-dir")
+            .arg(dir.path().join("missing"))
+            .env("RUST_LOG", rust_log)
+            .output()
+            .unwrap()
+    };
+    let output = serve("");
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let events: Vec<serde_json::Value> = stderr
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|_| panic!("not JSON: {line}")))
+        .collect();
+    let last = events.last().expect("a line says why");
+    assert_eq!(last["level"], "ERROR", "{stderr}");
+    let message = last["fields"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("there is no phrase store at"), "{stderr}");
+
+    // Logging turned off for the host's own lines: the reason still reaches stderr.
+    let output = serve("tower_http=debug");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("there is no phrase store at"), "{stderr}");
+}
+
+#[test]
 fn list_prints_nothing_a_terminal_would_act_on() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().to_str().unwrap();
