@@ -72,7 +72,8 @@ WORKDIR /data
 EXPOSE 8080
 # Numeric, so runtimes that require a non-root user can check it.
 USER 10001:10001
-# The binary asks its own /healthz on $PORT (no curl in the image); exit 0 or 1.
+# The binary asks its own /healthz (no curl in the image), where the serving process was
+# told to listen (its flags, else $PORT); exit 0 or 1.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
     CMD ["/usr/local/bin/lastwords", "healthcheck"]
 # SIGTERM (docker stop) closes WebSockets with 1001 and finishes in-flight requests.

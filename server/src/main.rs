@@ -58,6 +58,23 @@ enum ConfigCommand {
     Reference,
 }
 
+/// Where the host this container runs listens, from its own command line, unless the
+/// health check was told an address or a file on its own.
+fn serving_addr(matches: &clap::ArgMatches) -> Option<std::net::SocketAddr> {
+    let told = healthcheck::SETTINGS
+        .iter()
+        .any(|&id| matches.value_source(id) == Some(clap::parser::ValueSource::CommandLine));
+    if told {
+        return None;
+    }
+    let host = Cli::try_parse_from(healthcheck::first_process_args()?).ok()?;
+    if !matches!(host.command, None | Some(Command::Serve)) {
+        return None;
+    }
+    let config = cli::load_config(host.config.as_deref(), &host.settings).ok()?;
+    Some(config.http.addr)
+}
+
 fn main() -> ExitCode {
     let command = cli::narrow_help(Cli::command());
     let matches = command
@@ -101,7 +118,8 @@ fn main() -> ExitCode {
                 Ok(())
             }
             Some(Command::Healthcheck { ready, timeout }) => {
-                healthcheck::run(&config.http, ready, Duration::from_secs(timeout)).await
+                let addr = serving_addr(&matches).unwrap_or(config.http.addr);
+                healthcheck::run(addr, ready, Duration::from_secs(timeout)).await
             }
         }
     });

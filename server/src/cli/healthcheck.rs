@@ -1,18 +1,35 @@
 //! `lastwords healthcheck`: for container health checks, as the image has no curl.
 
+use std::net::SocketAddr;
 use std::time::Duration;
 
 use anyhow::{Context as _, anyhow, bail};
 
-use crate::config::HttpLimits;
-
 /// The settings it uses (the port it asks on), by id: its help lists only these.
 pub const SETTINGS: &[&str] = &["config", "host", "port"];
 
-/// GET /healthz (or /readyz) on this host's own port, over a plain TCP connection.
-pub async fn run(http: &HttpLimits, ready: bool, limit: Duration) -> anyhow::Result<()> {
+/// In a container the host is process 1, and it may have been given its address as flags
+/// (`docker run IMAGE serve --port 9000`) that the health check, started apart with the
+/// image's environment, does not see. Its command line, if it is this binary's, says
+/// where it listens.
+pub fn first_process_args() -> Option<Vec<std::ffi::OsString>> {
+    use std::os::unix::ffi::OsStrExt as _;
+    let first = std::fs::read_link("/proc/1/exe").ok()?;
+    if first != std::env::current_exe().ok()? {
+        return None;
+    }
+    let line = std::fs::read("/proc/1/cmdline").ok()?;
+    Some(
+        line.split(|&byte| byte == 0)
+            .filter(|arg| !arg.is_empty())
+            .map(|arg| std::ffi::OsStr::from_bytes(arg).to_owned())
+            .collect(),
+    )
+}
+
+/// GET /healthz (or /readyz) at `addr`, this host's own, over a plain TCP connection.
+pub async fn run(mut addr: SocketAddr, ready: bool, limit: Duration) -> anyhow::Result<()> {
     use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
-    let mut addr = http.addr;
     if addr.ip().is_unspecified() {
         addr.set_ip(std::net::Ipv4Addr::LOCALHOST.into());
     }

@@ -220,6 +220,70 @@ fn healthcheck_passes_against_a_serving_host_and_fails_once_it_stops() {
 }
 
 #[test]
+fn the_health_check_asks_where_the_containers_host_was_told_to_listen() {
+    // `docker run IMAGE serve --port 9000`: the image says PORT=8080 to every process, the
+    // host listens where its flag says, and the health check must ask there.
+    let namespaces = Command::new("unshare")
+        .args(["--pid", "--fork", "--mount-proc", "true"])
+        .output();
+    if !namespaces.is_ok_and(|output| output.status.success()) {
+        eprintln!("skipped: making a process namespace needs root and util-linux's unshare");
+        return;
+    }
+    let data = tempfile::tempdir().unwrap();
+    let (port, elsewhere) = (free_port().to_string(), free_port().to_string());
+    let mut container = Command::new("unshare")
+        .args(["--pid", "--fork", "--mount-proc", "--kill-child"])
+        .arg(env!("CARGO_BIN_EXE_lastwords"))
+        .args(["serve", "--port", &port, "--data-dir"])
+        .arg(data.path())
+        .env("PORT", &elsewhere)
+        .env("RUST_LOG", "warn")
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let host = loop {
+        let children = format!("/proc/{0}/task/{0}/children", container.id());
+        let found = std::fs::read_to_string(children).unwrap_or_default();
+        if let Some(pid) = found.split_whitespace().next() {
+            break pid.to_owned();
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no host in the namespace"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let healthcheck = |extra: &[&str]| {
+        Command::new("nsenter")
+            .args(["--target", &host, "--pid", "--mount", "--"])
+            .arg(env!("CARGO_BIN_EXE_lastwords"))
+            .arg("healthcheck")
+            .args(extra)
+            .env("PORT", &elsewhere)
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap()
+    };
+    let mut last = healthcheck(&[]);
+    while !last.status.success() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        last = healthcheck(&[]);
+    }
+    let told_elsewhere = healthcheck(&["--port", &elsewhere]);
+    container.kill().unwrap();
+    container.wait().unwrap();
+    assert!(
+        last.status.success(),
+        "{}",
+        String::from_utf8_lossy(&last.stderr)
+    );
+    // Told an address on its own command line, it asks there.
+    assert_eq!(told_elsewhere.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&told_elsewhere.stderr).contains(&elsewhere));
+}
+
+#[test]
 fn render_threads_are_bounded() {
     for (threads, ok) in [("64", true), ("65", false), ("100000", false)] {
         let output = lastwords()
