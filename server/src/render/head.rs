@@ -151,8 +151,10 @@ impl Head {
     /// and schema.org's description of the phrase, its author and the list it is in.
     pub fn phrase(config: &Site, phrase: &Phrase, url: &str) -> Self {
         let product = &config.product_name;
-        let (word, name) = (&phrase.word, &phrase.name);
-        let length = grapheme_count(word);
+        let length = grapheme_count(&phrase.word);
+        // Each set apart from the line around it, as the page's <bdi> does: a Hebrew phrase
+        // would otherwise turn the whole title right-to-left, the site's name first.
+        let (word, name) = (isolated(&phrase.word), isolated(&phrase.name));
         let characters = if length == 1 {
             "character"
         } else {
@@ -162,11 +164,11 @@ impl Head {
         let mut work = json!({
             "@context": "https://schema.org",
             "@type": "CreativeWork",
-            "name": word,
-            "text": word,
+            "name": phrase.word,
+            "text": phrase.word,
             "url": url,
             "image": image,
-            "author": { "@type": "Person", "name": name },
+            "author": { "@type": "Person", "name": phrase.name },
             "isPartOf": {
                 "@type": "CollectionPage",
                 "name": format!("Already-minted Last {product}"),
@@ -196,6 +198,12 @@ impl Head {
             next: None,
         }
     }
+}
+
+/// `text` isolated from the direction of what surrounds it (Unicode's first-strong
+/// isolate), for the lines a browser tab or a search result shows without markup.
+fn isolated(text: &str) -> String {
+    format!("\u{2068}{text}\u{2069}")
 }
 
 /// schema.org's description of who runs the site, for search engines.

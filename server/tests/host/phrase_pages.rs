@@ -134,8 +134,18 @@ async fn names_and_phrases_stay_text_in_the_page_the_head_and_the_json_ld() {
             3,
             "only the module, the JSON-LD and the props scripts close"
         );
-        let title = between(&html, "<title>", "</title>").unwrap();
-        assert_eq!(unescape(title), format!("“{word}” by {name} — Dinos"));
+        let title = unescape(between(&html, "<title>", "</title>").unwrap());
+        let (w, n) = (
+            format!("\u{2068}{word}\u{2069}"),
+            format!("\u{2068}{name}\u{2069}"),
+        );
+        assert_eq!(title, format!("“{w}” by {n} — Dinos"));
+        // Read left to right whatever the phrase's script: the site's name stays last.
+        assert_eq!(
+            unicode_bidi::get_base_direction(title.as_str()),
+            unicode_bidi::Direction::Ltr,
+            "{title}"
+        );
         for (attribute, key) in [
             ("property", "og:title"),
             ("name", "twitter:title"),
