@@ -67,12 +67,17 @@ fn serving_addr(matches: &clap::ArgMatches) -> Option<std::net::SocketAddr> {
     if told {
         return None;
     }
-    let host = Cli::try_parse_from(healthcheck::first_process_args()?).ok()?;
-    if !matches!(host.command, None | Some(Command::Serve)) {
-        return None;
-    }
-    let config = cli::load_config(host.config.as_deref(), &host.settings).ok()?;
-    Some(config.http.addr)
+    healthcheck::container_processes()
+        .into_iter()
+        .find_map(|started| {
+            let host = Cli::try_parse_from(started.args).ok()?;
+            if !matches!(host.command, None | Some(Command::Serve)) {
+                return None;
+            }
+            let file = host.config.map(|file| started.folder.join(file));
+            cli::load_config(file.as_deref(), &host.settings).ok()
+        })
+        .map(|config| config.http.addr)
 }
 
 fn main() -> ExitCode {

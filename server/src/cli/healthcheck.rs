@@ -8,23 +8,35 @@ use anyhow::{Context as _, anyhow, bail};
 /// The settings it uses (the port it asks on), by id: its help lists only these.
 pub const SETTINGS: &[&str] = &["config", "host", "port"];
 
-/// In a container the host is process 1, and it may have been given its address as flags
-/// (`docker run IMAGE serve --port 9000`) that the health check, started apart with the
-/// image's environment, does not see. Its command line, if it is this binary's, says
-/// where it listens.
-pub fn first_process_args() -> Option<Vec<std::ffi::OsString>> {
-    use std::os::unix::ffi::OsStrExt as _;
-    let first = std::fs::read_link("/proc/1/exe").ok()?;
-    if first != std::env::current_exe().ok()? {
-        return None;
-    }
-    let line = std::fs::read("/proc/1/cmdline").ok()?;
-    Some(
-        line.split(|&byte| byte == 0)
-            .filter(|arg| !arg.is_empty())
-            .map(|arg| std::ffi::OsStr::from_bytes(arg).to_owned())
-            .collect(),
-    )
+/// A process of this binary in the container, as it was started.
+pub struct Started {
+    pub args: Vec<std::ffi::OsString>,
+    /// Where a relative `--config` is found.
+    pub folder: std::path::PathBuf,
+}
+
+/// In a container the host is process 1, or its child under an init (`docker run
+/// --init`), and it may have been given its address as flags (`docker run IMAGE serve
+/// --port 9000`) that the health check, started apart with the image's environment, does
+/// not see. Their command lines, where they are this binary's, say where it listens.
+pub fn container_processes() -> Vec<Started> {
+    let children = std::fs::read_to_string("/proc/1/task/1/children").unwrap_or_default();
+    let this = std::env::current_exe().ok();
+    std::iter::once("1")
+        .chain(children.split_whitespace())
+        .filter(|pid| std::fs::read_link(format!("/proc/{pid}/exe")).ok() == this)
+        .filter_map(|pid| {
+            use std::os::unix::ffi::OsStrExt as _;
+            let line = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
+            let args = line
+                .split(|&byte| byte == 0)
+                .filter(|arg| !arg.is_empty())
+                .map(|arg| std::ffi::OsStr::from_bytes(arg).to_owned())
+                .collect();
+            let folder = std::fs::read_link(format!("/proc/{pid}/cwd")).ok()?;
+            Some(Started { args, folder })
+        })
+        .collect()
 }
 
 /// GET /healthz (or /readyz) at `addr`, this host's own, over a plain TCP connection.

@@ -230,57 +230,65 @@ fn the_health_check_asks_where_the_containers_host_was_told_to_listen() {
         eprintln!("skipped: making a process namespace needs root and util-linux's unshare");
         return;
     }
+    let binary = env!("CARGO_BIN_EXE_lastwords");
     let data = tempfile::tempdir().unwrap();
-    let (port, elsewhere) = (free_port().to_string(), free_port().to_string());
-    let mut container = Command::new("unshare")
-        .args(["--pid", "--fork", "--mount-proc", "--kill-child"])
-        .arg(env!("CARGO_BIN_EXE_lastwords"))
-        .args(["serve", "--port", &port, "--data-dir"])
-        .arg(data.path())
-        .env("PORT", &elsewhere)
-        .env("RUST_LOG", "warn")
-        .spawn()
-        .unwrap();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    let host = loop {
-        let children = format!("/proc/{0}/task/{0}/children", container.id());
-        let found = std::fs::read_to_string(children).unwrap_or_default();
-        if let Some(pid) = found.split_whitespace().next() {
-            break pid.to_owned();
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "no host in the namespace"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    };
-    let healthcheck = |extra: &[&str]| {
-        Command::new("nsenter")
-            .args(["--target", &host, "--pid", "--mount", "--"])
-            .arg(env!("CARGO_BIN_EXE_lastwords"))
-            .arg("healthcheck")
-            .args(extra)
+    let elsewhere = free_port().to_string();
+    // Each its own port: the last container's host may still hold its own as it goes.
+    let (port, under_init) = (free_port().to_string(), free_port());
+    let containers: [&[&str]; 2] = [
+        // The host is process 1.
+        &[binary, "serve", "--port", &port],
+        // Under an init (`docker run --init`).
+        &[
+            "sh",
+            "-c",
+            &format!("{binary} serve --port {under_init} & wait"),
+        ],
+    ];
+    for container in containers {
+        let mut namespace = Command::new("unshare")
+            .args(["--pid", "--fork", "--mount-proc", "--kill-child", "--"])
+            .args(container)
+            .current_dir(data.path())
             .env("PORT", &elsewhere)
-            .env("NO_COLOR", "1")
-            .output()
-            .unwrap()
-    };
-    let mut last = healthcheck(&[]);
-    while !last.status.success() && std::time::Instant::now() < deadline {
-        std::thread::sleep(std::time::Duration::from_millis(100));
-        last = healthcheck(&[]);
+            .env("LASTWORDS_DATA_DIR", data.path())
+            .env("RUST_LOG", "warn")
+            .spawn()
+            .unwrap();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        let first = loop {
+            let children = format!("/proc/{0}/task/{0}/children", namespace.id());
+            let found = std::fs::read_to_string(children).unwrap_or_default();
+            if let Some(pid) = found.split_whitespace().next() {
+                break pid.to_owned();
+            }
+            assert!(std::time::Instant::now() < deadline, "no namespace");
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        let healthcheck = |extra: &[&str]| {
+            Command::new("nsenter")
+                .args(["--target", &first, "--pid", "--mount", "--"])
+                .args([binary, "healthcheck"])
+                .args(extra)
+                .env("PORT", &elsewhere)
+                .env("NO_COLOR", "1")
+                .output()
+                .unwrap()
+        };
+        let mut last = healthcheck(&[]);
+        while !last.status.success() && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            last = healthcheck(&[]);
+        }
+        let told_elsewhere = healthcheck(&["--port", &elsewhere]);
+        namespace.kill().unwrap();
+        namespace.wait().unwrap();
+        let stderr = String::from_utf8_lossy(&last.stderr);
+        assert!(last.status.success(), "{container:?}: {stderr}");
+        // Told an address on its own command line, it asks there.
+        assert_eq!(told_elsewhere.status.code(), Some(1));
+        assert!(String::from_utf8_lossy(&told_elsewhere.stderr).contains(&elsewhere));
     }
-    let told_elsewhere = healthcheck(&["--port", &elsewhere]);
-    container.kill().unwrap();
-    container.wait().unwrap();
-    assert!(
-        last.status.success(),
-        "{}",
-        String::from_utf8_lossy(&last.stderr)
-    );
-    // Told an address on its own command line, it asks there.
-    assert_eq!(told_elsewhere.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&told_elsewhere.stderr).contains(&elsewhere));
 }
 
 #[test]
