@@ -145,6 +145,58 @@ test('scrolling keeps every card in the document up to a few hundred, then reach
   await context.close();
 });
 
+/** How many cards are loaded once the page has stopped loading on by itself (a tall screen asks for a second page at once). */
+async function settled(cards) {
+  let count = await cards.count();
+  for (;;) {
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const now = await cards.count();
+    if (now === count) return count;
+    count = now;
+  }
+}
+
+test('a keyboard goes through the loaded cards to Load more and past the list: Tab loads nothing by itself', async () => {
+  const { context, page, problems } = await openHydrated(browser, `${host.url}/words`, { width: 1280, height: 800 });
+  const cards = page.locator('main ul[role="list"] > li');
+  const loaded = await settled(cards);
+  await page.getByLabel('Type & Check').focus();
+  // It says "Loading…" once the list, its end in view, loads on.
+  const onButton = () => page.evaluate(() => /^(Load more|Loading…)$/.test(document.activeElement?.textContent));
+  // The checker, each loaded card's link, then the button.
+  for (let presses = 0; !(await onButton()); presses++) {
+    assert.ok(presses < loaded + 10, `Load more within ${loaded + 10} presses of Tab; ${await cards.count()} cards now`);
+    await page.keyboard.press('Tab');
+  }
+  await page.keyboard.press('Tab');
+  assert.ok(await page.evaluate(() => document.activeElement?.closest('footer') !== null), 'the footer comes next');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test('Load more, when the list loaded on by itself as the button came into view, takes the focus to the first card not yet reached', async () => {
+  const { context, page, problems } = await openHydrated(browser, `${host.url}/words`, { width: 1280, height: 800 });
+  const cards = page.locator('main ul[role="list"] > li');
+  const loaded = await settled(cards);
+  // The next page is held until the button has the focus, as on a slow connection.
+  let release;
+  const held = new Promise((resolve) => (release = resolve));
+  await page.route(/\/api\/phrases\?.*after=/, async (route) => {
+    const response = await route.fetch();
+    await held;
+    await route.fulfill({ response });
+  });
+  await page.getByRole('button', { name: 'Load more' }).focus();
+  release();
+  await poll(() => cards.count(), (count) => count > loaded, 10_000, 'the list loading on as its end came into view');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.activeElement?.tagName === 'LI', null, { timeout: 5000 });
+  const position = await page.evaluate(() => document.activeElement.getAttribute('aria-posinset'));
+  assert.equal(position, String(loaded + 1), 'the first of the cards that came while the button had the focus');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test('find shows what the API finds, and the checker says what the API says', async () => {
   const { context, page, problems } = await openHydrated(browser, `${host.url}/words`, { width: 1440, height: 900 });
   const input = page.getByLabel('Type & Check');

@@ -78,10 +78,29 @@ export function VirtualPhraseGrid({ list, site, total, busy, onNearEnd, focusInd
   // What is near the viewport, whatever is rendered: the next page is asked for by that.
   const nearLast = everyRow ? (virtualizer.range?.endIndex ?? -1) + OVERSCAN_ROWS : lastRow;
 
+  // A keyboard moving through the cards loads nothing by itself: each Tab near the end
+  // would, and the Load more button and all after the list would never be reached.
+  const [keyboardInside, setKeyboardInside] = useState(false);
+  useEffect(() => {
+    const inside = (target: EventTarget | null): target is Element =>
+      target instanceof Element && listElement.current?.contains(target) === true;
+    const entered = (event: FocusEvent) => setKeyboardInside(inside(event.target) && event.target.matches(":focus-visible"));
+    // Not on the way from one card to the next: the page renders between the two events.
+    const left = (event: FocusEvent) => {
+      if (!inside(event.relatedTarget)) setKeyboardInside(false);
+    };
+    document.addEventListener("focusin", entered);
+    document.addEventListener("focusout", left);
+    return () => {
+      document.removeEventListener("focusin", entered);
+      document.removeEventListener("focusout", left);
+    };
+  }, []);
+
   const measured = measuredMargin !== null;
   useEffect(() => {
-    if (measured && list.next !== null && nearLast >= rowCount - AHEAD_ROWS) onNearEnd();
-  }, [measured, nearLast, rowCount, list.next, onNearEnd]);
+    if (measured && !keyboardInside && list.next !== null && nearLast >= rowCount - AHEAD_ROWS) onNearEnd();
+  }, [measured, keyboardInside, nearLast, rowCount, list.next, onNearEnd]);
 
   useEffect(() => {
     if (focusIndex === null || focusIndex >= count) return;

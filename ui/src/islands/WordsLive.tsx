@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState, type FormEvent } from "react";
+import { useCallback, useEffect, useRef, useState, type FormEvent } from "react";
 import { checkPath, phrasePath } from "../data/site";
 import { MAX_GRAPHEMES, findText, fitEdit, groupThousands } from "../text";
 import { takeTypedEarly } from "../typedEarly";
@@ -60,8 +60,21 @@ export function WordsLive(props: Props) {
     if (!composing) find(findText(value));
   };
   const onSubmit = (event: FormEvent<HTMLFormElement>) => event.preventDefault();
+  // How many phrases were loaded when the Load more button took the focus: its coming
+  // into view may load more by itself, and those are the ones its user has not heard yet.
+  const reached = useRef<number | null>(null);
+  const onLoadMoreFocus = (focused: boolean) => {
+    reached.current = focused ? feed.list.phrases.length : null;
+  };
   const onLoadMore = () => {
-    setFocusIndex(feed.list.phrases.length);
+    const count = feed.list.phrases.length;
+    const unheard = reached.current ?? count;
+    reached.current = count;
+    if (unheard < count) {
+      setFocusIndex(unheard);
+      return;
+    }
+    setFocusIndex(count);
     loadMore();
   };
   const onFocused = useCallback(() => setFocusIndex(null), []);
@@ -118,6 +131,7 @@ export function WordsLive(props: Props) {
           loading={loading}
           failed={failed}
           onLoadMore={onLoadMore}
+          onLoadMoreFocus={onLoadMoreFocus}
         />
       ) : (
         <PageLinks site={site} query={props.query} prev={props.prev} next={props.next} />
@@ -158,10 +172,11 @@ interface PageEndProps {
   loading: boolean;
   failed: boolean;
   onLoadMore: () => void;
+  onLoadMoreFocus: (focused: boolean) => void;
 }
 
 /** The grid loads on as it scrolls; the button does the same for keyboards and screen readers. */
-function PageEnd({ site, query, prev, more, loading, failed, onLoadMore }: PageEndProps) {
+function PageEnd({ site, query, prev, more, loading, failed, onLoadMore, onLoadMoreFocus }: PageEndProps) {
   if (prev === null && !more) return null;
   return (
     <div className="mt-8 flex flex-wrap items-center justify-between gap-4">
@@ -172,7 +187,14 @@ function PageEnd({ site, query, prev, more, loading, failed, onLoadMore }: PageE
       )}
       {more && (
         // Not disabled while loading: that would drop the focus of whoever pressed it.
-        <button type="button" onClick={onLoadMore} aria-disabled={loading} className={`${LINK_CLASSES} ml-auto aria-disabled:opacity-60`}>
+        <button
+          type="button"
+          onClick={onLoadMore}
+          onFocus={() => onLoadMoreFocus(true)}
+          onBlur={() => onLoadMoreFocus(false)}
+          aria-disabled={loading}
+          className={`${LINK_CLASSES} ml-auto aria-disabled:opacity-60`}
+        >
           {loading ? "Loading…" : failed ? "Could not load: try again" : "Load more"}
         </button>
       )}
