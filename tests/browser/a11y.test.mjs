@@ -94,3 +94,26 @@ function describe(violations) {
     })
     .join('\n');
 }
+
+test('in forced colours (Windows High Contrast), every stop of the keyboard shows where the focus is', async () => {
+  for (const path of ['/', '/words']) {
+    const context = await browser.newContext({ viewport: viewports.desktop, forcedColors: 'active' });
+    const page = await context.newPage();
+    await page.goto(`${host.url}${path}`);
+    await page.waitForSelector('html[data-hydrated="true"]', { timeout: 10_000 });
+    // Forced colours drop shadows and rings: an outline is what is left to show the focus.
+    const unmarked = [];
+    for (let stop = 0; stop < 25; stop++) {
+      await page.keyboard.press('Tab');
+      const focused = await page.evaluate(() => {
+        const element = document.activeElement;
+        const style = getComputedStyle(element);
+        return { name: element.getAttribute('aria-label') ?? element.textContent.trim().slice(0, 30), tag: element.tagName, outline: style.outlineStyle, width: parseFloat(style.outlineWidth) };
+      });
+      if (focused.tag === 'BODY') break;
+      if (focused.outline === 'none' || !(focused.width > 0)) unmarked.push(`${path}: ${focused.tag} ${focused.name}`);
+    }
+    assert.deepEqual(unmarked, []);
+    await context.close();
+  }
+});

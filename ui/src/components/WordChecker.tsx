@@ -89,7 +89,7 @@ export function WordChecker({ action, placeholder, check, phraseHref, checkHref,
             aria-describedby={COUNTER_ID}
             data-fit={lineFit(check.input === "" ? placeholder : check.input)}
             className={classNames(
-              "check-fit w-full bg-transparent py-4 font-display leading-8 font-black text-white placeholder:text-white/50 placeholder:uppercase focus:outline-none",
+              "check-fit w-full bg-transparent py-4 font-display leading-8 font-black text-white placeholder:text-white/50 placeholder:uppercase focus:outline-hidden",
               upperCasesInPlace(check.input) && "uppercase",
             )}
           />
