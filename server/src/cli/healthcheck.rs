@@ -15,15 +15,20 @@ pub struct Started {
     pub folder: std::path::PathBuf,
 }
 
-/// In a container the host is process 1, or its child under an init (`docker run
+/// In a container the host is process 1, or the one child of an init (`docker run
 /// --init`), and it may have been given its address as flags (`docker run IMAGE serve
 /// --port 9000`) that the health check, started apart with the image's environment, does
 /// not see. Their command lines, where they are this binary's, say where it listens.
+/// Outside a container process 1 has many children, none of them asked.
 pub fn container_processes() -> Vec<Started> {
     let children = std::fs::read_to_string("/proc/1/task/1/children").unwrap_or_default();
+    let only_child = match children.split_whitespace().collect::<Vec<_>>()[..] {
+        [child] => Some(child),
+        _ => None,
+    };
     let this = std::env::current_exe().ok();
     std::iter::once("1")
-        .chain(children.split_whitespace())
+        .chain(only_child)
         .filter(|pid| std::fs::read_link(format!("/proc/{pid}/exe")).ok() == this)
         .filter_map(|pid| {
             use std::os::unix::ffi::OsStrExt as _;

@@ -234,21 +234,39 @@ fn the_health_check_asks_where_the_containers_host_was_told_to_listen() {
     let data = tempfile::tempdir().unwrap();
     let elsewhere = free_port().to_string();
     // Each its own port: the last container's host may still hold its own as it goes.
-    let (port, under_init) = (free_port().to_string(), free_port());
-    let containers: [&[&str]; 2] = [
+    let ports: [u16; 3] = std::array::from_fn(|_| free_port());
+    let shell = |line: String| ["sh".to_owned(), "-c".to_owned(), line];
+    let containers = [
         // The host is process 1.
-        &[binary, "serve", "--port", &port],
-        // Under an init (`docker run --init`).
-        &[
-            "sh",
-            "-c",
-            &format!("{binary} serve --port {under_init} & wait"),
-        ],
+        (
+            vec![
+                binary.to_owned(),
+                "serve".into(),
+                "--port".into(),
+                ports[0].to_string(),
+            ],
+            true,
+        ),
+        // The one child of an init (`docker run --init`).
+        (
+            shell(format!("{binary} serve --port {} & wait", ports[1])).into(),
+            true,
+        ),
+        // One of several: not a container's host, as on a machine whose process 1 is its
+        // init, with every daemon its child.
+        (
+            shell(format!(
+                "{binary} serve --port {} & sleep 600 & wait",
+                ports[2]
+            ))
+            .into(),
+            false,
+        ),
     ];
-    for container in containers {
+    for ((container, found), port) in containers.into_iter().zip(ports) {
         let mut namespace = Command::new("unshare")
             .args(["--pid", "--fork", "--mount-proc", "--kill-child", "--"])
-            .args(container)
+            .args(&container)
             .current_dir(data.path())
             .env("PORT", &elsewhere)
             .env("LASTWORDS_DATA_DIR", data.path())
@@ -265,6 +283,13 @@ fn the_health_check_asks_where_the_containers_host_was_told_to_listen() {
             assert!(std::time::Instant::now() < deadline, "no namespace");
             std::thread::sleep(std::time::Duration::from_millis(20));
         };
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "{container:?} never listened"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
         let healthcheck = |extra: &[&str]| {
             Command::new("nsenter")
                 .args(["--target", &first, "--pid", "--mount", "--"])
@@ -275,16 +300,17 @@ fn the_health_check_asks_where_the_containers_host_was_told_to_listen() {
                 .output()
                 .unwrap()
         };
-        let mut last = healthcheck(&[]);
-        while !last.status.success() && std::time::Instant::now() < deadline {
+        // Listening comes before serving: a host found answers within the deadline.
+        let mut asked = healthcheck(&[]);
+        while found && !asked.status.success() && std::time::Instant::now() < deadline {
             std::thread::sleep(std::time::Duration::from_millis(100));
-            last = healthcheck(&[]);
+            asked = healthcheck(&[]);
         }
         let told_elsewhere = healthcheck(&["--port", &elsewhere]);
         namespace.kill().unwrap();
         namespace.wait().unwrap();
-        let stderr = String::from_utf8_lossy(&last.stderr);
-        assert!(last.status.success(), "{container:?}: {stderr}");
+        let stderr = String::from_utf8_lossy(&asked.stderr);
+        assert_eq!(asked.status.success(), found, "{container:?}: {stderr}");
         // Told an address on its own command line, it asks there.
         assert_eq!(told_elsewhere.status.code(), Some(1));
         assert!(String::from_utf8_lossy(&told_elsewhere.stderr).contains(&elsewhere));
