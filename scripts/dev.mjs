@@ -91,15 +91,23 @@ async function buildHost() {
   return code === 0;
 }
 
+let hostsStarted = 0;
 function startHost() {
+  const first = hostsStarted++ === 0;
   const started = run(binary, ["serve", "--ui-dir", uiOut, ...hostArgs]);
   host = started.child;
   say(`host started (pid ${host.pid})`);
   started.exited.then((code) => {
-    if (host === started.child) {
-      host = null;
-      if (!stopping) say(`the host exited (code ${code}); it starts again after the next change under server/`);
+    if (host !== started.child) return;
+    host = null;
+    if (stopping) return;
+    // A port already taken or a mistyped argument is not mended by an edit under server/,
+    // and a loop left waiting would build into ui/dist-dev beside the one that serves.
+    if (first && code !== 0) {
+      void shutdown(`the host could not start (exit ${code})`, 1);
+      return;
     }
+    say(`the host exited (code ${code}); it starts again after the next change under server/`);
   });
 }
 
@@ -131,14 +139,14 @@ async function rebuild() {
 
 let ui = null;
 let serverWatch = null;
-async function shutdown(signal) {
+async function shutdown(reason, code = reason === "SIGINT" ? 130 : 0) {
   if (stopping) return;
   stopping = true;
-  say(`${signal}: stopping`);
+  say(`${reason}: stopping`);
   serverWatch?.close();
   await Promise.all([...children.keys()].map(stop));
   await ui?.close();
-  process.exit(signal === "SIGINT" ? 130 : 0);
+  process.exit(code);
 }
 for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(signal, () => shutdown(signal));
 // Whatever ends this process, nothing it started outlives it.

@@ -7,6 +7,7 @@
 import { test } from '../support/test.mjs';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -77,6 +78,21 @@ test('a change to the host\'s code rebuilds it and restarts it on the same port;
   await dev.stopLeavingNothing('SIGTERM');
 });
 
+test('a host that cannot start (its port taken) stops scripts/dev with the reason, leaving nothing running', { timeout: STARTED_WITHIN_MS + 60_000 }, async (t) => {
+  const taken = createServer();
+  const port = await freePort();
+  await new Promise((resolve) => taken.listen(port, '127.0.0.1', resolve));
+  t.after(() => taken.close());
+  const dev = spawnDev(t, port);
+  await poll(() => /dev: host started/.test(dev.log()) || dev.child.exitCode !== null, Boolean, STARTED_WITHIN_MS, () => dev.log().slice(-3000));
+  const started = descendants(dev.child.pid);
+  await poll(() => dev.child.exitCode, (code) => code !== null, 60_000, () => `scripts/dev to stop:\n${dev.log().slice(-2000)}`);
+  assert.equal(dev.child.exitCode, 1, dev.log().slice(-2000));
+  assert.match(dev.log(), /cannot listen on 127\.0\.0\.1:\d+/);
+  assert.match(dev.log(), /dev: the host could not start \(exit 1\): stopping/);
+  assert.deepEqual(started.filter(({ pid, since }) => isAlive(pid, since)), [], 'left running');
+});
+
 /**
  * Edits `file` (`[from, to]`, each once in it), waits until `served()` holds, puts the
  * file back and waits until `served()` no longer does; each must take under 2 s from
@@ -105,10 +121,38 @@ async function within(check, what) {
   }
 }
 
-/** scripts/dev on a free port with a data folder of its own; stopped after the test if it still runs. */
+/** scripts/dev on a free port with a data folder of its own, serving; stopped after the test if it still runs. */
 async function startDev(t) {
-  const dataDir = mkdtempSync(join(tmpdir(), 'lastwords-dev-'));
   const port = await freePort();
+  const { child, exited, log: logOf } = spawnDev(t, port);
+  const url = `http://127.0.0.1:${port}`;
+  await poll(() => /serving url=/.test(logOf()) || child.exitCode !== null, Boolean, STARTED_WITHIN_MS, () => `scripts/dev to serve:\n${logOf().slice(-3000)}`);
+  assert.equal(child.exitCode, null, `scripts/dev exited:\n${logOf()}`);
+  const log = logOf;
+  const hostPids = () => [...log().matchAll(/dev: host started \(pid (\d+)\)/g)].map((m) => Number(m[1]));
+  return {
+    url,
+    log,
+    hostPids,
+    count: (pattern) => [...log().matchAll(pattern)].length,
+    /** Sends `signal`, waits for scripts/dev to exit, and checks that none of what it had started runs. */
+    async stopLeavingNothing(signal) {
+      const started = descendants(child.pid);
+      const names = started.map(({ name }) => name);
+      assert.ok(names.includes('lastwords') && names.includes('esbuild'), `scripts/dev runs the host and esbuild: ${names}`);
+      child.kill(signal);
+      const { code } = await exited;
+      assert.ok(code === 0 || code === 130, `scripts/dev exited with ${code}:\n${log().slice(-2000)}`);
+      const left = started.filter(({ pid, since }) => isAlive(pid, since));
+      assert.deepEqual(left, [], `left running after ${signal}`);
+      assert.doesNotMatch(log(), /panicked/);
+    },
+  };
+}
+
+/** scripts/dev asked to serve on `port` with a data folder of its own; stopped after the test if it still runs. */
+function spawnDev(t, port) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'lastwords-dev-'));
   const child = spawn(join(root, 'scripts/dev'), ['--port', String(port), '--data-dir', dataDir, '--rate-limit-per-s', '0'], {
     cwd: root,
     // The suites' build of the host (with Firestore), which scripts/test has just made,
@@ -125,28 +169,7 @@ async function startDev(t) {
     await exited;
     rmSync(dataDir, { recursive: true, force: true });
   });
-  const url = `http://127.0.0.1:${port}`;
-  await poll(() => /serving url=/.test(log) || child.exitCode !== null, Boolean, STARTED_WITHIN_MS, () => `scripts/dev to serve:\n${log.slice(-3000)}`);
-  assert.equal(child.exitCode, null, `scripts/dev exited:\n${log}`);
-  const hostPids = () => [...log.matchAll(/dev: host started \(pid (\d+)\)/g)].map((m) => Number(m[1]));
-  return {
-    url,
-    log: () => log,
-    hostPids,
-    count: (pattern) => [...log.matchAll(pattern)].length,
-    /** Sends `signal`, waits for scripts/dev to exit, and checks that none of what it had started runs. */
-    async stopLeavingNothing(signal) {
-      const started = descendants(child.pid);
-      const names = started.map(({ name }) => name);
-      assert.ok(names.includes('lastwords') && names.includes('esbuild'), `scripts/dev runs the host and esbuild: ${names}`);
-      child.kill(signal);
-      const { code } = await exited;
-      assert.ok(code === 0 || code === 130, `scripts/dev exited with ${code}:\n${log.slice(-2000)}`);
-      const left = started.filter(({ pid, since }) => isAlive(pid, since));
-      assert.deepEqual(left, [], `left running after ${signal}`);
-      assert.doesNotMatch(log, /panicked/);
-    },
-  };
+  return { child, exited, log: () => log };
 }
 
 function get(url) {
