@@ -470,8 +470,9 @@ async function main() {
   const font = await buildFont();
   const css = await buildCss(font);
   const manifest = manifestOf(client, css, font, art);
-  await writeFile(path.join(distDir, "manifest.json"), manifestText(manifest));
   await precompress();
+  // Last: a build stopped before it (Ctrl-C) has no manifest, and scripts/dev builds again.
+  await writeFile(path.join(distDir, "manifest.json"), manifestText(manifest));
   await keepTimes(before);
   await printSizes(manifest);
 }
