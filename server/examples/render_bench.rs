@@ -89,7 +89,7 @@ fn bench(phrases: Vec<Phrase>) -> anyhow::Result<()> {
             queue: 4,
         },
     )?;
-    let render = |request: String| runtime.block_on(pool.render(request));
+    let render = |request: String| runtime.block_on(pool.render(&ui.server_bundle, request));
 
     let body = render(request.clone())?;
     let html = shell::document(&ui.manifest, &words_head(), &body, props)?;

@@ -6,10 +6,11 @@
 //! per thread stops a render that runs past the time limit; the thread then rebuilds its
 //! engine, because a stopped engine may hold half-updated state.
 //!
-//! In development the bundle may be replaced ([`RendererPool::reload`]): each thread
-//! loads the new one before its next render.
+//! Each render names the bundle to run, which a thread loads first when it runs another
+//! (development: a new UI build), so a page's HTML comes from the bundle of the build whose
+//! scripts it links, even while the pool moves from one build to the next.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -50,6 +51,7 @@ pub struct PoolOptions {
 }
 
 struct Job {
+    bundle: Arc<str>,
     request: String,
     reply: oneshot::Sender<Result<String, RenderError>>,
 }
@@ -58,26 +60,6 @@ struct Job {
 #[derive(Clone)]
 pub struct RendererPool {
     jobs: Sender<Job>,
-    /// The bundle the threads are to run, replaced by [`RendererPool::reload`].
-    latest: Arc<LatestBundle>,
-}
-
-/// The newest bundle and its number: a thread compares the number with its engine's
-/// before each render (one atomic load; the bundle's lock is taken only when it changed).
-struct LatestBundle {
-    generation: AtomicU64,
-    bundle: Mutex<Arc<str>>,
-}
-
-impl LatestBundle {
-    /// The bundle, if it is newer than `generation`, with its own generation.
-    fn newer_than(&self, generation: u64) -> Option<(u64, Arc<str>)> {
-        if self.generation.load(Ordering::Acquire) == generation {
-            return None;
-        }
-        let bundle = self.bundle.lock().ok()?;
-        Some((self.generation.load(Ordering::Acquire), bundle.clone()))
-    }
 }
 
 impl RendererPool {
@@ -85,48 +67,40 @@ impl RendererPool {
     /// bundle is reported at start-up rather than on the first request.
     pub fn start(bundle: Arc<str>, options: PoolOptions) -> Result<Self, RenderError> {
         let (jobs, queue) = crossbeam_channel::bounded::<Job>(options.queue);
-        let latest = Arc::new(LatestBundle {
-            generation: AtomicU64::new(0),
-            bundle: Mutex::new(bundle.clone()),
-        });
         let mut ready = Vec::new();
         for index in 0..options.threads.max(1) {
             let (ready_tx, ready_rx) = std::sync::mpsc::channel();
             let queue = queue.clone();
             let bundle = bundle.clone();
-            let latest = latest.clone();
             let timeout = options.timeout;
             thread::Builder::new()
                 .name(format!("renderer-{index}"))
-                .spawn(move || renderer_thread(bundle, latest, queue, timeout, ready_tx))
+                .spawn(move || renderer_thread(bundle, queue, timeout, ready_tx))
                 .map_err(|e| RenderError::Engine(e.to_string()))?;
             ready.push(ready_rx);
         }
         for ready_rx in ready {
             ready_rx.recv().map_err(|_| RenderError::Stopped)??;
         }
-        Ok(Self { jobs, latest })
+        Ok(Self { jobs })
     }
 
-    /// Has every thread run `bundle` from its next render on (development: a new UI
-    /// build). The bundle is loaded here first, blocking, so one that does not load is
-    /// refused and the running one stays.
-    pub fn reload(&self, bundle: Arc<str>) -> Result<(), RenderError> {
-        Engine::load(&bundle)?;
-        let mut latest = self
-            .latest
-            .bundle
-            .lock()
-            .map_err(|_| RenderError::Stopped)?;
-        *latest = bundle;
-        self.latest.generation.fetch_add(1, Ordering::AcqRel);
-        Ok(())
+    /// Loads `bundle` once, here and blocking, so that one that does not load (a build
+    /// written halfway) is refused before any render is asked to run it.
+    pub fn check(bundle: &Arc<str>) -> Result<(), RenderError> {
+        Engine::load(bundle).map(drop)
     }
 
-    /// Renders one request (`{"route": …, "props": …}` as JSON) to HTML.
-    pub async fn render(&self, request: String) -> Result<String, RenderError> {
+    /// Renders one request (`{"route": …, "props": …}` as JSON) to HTML with `bundle`
+    /// (one the pool started with or [`RendererPool::check`] passed).
+    pub async fn render(&self, bundle: &Arc<str>, request: String) -> Result<String, RenderError> {
         let (reply, answer) = oneshot::channel();
-        match self.jobs.try_send(Job { request, reply }) {
+        let bundle = bundle.clone();
+        match self.jobs.try_send(Job {
+            bundle,
+            request,
+            reply,
+        }) {
             Ok(()) => {}
             Err(TrySendError::Full(_)) => return Err(RenderError::Busy),
             Err(TrySendError::Disconnected(_)) => return Err(RenderError::Stopped),
@@ -137,12 +111,10 @@ impl RendererPool {
 
 fn renderer_thread(
     mut bundle: Arc<str>,
-    latest: Arc<LatestBundle>,
     queue: Receiver<Job>,
     timeout: Duration,
     ready: std::sync::mpsc::Sender<Result<(), RenderError>>,
 ) {
-    let mut generation = 0;
     let mut engine = match Engine::load(&bundle) {
         Ok(engine) => {
             let _ = ready.send(Ok(()));
@@ -158,13 +130,14 @@ fn renderer_thread(
         if job.reply.is_closed() {
             continue;
         }
-        if let Some((newer, newest)) = latest.newer_than(generation) {
-            // Checked by `reload`, so it loads; if it did not, the old engine goes on.
-            match Engine::load(&newest) {
-                Ok(fresh) => (engine, bundle) = (fresh, newest),
-                Err(error) => tracing::error!(%error, "a renderer could not load the new bundle"),
+        if !Arc::ptr_eq(&bundle, &job.bundle) {
+            match Engine::load(&job.bundle) {
+                Ok(fresh) => (engine, bundle) = (fresh, job.bundle),
+                Err(error) => {
+                    let _ = job.reply.send(Err(error));
+                    continue;
+                }
             }
-            generation = newer;
         }
         let fired = watchdog.arm(engine.isolate_handle(), timeout);
         let result = engine.render(&job.request);
@@ -357,21 +330,29 @@ mod tests {
         return "<p>" + route + "</p>";
     } };"#;
 
-    fn pool(timeout_ms: u64) -> RendererPool {
-        RendererPool::start(
-            ECHO.into(),
+    fn echo() -> Arc<str> {
+        ECHO.into()
+    }
+
+    /// A pool of one thread that runs `bundle`, and its `render`.
+    fn pool(timeout_ms: u64) -> (RendererPool, Arc<str>) {
+        let bundle = echo();
+        let pool = RendererPool::start(
+            bundle.clone(),
             PoolOptions {
                 threads: 1,
                 timeout: Duration::from_millis(timeout_ms),
                 queue: 4,
             },
         )
-        .expect("the test bundle loads")
+        .expect("the test bundle loads");
+        (pool, bundle)
     }
 
     #[tokio::test]
     async fn renders_through_the_bundle() {
-        let html = pool(2000).render(r#"{"route":"home"}"#.into()).await;
+        let (pool, bundle) = pool(2000);
+        let html = pool.render(&bundle, r#"{"route":"home"}"#.into()).await;
         assert_eq!(html.unwrap(), "<p>home</p>");
     }
 
@@ -392,10 +373,10 @@ mod tests {
         // Starting a pool loads an engine, as stopping a render does to rebuild it: what
         // that takes on this machine sets how soon after the limit the answer must come.
         let loading = Instant::now();
-        let pool = pool(LIMIT.as_millis() as u64);
+        let (pool, bundle) = pool(LIMIT.as_millis() as u64);
         let load = loading.elapsed();
         let started = Instant::now();
-        let stopped = pool.render(r#"{"route":"loop"}"#.into()).await;
+        let stopped = pool.render(&bundle, r#"{"route":"loop"}"#.into()).await;
         let took = started.elapsed();
         assert!(
             matches!(stopped, Err(RenderError::Timeout(_))),
@@ -406,7 +387,7 @@ mod tests {
             took >= LIMIT && took < latest,
             "stopped after {took:?}, not between the {LIMIT:?} limit and {latest:?} (an engine loads in {load:?})"
         );
-        let next = pool.render(r#"{"route":"words"}"#.into()).await;
+        let next = pool.render(&bundle, r#"{"route":"words"}"#.into()).await;
         assert_eq!(next.unwrap(), "<p>words</p>");
     }
 
@@ -414,8 +395,9 @@ mod tests {
     async fn a_full_queue_answers_busy_at_once() {
         // The looping render holds the one thread until the limit; the steps below take
         // microseconds once the thread has it.
+        let bundle = echo();
         let pool = RendererPool::start(
-            ECHO.into(),
+            bundle.clone(),
             PoolOptions {
                 threads: 1,
                 timeout: Duration::from_secs(1),
@@ -423,7 +405,7 @@ mod tests {
             },
         )
         .expect("the test bundle loads");
-        let stuck = queued(pool.render(r#"{"route":"loop"}"#.into()));
+        let stuck = queued(pool.render(&bundle, r#"{"route":"loop"}"#.into()));
         let queued_at = Instant::now();
         while !pool.jobs.is_empty() {
             assert!(
@@ -432,9 +414,9 @@ mod tests {
             );
             tokio::time::sleep(Duration::from_millis(5)).await;
         }
-        let waiting = queued(pool.render(r#"{"route":"home"}"#.into()));
+        let waiting = queued(pool.render(&bundle, r#"{"route":"home"}"#.into()));
         assert!(pool.jobs.is_full(), "the next render waits in the queue");
-        let refused = pool.render(r#"{"route":"home"}"#.into()).await;
+        let refused = pool.render(&bundle, r#"{"route":"home"}"#.into()).await;
         assert!(matches!(refused, Err(RenderError::Busy)), "{refused:?}");
         let stuck = stuck.await;
         assert!(matches!(stuck, Err(RenderError::Timeout(_))), "{stuck:?}");
@@ -443,7 +425,8 @@ mod tests {
 
     #[tokio::test]
     async fn a_js_exception_carries_its_message_and_stack() {
-        let error = pool(2000).render(r#"{"route":"throw"}"#.into()).await;
+        let (pool, bundle) = pool(2000);
+        let error = pool.render(&bundle, r#"{"route":"throw"}"#.into()).await;
         let Err(RenderError::Js { message, stack }) = error else {
             panic!("expected a JS error, got {error:?}");
         };
@@ -452,26 +435,50 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_reloaded_bundle_renders_next_on_every_thread_and_a_broken_one_is_refused() {
+    async fn each_render_runs_the_bundle_it_names_on_every_thread_and_a_broken_one_is_refused() {
+        // The page's HTML and the scripts it links come from one build, however the
+        // renders of two builds interleave while the pool moves from one to the next.
+        let old = echo();
         let pool = RendererPool::start(
-            ECHO.into(),
+            old.clone(),
             PoolOptions {
                 threads: 2,
                 timeout: Duration::from_secs(2),
-                queue: 8,
+                queue: 16,
             },
         )
         .expect("the test bundle loads");
-        let renamed = ECHO.replace("<p>", "<p class=new>");
-        pool.reload(renamed.into()).expect("the new bundle loads");
-        // At once, so both threads take some: whichever takes one has the new bundle.
-        let renders = (0..8).map(|_| pool.render(r#"{"route":"home"}"#.into()));
-        for html in futures_util::future::join_all(renders).await {
-            assert_eq!(html.unwrap(), "<p class=new>home</p>");
+        let new: Arc<str> = ECHO.replace("<p>", "<p class=new>").into();
+        RendererPool::check(&new).expect("the new bundle loads");
+        // At once, so both threads take some of each.
+        let renders = (0..12).map(|i| {
+            let (pool, bundle) = (
+                pool.clone(),
+                if i % 3 == 0 { old.clone() } else { new.clone() },
+            );
+            let from_old = Arc::ptr_eq(&bundle, &old);
+            async move {
+                (
+                    from_old,
+                    pool.render(&bundle, r#"{"route":"home"}"#.into()).await,
+                )
+            }
+        });
+        for (from_old, html) in futures_util::future::join_all(renders).await {
+            let expected = if from_old {
+                "<p>home</p>"
+            } else {
+                "<p class=new>home</p>"
+            };
+            assert_eq!(html.unwrap(), expected);
         }
-        let broken = pool.reload("throw new Error('half written');".into());
-        assert!(matches!(broken, Err(RenderError::Engine(_))), "{broken:?}");
-        let html = pool.render(r#"{"route":"words"}"#.into()).await;
+        let broken: Arc<str> = "throw new Error('half written');".into();
+        let refused = RendererPool::check(&broken);
+        assert!(
+            matches!(refused, Err(RenderError::Engine(_))),
+            "{refused:?}"
+        );
+        let html = pool.render(&new, r#"{"route":"words"}"#.into()).await;
         assert_eq!(html.unwrap(), "<p class=new>words</p>");
     }
 

@@ -42,11 +42,11 @@ impl PageRenderer {
         }
     }
 
-    /// Renders with `ui` from now on (development: a new build in the UI folder): every
-    /// renderer runs its bundle from its next render, pages link its files, and every
-    /// kept page is dropped. A bundle that does not load changes nothing.
+    /// Renders with `ui` from now on (development: a new build in the UI folder): each
+    /// page is rendered by its bundle and links its files, and every kept page is
+    /// dropped. A bundle that does not load changes nothing.
     pub fn take_up(&self, ui: Ui) -> Result<(), RenderError> {
-        self.pool.reload(ui.server_bundle.clone())?;
+        RendererPool::check(&ui.server_bundle)?;
         self.ui.replace(ui);
         self.cache.clear();
         Ok(())
@@ -115,8 +115,11 @@ impl PageRenderer {
         let internal = |error: serde_json::Error| AppError::Internal(error.into());
         let props = request.props_json().map_err(internal)?;
         let json = props::request_json(route, &props).map_err(internal)?;
+        // One build for the markup and the scripts that hydrate it: the renderers may be
+        // moving to the next one meanwhile.
+        let ui = self.ui.get();
         let started = std::time::Instant::now();
-        let rendered = self.pool.render(json).await;
+        let rendered = self.pool.render(&ui.server_bundle, json).await;
         match &rendered {
             Ok(_) => self.metrics.observe_render(started.elapsed()),
             Err(RenderError::Busy) => self.metrics.render_overflowed(),
@@ -132,7 +135,6 @@ impl PageRenderer {
         })?;
         // The shell, hash and compression take milliseconds of CPU: off the async
         // threads, so sockets and timeouts keep being served meanwhile.
-        let ui = self.ui.get();
         let head = head.clone();
         tokio::task::spawn_blocking(move || {
             let html = shell::document(&ui.manifest, &head, &body, props.get())

@@ -12,7 +12,7 @@ use lastwords::render::pool::{PoolOptions, RendererPool};
 async fn every_case_renders_exactly_its_golden_html() {
     let ui = Ui::embedded().expect("the UI is built (run scripts/build or scripts/test)");
     let pool = RendererPool::start(
-        ui.server_bundle,
+        ui.server_bundle.clone(),
         PoolOptions {
             threads: 1,
             timeout: Duration::from_secs(5),
@@ -36,7 +36,7 @@ async fn every_case_renders_exactly_its_golden_html() {
         cases += 1;
         let request = std::fs::read_to_string(&input).expect("a readable case");
         let html = pool
-            .render(request)
+            .render(&ui.server_bundle, request)
             .await
             .unwrap_or_else(|e| panic!("{}: {e}", input.display()));
         let expected_path = input.with_extension("html");
