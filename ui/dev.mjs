@@ -8,7 +8,8 @@
 // binary's). Every file of a build is written before its manifest.json, which
 // is renamed into place last, so a host that reloads on a new manifest never
 // reads half a build. The bundles are not minified, so a render's stack names
-// the component; the stylesheet is, as in a release.
+// the component, and the client's React is its development build; the stylesheet
+// is minified, as in a release.
 //
 // Usage: node dev.mjs [--out DIR]
 import { existsSync, readdirSync, statSync, watch } from "node:fs";
@@ -53,8 +54,13 @@ export async function watchUi({ out = path.join(uiDir, "dist-dev"), log = consol
   async function drawArt() {
     art = await buildArt(await loadArt(), out);
     await Promise.all(bundles.map((context) => context.dispose()));
+    // The client runs React's development build, whose warnings (a hydration mismatch
+    // with the text that differs, a missing key) a production build reduces to an error
+    // number. The server's stays production: its console goes nowhere.
+    const client = clientOptions(art, out);
+    const development = { ...client.define, "process.env.NODE_ENV": '"development"' };
     bundles = await Promise.all(
-      [serverOptions(art, out), clientOptions(art, out)].map((options) =>
+      [serverOptions(art, out), { ...client, define: development }].map((options) =>
         esbuild.context({ ...options, minify: false, write: false }),
       ),
     );

@@ -27,6 +27,9 @@ test('an edit to a component, the copy or a style is served on the next page loa
   const stylesheetOf = async (html) => get(`${dev.url}${/href="(\/assets\/app-[0-9a-f]+\.css)"/.exec(html)[1]}`);
   const before = await home();
   assert.match(before, /NFTs for the climate/);
+  // React's development build in the browser: a hydration mismatch says which text differs.
+  const client = await get(`${dev.url}${/src="(\/assets\/client-[A-Z0-9]+\.js)"/.exec(before)[1]}`);
+  assert.ok(client.includes('react.dev/link/hydration-mismatch'), 'the client runs React\'s development build');
 
   const timings = {};
   // A component: new words and a class Tailwind has not seen, so its markup and the CSS change.
