@@ -7,7 +7,7 @@ use std::sync::Arc;
 use axum::body::Body;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path, Query, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
 use serde::Deserialize;
@@ -83,18 +83,7 @@ pub(super) fn broken_address(
         ("/", "Back to the home page")
     };
     let html = shell::error_document_back(&state.ui.get().manifest, title, &message, back);
-    (
-        status,
-        [
-            (
-                header::CONTENT_TYPE,
-                HeaderValue::from_static("text/html; charset=utf-8"),
-            ),
-            (header::CACHE_CONTROL, crate::error::NOT_STORED),
-        ],
-        html,
-    )
-        .into_response()
+    (status, UNSTORED_HTML, html).into_response()
 }
 
 fn capitalised(text: &str) -> String {
@@ -105,18 +94,18 @@ fn capitalised(text: &str) -> String {
         .unwrap_or_default()
 }
 
+/// The headers of a page made without React: HTML, kept by no cache.
+const UNSTORED_HTML: [(HeaderName, HeaderValue); 2] = [
+    (
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/html; charset=utf-8"),
+    ),
+    (header::CACHE_CONTROL, crate::error::NOT_STORED),
+];
+
 /// `html` (a page made without React) as the answer to `error`, kept by no cache.
 fn error_page(error: &AppError, html: String) -> Response {
-    error.respond((
-        [
-            (
-                header::CONTENT_TYPE,
-                HeaderValue::from_static("text/html; charset=utf-8"),
-            ),
-            (header::CACHE_CONTROL, HeaderValue::from_static("no-store")),
-        ],
-        html,
-    ))
+    error.respond((UNSTORED_HTML, html))
 }
 
 #[derive(Deserialize)]
@@ -183,18 +172,7 @@ fn empty_page(state: &AppState) -> Response {
             &format!("The newest Last {}", site.product_name),
         ),
     );
-    (
-        StatusCode::NOT_FOUND,
-        [
-            (
-                header::CONTENT_TYPE,
-                HeaderValue::from_static("text/html; charset=utf-8"),
-            ),
-            (header::CACHE_CONTROL, HeaderValue::from_static("no-store")),
-        ],
-        html,
-    )
-        .into_response()
+    (StatusCode::NOT_FOUND, UNSTORED_HTML, html).into_response()
 }
 
 /// `/words/`, as a link typed or cut by hand often ends: the list, where it lives.
