@@ -127,11 +127,10 @@ async function within(check, what) {
 /** scripts/dev on a free port with a data folder of its own, serving; stopped after the test if it still runs. */
 async function startDev(t) {
   const port = await freePort();
-  const { child, exited, log: logOf } = spawnDev(t, port);
+  const { child, exited, log } = spawnDev(t, port);
   const url = `http://127.0.0.1:${port}`;
-  await poll(() => /serving url=/.test(logOf()) || child.exitCode !== null, Boolean, STARTED_WITHIN_MS, () => `scripts/dev to serve:\n${logOf().slice(-3000)}`);
-  assert.equal(child.exitCode, null, `scripts/dev exited:\n${logOf()}`);
-  const log = logOf;
+  await poll(() => /serving url=/.test(log()) || child.exitCode !== null, Boolean, STARTED_WITHIN_MS, () => `scripts/dev to serve:\n${log().slice(-3000)}`);
+  assert.equal(child.exitCode, null, `scripts/dev exited:\n${log()}`);
   const hostPids = () => [...log().matchAll(/dev: host started \(pid (\d+)\)/g)].map((m) => Number(m[1]));
   return {
     url,
