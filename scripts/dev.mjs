@@ -12,7 +12,9 @@ import { fileURLToPath } from "node:url";
 import { watchTree, watchUi } from "../ui/dev.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const binary = path.join(root, "target", "debug", "lastwords");
+/** scripts/build-host's choice, which scripts/run shares: the quick profile unless HOST_PROFILE names another. */
+const profile = process.env.HOST_PROFILE || "quick";
+const binary = path.join(root, "target", profile === "dev" ? "debug" : profile, "lastwords");
 const uiOut = path.join(root, "ui", "dist-dev");
 /** What the host is built from, besides server/: a change here builds it again. */
 const rootFiles = new Set(["Cargo.toml", "Cargo.lock"]);
@@ -71,21 +73,11 @@ async function stop(child) {
   clearTimeout(timer);
 }
 
-/**
- * The host's cargo features: scripts/run's (no Firestore: the embedded store needs
- * none of it), so the two share one build, unless HOST_FEATURES names others
- * (`default` for the tests' and the image's, with Firestore).
- */
-function featureArgs() {
-  const features = process.env.HOST_FEATURES || "quickjs";
-  return features === "default" ? [] : ["--no-default-features", "--features", features];
-}
-
-/** `cargo build` of the host; true if it succeeded. */
+/** The host's build (scripts/build-host); true if it succeeded. */
 async function buildHost() {
-  const args = ["build", "-p", "lastwords", "--bin", "lastwords", ...featureArgs()];
-  say(`building the host (cargo ${args.join(" ")})`);
-  const { exited } = run("cargo", args);
+  say(`building the host (profile ${profile}, features ${process.env.HOST_FEATURES || "quickjs"})`);
+  // Its stdout is the binary's path, known here already.
+  const { exited } = run(path.join(root, "scripts", "build-host"), [], { stdio: ["ignore", "ignore", "inherit"] });
   const code = await exited;
   if (code !== 0 && !stopping) say(`cargo build failed (exit ${code})`);
   return code === 0;

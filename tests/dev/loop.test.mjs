@@ -157,9 +157,10 @@ function spawnDev(t, port) {
   const dataDir = mkdtempSync(join(tmpdir(), 'lastwords-dev-'));
   const child = spawn(join(root, 'scripts/dev'), ['--port', String(port), '--data-dir', dataDir, '--rate-limit-per-s', '0'], {
     cwd: root,
-    // The suites' build of the host (with Firestore), which scripts/test has just made,
-    // not scripts/dev's own (without), which would compile a hundred crates again.
-    env: { ...process.env, NO_COLOR: '1', RUST_LOG: 'info', CARGO_TERM_COLOR: 'never', HOST_FEATURES: 'default' },
+    // The suites' build of the host (dev profile, with Firestore), which scripts/test has
+    // just made, not scripts/dev's own (quick profile, without), which would compile every
+    // crate again.
+    env: { ...process.env, NO_COLOR: '1', RUST_LOG: 'info', CARGO_TERM_COLOR: 'never', HOST_PROFILE: 'dev', HOST_FEATURES: 'default' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let log = '';
