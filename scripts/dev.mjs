@@ -12,9 +12,8 @@ import { fileURLToPath } from "node:url";
 import { watchTree, watchUi } from "../ui/dev.mjs";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-/** scripts/build-host's choice, which scripts/run shares: the quick profile unless HOST_PROFILE names another. */
-const profile = process.env.HOST_PROFILE || "quick";
-const binary = path.join(root, "target", profile === "dev" ? "debug" : profile, "lastwords");
+/** The host's binary, where scripts/build-host last said it built it (scripts/run's, unless HOST_PROFILE or HOST_FEATURES name another). */
+let binary = null;
 const uiOut = path.join(root, "ui", "dist-dev");
 /** What the host is built from, besides server/: a change here builds it again. */
 const rootFiles = new Set(["Cargo.toml", "Cargo.lock"]);
@@ -75,11 +74,18 @@ async function stop(child) {
 
 /** The host's build (scripts/build-host); true if it succeeded. */
 async function buildHost() {
-  say(`building the host (profile ${profile}, features ${process.env.HOST_FEATURES || "quickjs"})`);
-  // Its stdout is the binary's path, known here already.
-  const { exited } = run(path.join(root, "scripts", "build-host"), [], { stdio: ["ignore", "ignore", "inherit"] });
-  const code = await exited;
+  say("building the host (scripts/build-host)");
+  const { child, exited } = run(path.join(root, "scripts", "build-host"), [], { stdio: ["ignore", "pipe", "inherit"] });
+  let printed = "";
+  child.stdout.on("data", (chunk) => (printed += chunk));
+  // 'exit' can come before the last of the output has been read.
+  const read = new Promise((resolve) => {
+    child.stdout.once("close", resolve);
+    child.once("error", resolve);
+  });
+  const [code] = await Promise.all([exited, read]);
   if (code !== 0 && !stopping) say(`cargo build failed (exit ${code})`);
+  if (code === 0) binary = printed.trim();
   return code === 0;
 }
 
@@ -105,7 +111,7 @@ function startHost() {
 
 /** What tells one build of the binary from the next. */
 function binaryStamp() {
-  const stat = statSync(binary, { throwIfNoEntry: false });
+  const stat = binary && statSync(binary, { throwIfNoEntry: false });
   return stat ? `${stat.ino}:${stat.mtimeMs}:${stat.size}` : null;
 }
 
