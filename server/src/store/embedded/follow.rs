@@ -210,10 +210,28 @@ impl Follower {
         {
             return;
         }
+        let before = Files::of(&self.store.path);
         let tried = self.try_refresh();
+        self.settle(tried, before, Files::of(&self.store.path));
+    }
+
+    /// Publishes what a look found: the store readable again, or a problem, said once it
+    /// has lasted [`CONFIRM_AFTER`]. `before` and `after` are the files as the look began
+    /// and ended.
+    fn settle(&mut self, tried: Result<(), String>, before: Files, after: Files) {
+        // A failed look is remembered by the files as it left them, its own connections'
+        // traces included. But the database file itself, which it only reads, changed by
+        // someone else under it (put right as it looked at the damaged one) makes its
+        // failure stale: remembered by the files as it found them, the next look is not
+        // held back for a minute.
+        let looked_at = if before.written[0] == after.written[0] {
+            after
+        } else {
+            before
+        };
         self.tried = tried
             .is_err()
-            .then(|| (Files::of(&self.store.path), std::time::Instant::now()));
+            .then(|| (looked_at, std::time::Instant::now()));
         match tried {
             Ok(()) => {
                 self.seen = None;
@@ -559,5 +577,39 @@ mod tests {
             SAMPLES.len(),
             "the last list is kept"
         );
+    }
+
+    #[test]
+    fn a_store_put_right_during_a_failed_look_is_read_at_the_next() {
+        let dir = tempfile::tempdir().unwrap();
+        let feed = Feed::new();
+        let metrics = Metrics::new();
+        let mut follower = follower(dir.path(), &feed, &metrics);
+        let path = dir.path().join(FILE_NAME);
+        let good = tempfile::tempdir().unwrap();
+        drop(EmbeddedStore::open_or_create(good.path(), Seed::Samples).unwrap());
+        let mut bytes = std::fs::read(&path).unwrap();
+        bytes[..100].fill(0);
+        std::fs::write(&path, bytes).unwrap();
+        follower.refresh();
+        std::thread::sleep(CONFIRM_AFTER);
+        follower.refresh();
+        let problem = follower.problem.clone().expect("the damage is said");
+
+        // A look that found the damaged file, and ended after an operator put a good
+        // one in its place, as the test suite's hosts under load have seen.
+        let before = Files::of(&path);
+        for suffix in ["-wal", "-shm"] {
+            let _ = std::fs::remove_file(inspect::sidecar(&path, suffix));
+        }
+        std::fs::rename(good.path().join(FILE_NAME), &path).unwrap();
+        follower.settle(Err(problem), before, Files::of(&path));
+
+        follower.refresh();
+        assert_eq!(
+            follower.problem, None,
+            "read at the next look, not a minute later"
+        );
+        assert_eq!(feed.current().list.len(), SAMPLES.len());
     }
 }
