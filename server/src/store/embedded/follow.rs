@@ -536,6 +536,13 @@ mod tests {
         Follower::new(store, read.sequence, feed.clone(), metrics, None)
     }
 
+    /// Damages the store at `path` as the black-box table's "its header overwritten".
+    fn overwrite_header(path: &Path) {
+        let mut bytes = std::fs::read(path).unwrap();
+        bytes[..100].fill(0);
+        std::fs::write(path, bytes).unwrap();
+    }
+
     #[test]
     fn a_damaged_store_is_said_once_however_often_it_is_looked_at() {
         let dir = tempfile::tempdir().unwrap();
@@ -543,9 +550,7 @@ mod tests {
         let metrics = Metrics::new();
         let mut follower = follower(dir.path(), &feed, &metrics);
         let path = dir.path().join(FILE_NAME);
-        let mut bytes = std::fs::read(&path).unwrap();
-        bytes[..100].fill(0);
-        std::fs::write(&path, bytes).unwrap();
+        overwrite_header(&path);
 
         let log = Log::default();
         let subscriber = tracing_subscriber::fmt()
@@ -588,9 +593,7 @@ mod tests {
         let path = dir.path().join(FILE_NAME);
         let good = tempfile::tempdir().unwrap();
         drop(EmbeddedStore::open_or_create(good.path(), Seed::Samples).unwrap());
-        let mut bytes = std::fs::read(&path).unwrap();
-        bytes[..100].fill(0);
-        std::fs::write(&path, bytes).unwrap();
+        overwrite_header(&path);
         follower.refresh();
         std::thread::sleep(CONFIRM_AFTER);
         follower.refresh();
