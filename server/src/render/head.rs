@@ -82,6 +82,7 @@ impl Head {
         config: &Site,
         check: &str,
         start: Option<&Cursor>,
+        first: Option<&Phrase>,
         prev: Option<&Cursor>,
         next: Option<&Cursor>,
     ) -> Self {
@@ -101,8 +102,17 @@ impl Head {
             Some(start) if check.is_empty() => url_at("after", start),
             _ => config.absolute_url(&path),
         };
+        let list = format!("Already-minted Last {}", config.product_name);
+        // A later page named by its newest phrase, as its address is by the one before:
+        // a crawler's list of titles then tells the pages apart.
+        let title = match first {
+            Some(first) if start.is_some() && check.is_empty() => {
+                format!("{list}: “{}” and older", isolated(&first.word))
+            }
+            _ => list,
+        };
         Self {
-            title: site::title(&format!("Already-minted Last {}", config.product_name)),
+            title: site::title(&title),
             description: format!(
                 "Every Last {} already minted by the {} community, and a checker to see whether yours is still free.",
                 config.product_name,

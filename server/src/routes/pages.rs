@@ -331,6 +331,7 @@ async fn words_page(
             config,
             check,
             cut.start.as_ref(),
+            cut.phrases.first().map(|phrase| &**phrase),
             cut.prev.as_ref(),
             cut.next.as_ref(),
         );

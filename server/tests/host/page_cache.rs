@@ -104,8 +104,15 @@ fn canonical(html: &str) -> &str {
     url.strip_prefix("http://127.0.0.1:8080").unwrap_or(url)
 }
 
-/// The words shown, newest first.
+/// The page's title.
+fn title(html: &str) -> &str {
+    let start = html.find("<title>").expect("a title") + "<title>".len();
+    &html[start..start + html[start..].find("</title>").unwrap()]
+}
+
+/// The words shown, newest first (in the page, not its head).
 fn shown(html: &str) -> Vec<u64> {
+    let html = &html[html.find("<body").expect("a body")..];
     html.match_indices("WORD ")
         .filter_map(|(at, _)| {
             let digits: String = html[at + 5..]
@@ -130,6 +137,7 @@ async fn a_page_of_the_list_has_one_address_however_it_is_asked_for_and_an_empty
     let (status, html) = page("/words").await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(canonical(&html), "/words");
+    assert_eq!(title(&html), "Already-minted Last Words — Dinos");
     assert!(html.contains("href=\"/words?after=152-p152\""), "Older");
 
     // The second page, as its own links name it, and as the third page's Newer link
@@ -145,6 +153,12 @@ async fn a_page_of_the_list_has_one_address_however_it_is_asked_for_and_an_empty
         assert_eq!(status, StatusCode::OK, "{path}");
         assert_eq!(shown(&html)[..48], second, "{path}");
         assert_eq!(canonical(&html), "/words?after=152-p152", "{path}");
+        // Each page a title of its own for a crawler's list, the page's newest phrase.
+        assert_eq!(
+            title(&html),
+            "Already-minted Last Words: “\u{2068}WORD 151\u{2069}” and older — Dinos",
+            "{path}"
+        );
     }
     // The first page's phrases asked for with `before`: the first page.
     let (_, html) = page("/words?before=151-p151").await;
@@ -156,6 +170,7 @@ async fn a_page_of_the_list_has_one_address_however_it_is_asked_for_and_an_empty
     let (_, html) = page("/words?after=152-p152").await;
     assert_eq!(shown(&html)[..48], second);
     assert_eq!(canonical(&html), "/words?after=153-p153");
+    assert!(title(&html).contains("WORD 151"), "named by what it shows");
 
     // Past either end, or after the oldest: nothing to show, so no page, not an empty
     // list that says no phrase was ever minted.
