@@ -75,9 +75,9 @@ impl Head {
     }
 
     /// A page of the phrases page: one listing for search engines, named `after` the
-    /// phrase just newer than it (`start`) and linked to the pages before (`prev`) and
-    /// after (`next`) it; with `check`, what a visitor typed, which is theirs and not
-    /// indexed.
+    /// phrase just newer than it (`start`), titled by its own newest (`first`), and
+    /// linked to the pages before (`prev`) and after (`next`) it; with `check`, what a
+    /// visitor typed, which is theirs and not indexed.
     pub fn words(
         config: &Site,
         check: &str,
