@@ -116,6 +116,13 @@ pub async fn text(response: Response<Body>) -> (Response<()>, String) {
     (head, String::from_utf8(body).expect("bodies are UTF-8"))
 }
 
+/// The text between the first `start` in `html` and the `end` after it.
+pub fn between<'a>(html: &'a str, start: &str, end: &str) -> Option<&'a str> {
+    let from = html.find(start)? + start.len();
+    let to = html[from..].find(end)?;
+    Some(&html[from..from + to])
+}
+
 pub fn phrase(id: &str, word: &str, name: &str) -> Phrase {
     Phrase {
         id: id.into(),

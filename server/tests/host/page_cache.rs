@@ -7,7 +7,7 @@ use std::time::Duration;
 use axum::http::StatusCode;
 use lastwords::feed::{Change, Phrase};
 
-use crate::common::{TestHost, phrase};
+use crate::common::{TestHost, between, phrase};
 
 fn numbered(n: u64) -> Phrase {
     Phrase {
@@ -106,8 +106,7 @@ fn canonical(html: &str) -> &str {
 
 /// The page's title.
 fn title(html: &str) -> &str {
-    let start = html.find("<title>").expect("a title") + "<title>".len();
-    &html[start..start + html[start..].find("</title>").unwrap()]
+    between(html, "<title>", "</title>").expect("a title")
 }
 
 /// The words shown, newest first (in the page, not its head).

@@ -6,7 +6,7 @@ use std::time::Duration;
 use axum::http::StatusCode;
 use lastwords::feed::{Change, Phrase};
 
-use crate::common::{TestHost, phrase};
+use crate::common::{TestHost, between, phrase};
 
 /// Ids Firestore allows (anything but `/`, `.` and `..`), with the characters that
 /// mean something in a URL, in HTML or in JSON.
@@ -29,12 +29,6 @@ const ODD_IDS: &[&str] = &[
     "<i>x</i>",
     "~!*'()",
 ];
-
-fn between<'a>(html: &'a str, start: &str, end: &str) -> Option<&'a str> {
-    let from = html.find(start)? + start.len();
-    let to = html[from..].find(end)?;
-    Some(&html[from..from + to])
-}
 
 fn meta<'a>(html: &'a str, attribute: &str, name: &str) -> &'a str {
     between(
