@@ -212,26 +212,26 @@ impl Follower {
         }
         let before = Files::of(&self.store.path);
         let tried = self.try_refresh();
-        self.settle(tried, before, Files::of(&self.store.path));
+        self.settle(tried, before);
     }
 
     /// Publishes what a look found: the store readable again, or a problem, said once it
-    /// has lasted [`CONFIRM_AFTER`]. `before` and `after` are the files as the look began
-    /// and ended.
-    fn settle(&mut self, tried: Result<(), String>, before: Files, after: Files) {
+    /// has lasted [`CONFIRM_AFTER`]. `before` is the files as the look began.
+    fn settle(&mut self, tried: Result<(), String>, before: Files) {
         // A failed look is remembered by the files as it left them, its own connections'
         // traces included. But the database file itself, which it only reads, changed by
         // someone else under it (put right as it looked at the damaged one) makes its
         // failure stale: remembered by the files as it found them, the next look is not
         // held back for a minute.
-        let looked_at = if before.written[0] == after.written[0] {
-            after
-        } else {
-            before
-        };
-        self.tried = tried
-            .is_err()
-            .then(|| (looked_at, std::time::Instant::now()));
+        self.tried = tried.is_err().then(|| {
+            let after = Files::of(&self.store.path);
+            let looked_at = if before.written[0] == after.written[0] {
+                after
+            } else {
+                before
+            };
+            (looked_at, std::time::Instant::now())
+        });
         match tried {
             Ok(()) => {
                 self.seen = None;
@@ -606,7 +606,7 @@ mod tests {
             let _ = std::fs::remove_file(inspect::sidecar(&path, suffix));
         }
         std::fs::rename(good.path().join(FILE_NAME), &path).unwrap();
-        follower.settle(Err(problem), before, Files::of(&path));
+        follower.settle(Err(problem), before);
 
         follower.refresh();
         assert_eq!(
