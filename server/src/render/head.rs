@@ -98,17 +98,16 @@ impl Head {
         // Named by what it shows, not by how it was asked for: a `before` page and the
         // `after` page with the same phrases, or a cursor made up between two phrases,
         // are one page to a crawler.
-        let canonical = match start {
-            Some(start) if check.is_empty() => url_at("after", start),
-            _ => config.absolute_url(&path),
+        let later = start.filter(|_| check.is_empty());
+        let canonical = match later {
+            Some(start) => url_at("after", start),
+            None => config.absolute_url(&path),
         };
         let list = format!("Already-minted Last {}", config.product_name);
-        // A later page named by its newest phrase, as its address is by the one before:
+        // A later page titled by its newest phrase, as its address names the one before:
         // a crawler's list of titles then tells the pages apart.
-        let title = match first {
-            Some(first) if start.is_some() && check.is_empty() => {
-                format!("{list}: “{}” and older", isolated(&first.word))
-            }
+        let title = match (later, first) {
+            (Some(_), Some(first)) => format!("{list}: “{}” and older", isolated(&first.word)),
             _ => list,
         };
         Self {
