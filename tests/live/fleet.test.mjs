@@ -22,16 +22,20 @@ const CLIENTS_PER_REPLICA = 2;
 // Writes in each steady round; more (FLEET_WRITES=500) shows the tail on a local run.
 const ROUND_WRITES = Number(process.env.FLEET_WRITES ?? 15);
 
+// One address for the fleet, as its load balancer gives it: what the pages link to and
+// the origin browsers open sockets from.
+const PUBLIC_URL = 'https://dinos.example';
+
 function replica(emulator, dataDir) {
   return startHost({
     dataDir,
-    args: ['--firestore-project', 'test', '--rate-limit-per-s', '0'],
+    args: ['--firestore-project', 'test', '--rate-limit-per-s', '0', '--public-url', PUBLIC_URL],
     env: { FIRESTORE_EMULATOR_HOST: emulator.host },
   });
 }
 
 function clientsOf(host) {
-  const clients = Array.from({ length: CLIENTS_PER_REPLICA }, () => connectLive(host.url));
+  const clients = Array.from({ length: CLIENTS_PER_REPLICA }, () => connectLive(host.url, undefined, { origin: PUBLIC_URL }));
   for (const client of clients) client.opened.catch(() => {});
   return clients;
 }
@@ -165,6 +169,24 @@ test('three replicas on one Firestore: writes from everywhere, a replica restart
   await Promise.all(
     clients.flat().map((c, k) => c.until((me) => me.words().join('\n') === collection.join('\n'), 20_000, `live client ${k} converged`)),
   );
+  // And each page with one validator, though each replica numbers its versions its own
+  // way: a browser or a crawler the load balancer sends to another revalidates with a 304.
+  const [newest] = await allPhrases(hosts[0].url);
+  for (const path of ['/words', `/words/${encodeURIComponent(newest.id)}`]) {
+    const tags = await Promise.all(
+      hosts.map(async (host) => {
+        const response = await fetch(`${host.url}${path}`);
+        assert.equal(response.status, 200, path);
+        await response.arrayBuffer();
+        return response.headers.get('etag');
+      }),
+    );
+    assert.equal(new Set(tags).size, 1, `${path}: ${tags.join(' ')}`);
+    for (const host of hosts) {
+      const again = await fetch(`${host.url}${path}`, { headers: { 'If-None-Match': tags[0] } });
+      assert.equal(again.status, 304, `${path} from ${host.url}`);
+    }
+  }
   // Each went from version to version: none had to start over.
   for (const [k, client] of clients.flat().entries()) assert.deepEqual(client.gaps, [], `live client ${k} was sent a gap`);
 

@@ -87,8 +87,17 @@ fn q_value(text: &str) -> Option<u16> {
 
 /// A strong validator for `body`: the quoted start of its SHA-256.
 pub fn strong_etag(body: &[u8]) -> String {
+    format!("\"{}\"", digest(&[body]))
+}
+
+/// The start of the SHA-256 of `parts` one after the other, in hex: what a validator quotes.
+pub fn digest(parts: &[&[u8]]) -> String {
     use sha2::{Digest, Sha256};
-    format!("\"{}\"", hex::encode(&Sha256::digest(body)[..12]))
+    let mut hasher = Sha256::new();
+    for part in parts {
+        hasher.update(part);
+    }
+    hex::encode(&hasher.finalize()[..12])
 }
 
 /// Whether `If-None-Match` already names `etag`.

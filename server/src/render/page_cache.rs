@@ -10,7 +10,8 @@
 //! one render (moka's `try_get_with`), while misses for different pages render at once,
 //! each on a renderer thread of its own.
 //!
-//! Each page is stored with a strong ETag and its compressed variants, each made once
+//! Each page is stored with an ETag (weak for a page that carries the list's version:
+//! [`CachedPage::carrying_version`]) and its compressed variants, each made once
 //! when first asked for, so a cached hit costs no rendering and no compression.
 
 use std::collections::{HashMap, VecDeque};
@@ -27,7 +28,7 @@ use crate::feed::list::{Anchor, Cursor, ListPage, Phrase};
 use crate::feed::{Change, Delta, Feed, Snapshot};
 use crate::metrics::Metrics;
 use crate::net::headers::PreparedHead;
-use crate::render::negotiate::Encoding;
+use crate::render::negotiate::{self, Encoding};
 use prometheus::IntCounter;
 
 /// Which page, at which data.
@@ -115,8 +116,9 @@ impl Span {
 #[derive(Debug)]
 pub struct CachedPage {
     pub html: Bytes,
-    /// A strong validator per encoding (identity, gzip, brotli): the quoted start of the
-    /// SHA-256 of `html`, with the coding's name after it for a compressed variant. Each
+    /// A validator per encoding (identity, gzip, brotli): the quoted start of the
+    /// SHA-256 of `html` (less the list's version: [`CachedPage::carrying_version`]),
+    /// with the coding's name after it for a compressed variant. Each
     /// variant is a representation of its own (RFC 9110, 8.8.3): a cache that holds two
     /// and asks with both tags learns from the 304's tag which one to serve.
     etags: [(Box<str>, HeaderValue); 3],
@@ -135,12 +137,34 @@ pub struct CachedPage {
 
 impl CachedPage {
     pub fn new(html: String) -> Self {
-        let identity = crate::render::negotiate::strong_etag(html.as_bytes());
-        let digest = identity.trim_matches('"');
+        let digest = negotiate::digest(&[html.as_bytes()]);
+        Self::validated(html, &digest, "")
+    }
+
+    /// A page that carries the list version it was cut from (`"version":N` in its props,
+    /// where the live feed resumes from). Versions count a host process's changes, not
+    /// the list's: after a restart, or from another host behind the same load balancer,
+    /// the same page comes with another number. Its validator leaves the number out, so
+    /// a browser or a crawler that revalidates there gets a 304 rather than the page
+    /// again, and is weak (RFC 9110, 8.8.1) since the bodies it names differ in those
+    /// digits. A browser that keeps its copy resumes from a version the host may not
+    /// know and is sent a snapshot, as a page made by another host is today.
+    pub fn carrying_version(html: String, version: u64) -> Self {
+        let number = format!("\"version\":{version}");
+        // Props are JSON with every string escaped: `"version":` is only ever their key.
+        let Some(at) = html.find(&number) else {
+            return Self::new(html);
+        };
+        let bytes = html.as_bytes();
+        let digest = negotiate::digest(&[&bytes[..at], &bytes[at + number.len()..]]);
+        Self::validated(html, &digest, "W/")
+    }
+
+    fn validated(html: String, digest: &str, weak: &str) -> Self {
         let etags = [
-            identity.clone(),
-            format!("\"{digest}-gzip\""),
-            format!("\"{digest}-br\""),
+            format!("{weak}\"{digest}\""),
+            format!("{weak}\"{digest}-gzip\""),
+            format!("{weak}\"{digest}-br\""),
         ]
         .map(|tag| {
             // Hex digits and a coding's name in quotes: always a valid header value.
@@ -998,6 +1022,44 @@ mod tests {
             crate::render::negotiate::strong_etag(b"a")
         );
         assert!(a.etag(Encoding::Brotli).ends_with("-br\""));
+    }
+
+    #[test]
+    fn a_page_carrying_a_version_has_one_validator_whatever_the_number() {
+        let page = |version: u64, word: &str| {
+            CachedPage::carrying_version(
+                format!(r#"<p>{word}</p><script>{{"version":{version},"word":"{word}"}}</script>"#),
+                version,
+            )
+        };
+        // Another process's numbering, one with fewer digits, and one that ends the same.
+        let (here, there, short, suffix) = (
+            page(7 << 32, "A"),
+            page(9 << 32 | 3, "A"),
+            page(5, "A"),
+            page(15, "A"),
+        );
+        for encoding in [Encoding::Identity, Encoding::Gzip, Encoding::Brotli] {
+            for other in [&there, &short, &suffix] {
+                assert_eq!(here.etag(encoding), other.etag(encoding));
+            }
+            assert_ne!(here.etag(encoding), page(7 << 32, "B").etag(encoding));
+            assert!(
+                here.etag(encoding).starts_with("W/\""),
+                "{}",
+                here.etag(encoding)
+            );
+        }
+        assert_ne!(here.html, there.html);
+        // Only the props' key is left out: the same digits elsewhere in the page count.
+        let elsewhere =
+            CachedPage::carrying_version(r#"<p>5</p><script>{"version":5}</script>"#.into(), 5);
+        let other =
+            CachedPage::carrying_version(r#"<p>6</p><script>{"version":5}</script>"#.into(), 5);
+        assert_ne!(
+            elsewhere.etag(Encoding::Identity),
+            other.etag(Encoding::Identity)
+        );
     }
 
     #[test]

@@ -99,6 +99,15 @@ impl RenderRequest<'_> {
         }
     }
 
+    /// The list version the props carry, for the live feed to resume from.
+    pub fn version(&self) -> Option<u64> {
+        match self {
+            RenderRequest::Words(props) => Some(props.version),
+            RenderRequest::Phrase(props) => Some(props.version),
+            RenderRequest::Home(_) | RenderRequest::NotFound(_) => None,
+        }
+    }
+
     /// The props as JSON, made once a render: the page embeds them for hydration, and
     /// the server bundle's request carries them ([`request_json`]).
     pub fn props_json(&self) -> serde_json::Result<Box<RawValue>> {

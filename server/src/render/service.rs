@@ -136,10 +136,14 @@ impl PageRenderer {
         // The shell, hash and compression take milliseconds of CPU: off the async
         // threads, so sockets and timeouts keep being served meanwhile.
         let head = head.clone();
+        let version = request.version();
         tokio::task::spawn_blocking(move || {
             let html = shell::document(&ui.manifest, &head, &body, props.get())
                 .map_err(|e| AppError::Internal(e.into()))?;
-            Ok(CachedPage::new(html))
+            Ok(match version {
+                Some(version) => CachedPage::carrying_version(html, version),
+                None => CachedPage::new(html),
+            })
         })
         .await
         .map_err(|e| AppError::Internal(e.into()))?
