@@ -148,7 +148,7 @@ impl CachedPage {
     /// a browser or a crawler that revalidates there gets a 304 rather than the page
     /// again, and is weak (RFC 9110, 8.8.1) since the bodies it names differ in those
     /// digits. A browser that keeps its copy resumes from a version the host may not
-    /// know and is sent a snapshot, as a page made by another host is today.
+    /// know and is sent a snapshot, as is one whose page another host made.
     pub fn carrying_version(html: String, version: u64) -> Self {
         let number = format!("\"version\":{version}");
         // Props are JSON with every string escaped: `"version":` is only ever their key.
