@@ -279,6 +279,112 @@ test("its log's index (-shm) made unreadable under a host run as an ordinary use
   }
 });
 
+/** What the CLI lists, as the next process to open the store finds it. */
+async function stored(host) {
+  const listed = await host.cli('phrases', 'list', '--json');
+  assert.equal(listed.code, 0, listed.stderr);
+  return JSON.parse(listed.stdout).map((p) => p.word).sort();
+}
+
+// A clean-up that takes the -wal and -shm for temporary files. SQLite's processes share
+// the log through its index: one process left holding a removed index no longer sees what
+// the others commit, and used to copy its stale view into the database as it stopped,
+// losing every phrase added since.
+test("its log's index (-shm) removed under a running host: later writes reach the host, and none is lost when it stops", async () => {
+  const host = await hostWithPhrases(2);
+  try {
+    const path = join(host.dataDir, STORE);
+    rmSync(`${path}-shm`);
+    for (const word of ['after index one', 'after index two']) {
+      const added = await host.cli('phrases', 'add', word, '--name', 'Op');
+      assert.equal(added.code, 0, added.stderr);
+    }
+    await until('the host showing the writes made after the index was removed', async () => (await words(host.url)).includes('AFTER INDEX TWO'));
+    assert.match(host.log(), /phrases\.sqlite3-shm.* was removed or replaced/);
+    const expected = await stored(host);
+    assert.equal(expected.length, 10);
+    assert.deepEqual(await words(host.url), expected);
+    host.signal('SIGTERM');
+    assert.equal((await host.exited).code, 0);
+    assert.deepEqual(await stored(host), expected, 'every acknowledged phrase is still stored');
+  } finally {
+    await host.stop();
+  }
+});
+
+test('its write-ahead log (-wal) removed under a running host: the host writes what it held into the database, and the CLI writes again', async () => {
+  const host = await hostWithPhrases(2);
+  try {
+    const path = join(host.dataDir, STORE);
+    // The log holds these until a checkpoint; removed, only the host's open file has them.
+    assert.ok(statSync(`${path}-wal`).size > 0);
+    rmSync(`${path}-wal`);
+    const added = await until('the CLI writing again', async () => {
+      const result = await host.cli('phrases', 'add', 'after log', '--name', 'Op');
+      return result.code === 0 ? result : null;
+    });
+    assert.match(added.stdout, /AFTER LOG/);
+    assert.match(host.log(), /phrases\.sqlite3-wal.* was removed or replaced/);
+    const expected = await stored(host);
+    assert.equal(expected.length, 9, 'the phrases the removed log held are in the database');
+    await until('the host showing the write after', async () => (await words(host.url)).includes('AFTER LOG'));
+    assert.deepEqual(await words(host.url), expected);
+    host.signal('SIGTERM');
+    assert.equal((await host.exited).code, 0);
+    assert.deepEqual(await stored(host), expected);
+  } finally {
+    await host.stop();
+  }
+});
+
+test('both removed under a running host (rm *-wal *-shm): the commits the log held are kept', async () => {
+  const host = await hostWithPhrases(2);
+  try {
+    const served = await words(host.url);
+    const path = join(host.dataDir, STORE);
+    rmSync(`${path}-wal`);
+    rmSync(`${path}-shm`);
+    await until('the host saying what it did', () => /phrases\.sqlite3-wal.* was removed or replaced/.test(host.log()));
+    assert.deepEqual(await stored(host), served, 'the next process finds every phrase');
+    const added = await host.cli('phrases', 'add', 'after both', '--name', 'Op');
+    assert.equal(added.code, 0, added.stderr);
+    await until('the host showing the write after', async () => (await words(host.url)).includes('AFTER BOTH'));
+    host.signal('SIGTERM');
+    assert.equal((await host.exited).code, 0);
+    assert.deepEqual(await stored(host), [...served, 'AFTER BOTH'].sort());
+  } finally {
+    await host.stop();
+  }
+});
+
+// SQLite's REPLACE deletes the row it conflicts with without running delete triggers, so
+// the row's removal must be recorded before the insert or update that replaces it.
+for (const [how, sql] of [
+  ['INSERT OR REPLACE', "INSERT OR REPLACE INTO phrases (id, word, name) VALUES ('byhandreplace1', 'BEFORE DAMAGE 0', 'Hand')"],
+  ['UPDATE OR REPLACE', "UPDATE OR REPLACE phrases SET word = 'BEFORE DAMAGE 0' WHERE word = 'BEFORE DAMAGE 1'"],
+]) {
+  test(`${how} in another program: the phrase it replaced leaves the host's list`, async () => {
+    const host = await hostWithPhrases(2);
+    try {
+      sqlite(join(host.dataDir, STORE), sql);
+      const expected = await stored(host);
+      assert.equal(expected.filter((w) => w === 'BEFORE DAMAGE 0').length, 1);
+      await until('the host matching the store', async () => JSON.stringify(await words(host.url)) === JSON.stringify(expected));
+      const taken = await (await fetch(`${host.url}/api/phrases/check?word=${encodeURIComponent('before damage 0')}`)).json();
+      const holder = (await allPhrases(host.url)).find((p) => p.word === 'BEFORE DAMAGE 0');
+      assert.equal(JSON.stringify(taken).includes(holder.id), true, `the check names the row that holds it: ${JSON.stringify(taken)}`);
+      // INSERT OR IGNORE of a phrase already held changes nothing on the host.
+      sqlite(join(host.dataDir, STORE), "INSERT OR IGNORE INTO phrases (id, word, name) VALUES ('byhandignored1', 'BEFORE DAMAGE 0', 'Hand')");
+      const added = await host.cli('phrases', 'add', 'after replace', '--name', 'Op');
+      assert.equal(added.code, 0, added.stderr);
+      await until('the host showing the write after', async () => (await words(host.url)).includes('AFTER REPLACE'));
+      assert.deepEqual(await words(host.url), await stored(host));
+    } finally {
+      await host.stop();
+    }
+  });
+}
+
 test('serve and the CLI never write into anything but a folder with no store', async (t) => {
   const cases = {
     'a 0-byte file': [(path) => writeFileSync(path, ''), /is empty \(0 bytes\), not a phrase store/],

@@ -211,6 +211,15 @@ test('import adds every valid entry, reports each rejected one with its reason, 
   assert.ok(before.every((w) => after.includes(w)), 'nothing removed');
 });
 
+test('an import file saved with a byte-order mark (as some editors do) is read as the same JSON', async () => {
+  const file = join(host.dataDir, 'bom.json');
+  writeFileSync(file, `\ufeff${JSON.stringify([{ word: 'marked file', name: 'Ada' }])}`);
+  const result = await host.cli('phrases', 'import', file);
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(result.stdout, /1 entries: added 1/);
+  assert.ok((await storedWords()).includes('MARKED FILE'));
+});
+
 test('export writes JSON that import takes back', async () => {
   const file = join(host.dataDir, 'export.json');
   const exported = await host.cli('phrases', 'export', file);

@@ -243,7 +243,9 @@ const SKIPPED_LISTED: usize = 20;
 async fn import(store: &dyn PhraseStore, file: &std::path::Path) -> anyhow::Result<()> {
     let text =
         std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
-    let entries: Vec<serde_json::Value> = serde_json::from_str(&text).with_context(|| {
+    // Editors that save UTF-8 with a byte-order mark put one first; JSON has none.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    let entries: Vec<serde_json::Value> = serde_json::from_str(text).with_context(|| {
         format!(
             "{} is not a JSON array of {{\"word\": ..., \"name\": ...}}",
             file.display()

@@ -207,7 +207,10 @@ impl EmbeddedStore {
             .connection
             .lock()
             .map_err(|_| StoreError::Backend("the store's connection was poisoned".into()))?;
-        work(&connection)
+        let connection = connection
+            .as_ref()
+            .ok_or_else(|| StoreError::Backend("the store's connection is closed".into()))?;
+        work(connection)
     }
 
     /// Puts the phrases of the backup `file` into the store of `data_dir`. Refuses while

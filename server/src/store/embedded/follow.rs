@@ -8,7 +8,7 @@ use notify::Watcher as _;
 use prometheus::IntCounter;
 
 use super::inspect::{self, Found};
-use super::{EmbeddedStore, FILE_NAME, FullRead, file_identity};
+use super::{Detached, EmbeddedStore, FILE_NAME, FullRead, file_identity};
 use crate::feed::{Change, Feed};
 use crate::metrics::Metrics;
 use crate::text::ContentError;
@@ -115,14 +115,20 @@ impl Follower {
     async fn run(mut self) {
         let (changed_tx, mut changed) = tokio::sync::mpsc::channel::<()>(1);
         let watched = watched_names();
+        let index: std::ffi::OsString = format!("{FILE_NAME}-shm").into();
         let main_written = self.main_written.clone();
         let watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
             if let Ok(event) = event
-                && is_write(&event.kind)
-                && event.paths.iter().any(|p| {
-                    p.file_name()
-                        .is_some_and(|name| watched.iter().any(|w| w == name))
-                })
+                && ((is_write(&event.kind)
+                    && event.paths.iter().any(|p| {
+                        p.file_name()
+                            .is_some_and(|name| watched.iter().any(|w| w == name))
+                    }))
+                    || (is_moved(&event.kind)
+                        && event
+                            .paths
+                            .iter()
+                            .any(|p| p.file_name() == Some(index.as_os_str()))))
             {
                 if matches!(
                     event.kind,
@@ -274,10 +280,17 @@ impl Follower {
                 wal.display()
             ));
         }
+        let detached = (identity.is_some() && identity == self.identity)
+            .then(|| self.store.detached())
+            .flatten();
+        if let Some(detached) = &detached {
+            self.mend(detached)?;
+            self.store.close();
+        }
         // Only the raw look on every change: opening a new SQLite connection on a file
         // truncated a moment before would delete its log (SQLite drops the log of an
         // empty database), so that waits for a file that looks whole and has changed.
-        let reopen = identity != self.identity || self.seen.is_some();
+        let reopen = identity != self.identity || self.seen.is_some() || detached.is_some();
         let stamp = file_stamp(path);
         // In WAL mode only a checkpoint writes the database file, or something other than
         // SQLite does: then it is checked whole, as the changes read below need not touch
@@ -354,6 +367,34 @@ impl Follower {
             count = snapshot.list.len(),
             "embedded store changed"
         );
+        Ok(())
+    }
+
+    /// Puts right what removing the store's log files under this host's connection did,
+    /// as far as it can, before the store is opened afresh.
+    fn mend(&self, detached: &Detached) -> Result<(), String> {
+        let log = inspect::sidecar(&self.store.path, "-wal");
+        let index = inspect::sidecar(&self.store.path, "-shm");
+        const ADVICE: &str =
+            "Remove the -wal and -shm files only when no host or command has the store open";
+        match detached {
+            Detached::Log => {
+                self.store.checkpoint().map_err(|e| e.to_string())?;
+                tracing::warn!(
+                    "{} was removed or replaced while this host had it open; the commits it held are now in the database, which is opened afresh. {ADVICE}",
+                    log.display()
+                );
+            }
+            Detached::Index => tracing::warn!(
+                "{} was removed or replaced while this host had it open; the store is opened afresh to read what others write. {ADVICE}",
+                index.display()
+            ),
+            Detached::Both => tracing::error!(
+                "{} and {} were removed or replaced while this host had them open, and another process has written a new log since: the commits of the removed log that had not reached the database are not in the store (this host served them until now). {ADVICE}",
+                log.display(),
+                index.display()
+            ),
+        }
         Ok(())
     }
 
@@ -447,7 +488,8 @@ fn lock_folder(folder: &Path) -> Option<std::fs::File> {
 }
 
 /// The database and its write-ahead log: where other processes' commits land. The
-/// shared-memory index (`-shm`) changes on reads too, so it is left out.
+/// shared-memory index (`-shm`) changes on reads too, so only its removal or
+/// replacement is watched ([`is_moved`]).
 fn watched_names() -> [std::ffi::OsString; 2] {
     [FILE_NAME.into(), format!("{FILE_NAME}-wal").into()]
 }
@@ -470,6 +512,17 @@ fn is_write(kind: &notify::EventKind) -> bool {
                     | ModifyKind::Any
             )
             | EventKind::Access(AccessKind::Close(AccessMode::Write))
+    )
+}
+
+/// The log's index made, removed or renamed: every other change to it is every
+/// connection's, this host's own reads included.
+fn is_moved(kind: &notify::EventKind) -> bool {
+    use notify::EventKind;
+    use notify::event::ModifyKind;
+    matches!(
+        kind,
+        EventKind::Create(_) | EventKind::Remove(_) | EventKind::Modify(ModifyKind::Name(_))
     )
 }
 

@@ -59,7 +59,8 @@ pub struct EmbeddedStore {
     /// The database file, for messages and for noticing it was replaced.
     path: PathBuf,
     /// One connection per process; SQLite serialises with other processes by itself.
-    connection: Arc<Mutex<StoreConnection>>,
+    /// None once closed (see [`EmbeddedStore::close`]).
+    connection: Arc<Mutex<Option<StoreConnection>>>,
 }
 
 /// A read-write connection that, when it closes, checkpoints its log only into the file
@@ -71,6 +72,8 @@ struct StoreConnection {
     path: PathBuf,
     /// The file's (device, inode) when opened.
     identity: Option<(u64, u64)>,
+    /// Its write-ahead log's and the log's index's, as this connection opened them.
+    log_files: LogFiles,
     /// Dropped after the connection, which it outlives (see [`inspect::Hold`]).
     _hold: inspect::Hold,
 }
@@ -90,7 +93,10 @@ impl std::ops::DerefMut for StoreConnection {
 
 impl Drop for StoreConnection {
     fn drop(&mut self) {
+        // An index removed or replaced under this connection no longer says what others
+        // have written to the log: checkpointing by it would overwrite their commits.
         let unchanged = file_identity(&self.path) == self.identity
+            && LogFiles::of(&self.path).index == self.log_files.index
             && inspect::look(&self.path) == Ok(Found::Store);
         if !unchanged {
             let _ = self.connection.set_db_config(
@@ -99,6 +105,39 @@ impl Drop for StoreConnection {
             );
         }
     }
+}
+
+/// The (device, inode) of a store's write-ahead log and of the log's index (`-shm`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct LogFiles {
+    log: Option<(u64, u64)>,
+    index: Option<(u64, u64)>,
+}
+
+impl LogFiles {
+    fn of(path: &Path) -> Self {
+        Self {
+            log: file_identity(&inspect::sidecar(path, "-wal")),
+            index: file_identity(&inspect::sidecar(path, "-shm")),
+        }
+    }
+}
+
+/// What became of the log files a connection opened, when someone removed or replaced
+/// them under it (a clean-up taking them for temporary files): SQLite's processes share
+/// the log through the index, so each case strands a different one.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Detached {
+    /// The log is gone from the folder while the index is the shared one: the log this
+    /// connection still has open holds commits the database lacks, and every other
+    /// process fails to read them. They are checkpointed from it.
+    Log,
+    /// The index is gone or new while the log is the shared one: this connection's index
+    /// misses what others append. It must be opened afresh, never checkpoint.
+    Index,
+    /// Both, and someone has written a new log since: two histories, neither mendable
+    /// from here.
+    Both,
 }
 
 /// Everything in the store at one sequence number.
@@ -202,22 +241,77 @@ impl EmbeddedStore {
         if schema::upgrade(&mut connection).map_err(|e| database_error(&path, e))? {
             tracing::info!(path = %path.display(), "the store now keeps when each phrase was minted; the phrases it had are timed as of now, in their order");
         }
+        if schema::record_replaced(&mut connection).map_err(|e| database_error(&path, e))? {
+            tracing::info!(path = %path.display(), "the store now records the phrases another program's REPLACE removes");
+        }
+        // Both exist once the connection has read the store in WAL mode, and no other
+        // process deletes them while it is open.
         let connection = StoreConnection {
             identity: file_identity(&path),
+            log_files: LogFiles::of(&path),
             path: path.clone(),
             connection,
             _hold: hold,
         };
         Ok(Self {
             path,
-            connection: Arc::new(Mutex::new(connection)),
+            connection: Arc::new(Mutex::new(Some(connection))),
         })
     }
 
     /// The (device, inode) of the file this store's connection opened, which may not be
     /// the one at its path by the time a caller looks there.
     fn opened_identity(&self) -> Option<(u64, u64)> {
-        self.connection.lock().ok().and_then(|c| c.identity)
+        self.connection
+            .lock()
+            .ok()
+            .and_then(|c| c.as_ref().and_then(|c| c.identity))
+    }
+
+    /// Whether the log files this store's connection opened are still the folder's.
+    fn detached(&self) -> Option<Detached> {
+        let opened = self.connection.lock().ok()?.as_ref()?.log_files;
+        let now = LogFiles::of(&self.path);
+        if now == opened {
+            return None;
+        }
+        if now.index == opened.index {
+            return Some(Detached::Log);
+        }
+        if now.log == opened.log {
+            return Some(Detached::Index);
+        }
+        // A process that opens the store without a log makes an empty one; only a commit
+        // fills it.
+        let log = inspect::sidecar(&self.path, "-wal");
+        match std::fs::metadata(&log) {
+            Ok(meta) if meta.len() > 0 => Some(Detached::Both),
+            _ => Some(Detached::Log),
+        }
+    }
+
+    /// Copies every commit of the log this store's connection has open into the database
+    /// (see [`Detached::Log`]) and empties it.
+    fn checkpoint(&self) -> Result<(), StoreError> {
+        let busy: i64 = self.with(|connection| {
+            connection.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |row| row.get(0))
+        })?;
+        if busy != 0 {
+            return Err(StoreError::Database {
+                path: self.path.display().to_string(),
+                reason: "cannot copy its write-ahead log into it while another process reads or writes; trying again".into(),
+            });
+        }
+        Ok(())
+    }
+
+    /// Closes the connection, before another is opened on the same file: SQLite shares
+    /// one log index per database file among a process's connections, so a new one
+    /// opened beside it would read through its index, however stale.
+    fn close(&self) {
+        if let Ok(mut connection) = self.connection.lock() {
+            connection.take();
+        }
     }
 
     /// Where the database lives.
@@ -233,7 +327,10 @@ impl EmbeddedStore {
             .connection
             .lock()
             .map_err(|_| StoreError::Backend("the store's connection was poisoned".into()))?;
-        work(&mut connection).map_err(|e| database_error(&self.path, e))
+        let connection = connection
+            .as_mut()
+            .ok_or_else(|| StoreError::Backend("the store's connection is closed".into()))?;
+        work(connection).map_err(|e| database_error(&self.path, e))
     }
 
     /// Runs `work` on a blocking thread: SQLite calls may wait for another process.
@@ -309,8 +406,12 @@ impl EmbeddedStore {
                         }
                     }
                 }
-                let mut removed =
-                    transaction.prepare("SELECT id FROM removals WHERE changed > ?1")?;
+                // Not a row still there: a conflicting write that was ignored, not done
+                // (see schema::PHRASE_REPLACING).
+                let mut removed = transaction.prepare(
+                    "SELECT id FROM removals WHERE changed > ?1
+                     AND id NOT IN (SELECT id FROM phrases)",
+                )?;
                 for id in removed.query_map([since], |row| row.get::<_, String>(0))? {
                     changes.removals.push(id?);
                 }
@@ -346,7 +447,12 @@ impl EmbeddedStore {
                     transaction.prepare("SELECT created FROM phrases WHERE id = ?1")?;
                 for NewPhrase { word, name } in phrases {
                     let id = new_document_id();
-                    if insert.execute(params![id, word, name])? == 1 {
+                    // Asked first, not left to the conflict: a conflicting insert, even
+                    // one that does nothing, records a removal (schema::PHRASE_REPLACING).
+                    let taken = owner
+                        .query_row([&word], |row| row.get::<_, String>(0))
+                        .optional()?;
+                    if taken.is_none() && insert.execute(params![id, word, name])? == 1 {
                         let created = numbered.query_row([&id], |row| row.get::<_, i64>(0))?;
                         let created = u64::try_from(created).unwrap_or(0);
                         outcomes.push(AddOutcome::Added(Phrase {
@@ -356,10 +462,7 @@ impl EmbeddedStore {
                             created,
                         }));
                     } else {
-                        let name = owner
-                            .query_row([&word], |row| row.get::<_, String>(0))
-                            .optional()?
-                            .unwrap_or_default();
+                        let name = taken.unwrap_or_default();
                         outcomes.push(AddOutcome::Taken { word, name });
                     }
                 }
@@ -749,7 +852,10 @@ mod tests {
         drop(EmbeddedStore::open_or_create(dir, Seed::Empty).unwrap());
         let connection = Connection::open(&path).unwrap();
         connection
-            .execute_batch(&format!("DROP TRIGGER phrase_added; {EARLIER_TRIGGER}"))
+            .execute_batch(&format!(
+                "DROP TRIGGER phrase_added; {EARLIER_TRIGGER}
+                 DROP TRIGGER phrase_replacing; DROP TRIGGER phrase_replacing_word;"
+            ))
             .unwrap();
         for (id, word) in [("c", "ONE"), ("a", "TWO"), ("e", "THREE"), ("b", "FOUR")] {
             connection
@@ -844,6 +950,37 @@ mod tests {
         connection.execute("DELETE FROM phrases", []).unwrap();
         EmbeddedStore::restore(dir.path(), &ours, false).unwrap();
         assert_eq!(listed(&path), restored);
+    }
+
+    #[test]
+    fn another_programs_replace_is_read_as_the_removal_it_is_once_an_earlier_store_is_opened() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = earlier_store(dir.path());
+        let store = EmbeddedStore::open(dir.path()).unwrap();
+        let since = store.read_all().unwrap().sequence;
+        let other = Connection::open(&path).unwrap();
+        other
+            .execute_batch(
+                "INSERT OR REPLACE INTO phrases (id, word, name) VALUES ('g', 'ONE', 'n');
+                 UPDATE OR REPLACE phrases SET word = 'TWO' WHERE id = 'e';
+                 INSERT OR IGNORE INTO phrases (id, word, name) VALUES ('h', 'FOUR', 'n');",
+            )
+            .unwrap();
+        let changes = store.read_since(since).unwrap();
+        let mut removed = changes.removals.clone();
+        removed.sort();
+        assert_eq!(removed, ["a", "c"], "ONE's and TWO's rows, not FOUR's");
+        let mut upserted: Vec<&str> = changes.upserts.iter().map(|p| p.id.as_str()).collect();
+        upserted.sort();
+        assert_eq!(upserted, ["e", "g"]);
+        let all: Vec<String> = store
+            .read_all()
+            .unwrap()
+            .phrases
+            .into_iter()
+            .map(|p| p.id)
+            .collect();
+        assert_eq!(all.len(), 3, "{all:?}");
     }
 
     #[test]

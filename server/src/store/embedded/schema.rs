@@ -67,6 +67,28 @@ CREATE TRIGGER phrase_added AFTER INSERT ON phrases BEGIN
 END;
 ";
 
+/// Records the removal of a row that another row's `INSERT OR REPLACE`, or an `UPDATE OR
+/// REPLACE` of its word, takes the word from: SQLite deletes such a row without running
+/// delete triggers (unless the writing connection turned on recursive triggers), so the
+/// sqlite3 shell's REPLACE would leave it on every following host. Before the write, as
+/// by then the row is gone; numbered with the change the write's own trigger is about to
+/// make, so an insert or update that conflicts and is ignored instead (`ON CONFLICT DO
+/// NOTHING`, `OR IGNORE`) leaves a removal of a row still there, which readers skip.
+pub(super) const PHRASE_REPLACING: &str = "
+CREATE TRIGGER phrase_replacing BEFORE INSERT ON phrases
+WHEN EXISTS (SELECT 1 FROM phrases WHERE word = NEW.word AND id <> NEW.id) BEGIN
+    INSERT OR REPLACE INTO removals (id, changed)
+        SELECT id, (SELECT last + 1 FROM sequence) FROM phrases
+        WHERE word = NEW.word AND id <> NEW.id;
+END;
+CREATE TRIGGER phrase_replacing_word BEFORE UPDATE OF word ON phrases
+WHEN EXISTS (SELECT 1 FROM phrases WHERE word = NEW.word AND id <> OLD.id AND id <> NEW.id) BEGIN
+    INSERT OR REPLACE INTO removals (id, changed)
+        SELECT id, (SELECT last + 1 FROM sequence) FROM phrases
+        WHERE word = NEW.word AND id <> OLD.id AND id <> NEW.id;
+END;
+";
+
 /// A handful of phrases so a fresh clone has something to show.
 pub(super) const SAMPLES: &[(&str, &str, &str)] = &[
     ("0Fq8dkZ2sVt1mYw3Lr7a", "SEE YOU LATER", "Rex"),
@@ -118,6 +140,7 @@ pub(super) fn create_schema(
         connection.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
     transaction.execute_batch(SCHEMA)?;
     transaction.execute_batch(PHRASE_ADDED)?;
+    transaction.execute_batch(PHRASE_REPLACING)?;
     let mut created = Created::default();
     {
         let mut insert = transaction.prepare(
@@ -183,6 +206,40 @@ pub(super) fn upgrade(connection: &mut Connection) -> rusqlite::Result<bool> {
     Ok(true)
 }
 
+/// Adds [`PHRASE_REPLACING`] to a store made before it, in a transaction of its own (an
+/// earlier version reads the store as before). False when it was there already.
+pub(super) fn record_replaced(connection: &mut Connection) -> rusqlite::Result<bool> {
+    let current = |connection: &Connection| -> rusqlite::Result<bool> {
+        let found: Vec<String> = connection
+            .prepare(
+                "SELECT sql FROM sqlite_schema WHERE type = 'trigger'
+                 AND name IN ('phrase_replacing', 'phrase_replacing_word') ORDER BY name",
+            )?
+            .query_map([], |row| row.get(0))?
+            .collect::<rusqlite::Result<_>>()?;
+        let wanted: Vec<&str> = PHRASE_REPLACING
+            .split_inclusive("END;")
+            .map(|trigger| trigger.trim().trim_end_matches(';'))
+            .filter(|trigger| !trigger.is_empty())
+            .collect();
+        Ok(found == wanted)
+    };
+    if current(connection)? {
+        return Ok(false);
+    }
+    let transaction =
+        connection.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    if current(&transaction)? {
+        return Ok(false);
+    }
+    transaction.execute_batch(
+        "DROP TRIGGER IF EXISTS phrase_replacing; DROP TRIGGER IF EXISTS phrase_replacing_word;",
+    )?;
+    transaction.execute_batch(PHRASE_REPLACING)?;
+    transaction.commit()?;
+    Ok(true)
+}
+
 /// Gives the phrases that have an order and no time (a store made before times were
 /// kept, a backup of one restored) times just before the oldest timed phrase or now,
 /// one microsecond apart, in their order: a page's list stays as it was, and its links,
@@ -230,8 +287,11 @@ struct LegacyEntry {
 fn read_legacy(path: &Path, rejected: &mut Vec<String>) -> Vec<Phrase> {
     let entries: Vec<LegacyEntry> = match std::fs::read_to_string(path)
         .map_err(|e| e.to_string())
-        .and_then(|text| serde_json::from_str(&text).map_err(|e| e.to_string()))
-    {
+        .and_then(|text| {
+            // A file edited by hand may start with a byte-order mark, which JSON has not.
+            let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+            serde_json::from_str(text).map_err(|e| e.to_string())
+        }) {
         Ok(entries) => entries,
         Err(error) => {
             rejected.push(format!(
