@@ -73,6 +73,20 @@ test('requests are counted by route template and status', async () => {
   assert.equal(count(samples, '/api/phrases/check', 400) - count(before, '/api/phrases/check', 400), 1);
 });
 
+test("a cached page's 304 is counted as a 304, on the connection's fast path and through the router", async () => {
+  const count = (samples, status) => samples.get(`lastwords_http_requests_total{route="/words",status="${status}"}`) ?? 0;
+  const etag = (await fetch(`${host.url}/words`)).headers.get('etag');
+  await fetch(`${host.url}/words`);
+  const before = (await scrape(host.url)).samples;
+  // A plain keep-alive GET is answered before the router; one with a query by it.
+  for (const path of ['/words', '/words', '/words?utm_source=x']) {
+    assert.equal((await fetch(`${host.url}${path}`, { headers: { 'if-none-match': etag } })).status, 304);
+  }
+  const { samples } = await scrape(host.url);
+  assert.equal(count(samples, 304) - count(before, 304), 3);
+  assert.equal(count(samples, 200) - count(before, 200), 0);
+});
+
 test('inventing paths does not invent series', async () => {
   const before = requests((await scrape(host.url)).samples);
   for (let i = 0; i < 30; i++) {

@@ -267,10 +267,12 @@ impl Metrics {
             .observe(took.as_secs_f64());
     }
 
-    /// The 200s of `route` (a template), counted without looking the series up each time.
+    /// The 200s and 304s of `route` (a template), counted without looking the series up
+    /// each time.
     pub fn route_ok(&self, route: &str) -> RouteCount {
         RouteCount {
             requests: self.requests.with_label_values(&[route, "200"]),
+            not_modified: self.requests.with_label_values(&[route, "304"]),
             latency: self.latency.with_label_values(&[route]),
         }
     }
@@ -292,11 +294,14 @@ impl Metrics {
     }
 }
 
-/// One route's answers of 200 and their time, resolved once (see [`Metrics::route_ok`]).
+/// One route's answers of 200 and 304 and their time, resolved once (see
+/// [`Metrics::route_ok`]).
 #[derive(Debug, Clone)]
 pub struct RouteCount {
     /// The route's series of 200s in `lastwords_http_requests_total`.
     requests: IntCounter,
+    /// And of 304s.
+    not_modified: IntCounter,
     /// The route's series in `lastwords_http_request_duration_seconds`.
     latency: Histogram,
 }
@@ -304,6 +309,11 @@ pub struct RouteCount {
 impl RouteCount {
     pub fn observe(&self, took: Duration) {
         self.requests.inc();
+        self.latency.observe(took.as_secs_f64());
+    }
+
+    pub fn observe_not_modified(&self, took: Duration) {
+        self.not_modified.inc();
         self.latency.observe(took.as_secs_f64());
     }
 }

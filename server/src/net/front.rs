@@ -194,7 +194,7 @@ impl Front<'_> {
         } else {
             peer.to_canonical()
         };
-        let Some(hit) = self.fast.cached(plain.path, plain.encoding, client).await else {
+        let Some((hit, tally)) = self.fast.cached(plain.path, plain.encoding, client).await else {
             return Step::Elsewhere;
         };
         let reply = match plain.validators {
@@ -204,6 +204,7 @@ impl Front<'_> {
             _ if plain.head => Reply::Head,
             _ => Reply::Whole,
         };
+        tally.count(matches!(reply, Reply::NotModified { .. }));
         Step::Answer {
             consumed,
             hit,

@@ -120,12 +120,28 @@ impl Hit {
     }
 }
 
+/// A fast answer's count in `/metrics`, by its status.
+pub struct Tally<'a> {
+    route: &'a RouteCount,
+    started: Instant,
+}
+
+impl Tally<'_> {
+    pub fn count(self, not_modified: bool) {
+        if not_modified {
+            self.route.observe_not_modified(self.started.elapsed());
+        } else {
+            self.route.observe(self.started.elapsed());
+        }
+    }
+}
+
 /// Which cached answer a path asks for.
-enum Target<'a> {
+enum Target<'w, 'p> {
     Home,
-    Words(&'a Words),
-    Phrase(&'a Words, &'a str),
-    Card(&'a Words, &'a str),
+    Words(&'w Words),
+    Phrase(&'w Words, &'p str),
+    Card(&'w Words, &'p str),
 }
 
 impl FastPath {
@@ -161,7 +177,8 @@ impl FastPath {
             return None;
         }
         let encoding = preferred_encoding(request.headers());
-        let hit = self.hit(target, encoding, client, started).await?;
+        let (hit, tally) = self.hit(target, encoding, client, started).await?;
+        tally.count(false);
         Some(hit.prepared(self.hsts()))
     }
 
@@ -175,21 +192,27 @@ impl FastPath {
         tracing::enabled!(target: "lastwords::metrics", tracing::Level::DEBUG)
     }
 
-    /// The cached answer to a GET of `path` (no query, no validator, checked by the
-    /// caller as [`headers::problem`] does) in `encoding`, from `client`.
-    pub async fn cached(&self, path: &str, encoding: Encoding, client: IpAddr) -> Option<Hit> {
+    /// The cached answer to a GET of `path` (no query, checked by the caller as
+    /// [`headers::problem`] does) in `encoding`, from `client`, and its count in
+    /// `/metrics`, to be made once the caller knows whether it answers 200 or 304.
+    pub async fn cached(
+        &self,
+        path: &str,
+        encoding: Encoding,
+        client: IpAddr,
+    ) -> Option<(Hit, Tally<'_>)> {
         let started = Instant::now();
         let target = self.target(path)?;
         self.hit(target, encoding, client, started).await
     }
 
-    async fn hit(
-        &self,
-        target: Target<'_>,
+    async fn hit<'a>(
+        &'a self,
+        target: Target<'a, '_>,
         encoding: Encoding,
         client: IpAddr,
         started: Instant,
-    ) -> Option<Hit> {
+    ) -> Option<(Hit, Tally<'a>)> {
         let state = &self.state;
         let (route, hit) = match target {
             Target::Card(words, id) => {
@@ -226,11 +249,10 @@ impl FastPath {
         };
         // Past its rate the router answers: 429 with Retry-After, counted there.
         state.rate_limit.check(client).ok()?;
-        route.observe(started.elapsed());
-        Some(hit)
+        Some((hit, Tally { route, started }))
     }
 
-    fn target<'a>(&'a self, path: &'a str) -> Option<Target<'a>> {
+    fn target<'w, 'p>(&'w self, path: &'p str) -> Option<Target<'w, 'p>> {
         if path == "/" {
             return Some(Target::Home);
         }
