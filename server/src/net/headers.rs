@@ -96,8 +96,10 @@ pub fn write_lines(headers: &HeaderMap, wire: &mut Vec<u8>) {
 
 /// The site takes no request bodies; anything larger than this is refused.
 pub const MAX_BODY: usize = 16 * 1024;
-/// Longest request target (path and query) served; longer gets 414.
-pub const MAX_URI: usize = 4 * 1024;
+/// Longest request target (path and query) served; longer gets 414. Room for the
+/// longest link the site makes: a card's path around an id of 1,500 bytes (what
+/// Firestore allows), non-ASCII and so percent-encoded at three characters a byte.
+pub const MAX_URI: usize = 8 * 1024;
 /// Most bytes of request headers served; more gets 431.
 pub const MAX_HEADERS: usize = 16 * 1024;
 

@@ -24,6 +24,8 @@ use shelves::{Altered, Label, Shelves};
 
 /// The most URLs one sitemap may hold (sitemaps.org).
 pub const SITEMAP_URLS: usize = 50_000;
+/// The sitemap protocol's bound on a URL: fewer characters than this.
+const SITEMAP_URL_CHARS: usize = 2048;
 
 /// Entries in the Atom feed.
 pub const FEED_ENTRIES: usize = 50;
@@ -316,10 +318,15 @@ impl Listings {
             .collect();
         let seen = self.seen.lock().ok();
         for phrase in phrases.into_iter().rev() {
+            let url = site.absolute_url(&site.phrase_path(&phrase.id));
+            // The protocol's limit; search engines refuse a file with a longer URL.
+            if url.len() >= SITEMAP_URL_CHARS {
+                continue;
+            }
             let _ = writeln!(
                 xml,
                 "  <url><loc>{}</loc><lastmod>{}</lastmod></url>",
-                escape_xml(&site.absolute_url(&site.phrase_path(&phrase.id))),
+                escape_xml(&url),
                 rfc3339(self.minted_ms_in(seen.as_deref(), phrase)),
             );
         }

@@ -99,14 +99,18 @@ pub async fn check(
     if check.status == CheckStatus::Unavailable {
         return Err(AppError::Unavailable(NOT_LOADED));
     }
-    Ok(axum::Json(json!({
-        "word": check.normalized,
-        "length": check.length,
-        "available": check.status == CheckStatus::Available,
-        "version": snapshot.version,
-        "taker": check.taker,
-        "alternatives": check.alternatives,
-        "lookalike": check.lookalike,
-    }))
-    .into_response())
+    // Fresh on every ask: a word free now may be minted a moment later.
+    Ok((
+        [(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"))],
+        axum::Json(json!({
+            "word": check.normalized,
+            "length": check.length,
+            "available": check.status == CheckStatus::Available,
+            "version": snapshot.version,
+            "taker": check.taker,
+            "alternatives": check.alternatives,
+            "lookalike": check.lookalike,
+        })),
+    )
+        .into_response())
 }

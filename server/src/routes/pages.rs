@@ -224,7 +224,21 @@ fn broken_link(state: &AppState, error: &AppError) -> Response {
     error_page(error, html)
 }
 
-pub async fn not_found(State(state): State<AppState>, headers: HeaderMap) -> Response {
+pub async fn not_found(
+    State(state): State<AppState>,
+    uri: axum::http::Uri,
+    headers: HeaderMap,
+) -> Response {
+    // The API's clients read JSON, as its other errors are.
+    if uri.path() == "/api" || uri.path().starts_with("/api/") {
+        return (
+            StatusCode::NOT_FOUND,
+            axum::Json(serde_json::json!({
+                "error": "no such endpoint; the API has GET /api/phrases, GET /api/phrases/check?word=... and the WebSocket /api/phrases/live"
+            })),
+        )
+            .into_response();
+    }
     match not_found_page(&state).await {
         Ok(page) => page_response(&state, StatusCode::NOT_FOUND, &headers, page).await,
         Err(error) => html_error(&state, error),

@@ -267,3 +267,42 @@ async fn every_card_on_the_list_links_to_its_phrase_page() {
         "{feed}"
     );
 }
+
+#[tokio::test]
+async fn the_longest_ids_have_their_page_and_card_and_the_sitemap_keeps_to_its_limit() {
+    let host = TestHost::start(None).await;
+    // The longest ids Firestore allows, 1,500 bytes: percent-encoded, a non-ASCII one
+    // takes three characters a byte, 4,500 in all.
+    let accented = "é".repeat(750);
+    let plain = "a".repeat(1500);
+    host.state.feed.replace(vec![
+        phrase(&accented, "ACCENTED", "Name"),
+        phrase(&plain, "PLAIN", "Name"),
+    ]);
+    let site = &host.state.config.site;
+    for id in [&accented, &plain] {
+        let path = site.phrase_path(id);
+        let (response, html) = host.get(&path).await;
+        assert_eq!(response.status(), StatusCode::OK, "{} bytes", path.len());
+        assert!(html.contains("<bdi>"), "the phrase's own page");
+        let card = host
+            .send(
+                axum::http::Request::get(format!("{path}/card.png"))
+                    .body(axum::body::Body::empty())
+                    .unwrap(),
+            )
+            .await;
+        assert_eq!(card.status(), StatusCode::OK, "{} bytes", path.len());
+    }
+    // The sitemap protocol takes URLs under 2,048 characters; a longer one is left out
+    // rather than make search engines refuse the file.
+    let (_, sitemap) = host.get("/sitemap.xml").await;
+    let locs: Vec<&str> = sitemap
+        .split("<loc>")
+        .skip(1)
+        .filter_map(|rest| rest.split_once("</loc>").map(|(loc, _)| loc))
+        .collect();
+    assert!(locs.iter().all(|loc| loc.len() < 2048), "{locs:?}");
+    assert!(locs.contains(&site.absolute_url(&site.phrase_path(&plain)).as_str()));
+    assert_eq!(locs.len(), 3, "the two pages and the plain id's");
+}

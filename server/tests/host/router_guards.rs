@@ -45,10 +45,10 @@ async fn malformed_percent_encoding_and_utf8_get_400_saying_what_was_wrong() {
 #[tokio::test]
 async fn oversized_targets_and_headers_are_refused_before_any_work() {
     let host = TestHost::start(None).await;
-    let long = format!("/words?check={}", "A".repeat(5000));
+    let long = format!("/words?check={}", "A".repeat(9000));
     let (status, body) = get_with(&host, &long, &[]).await;
     assert_eq!(status, StatusCode::URI_TOO_LONG);
-    assert!(body.contains("at most 4096"), "{body}");
+    assert!(body.contains("at most 8192"), "{body}");
 
     let (status, body) = get_with(&host, "/", &[("x-junk", "j".repeat(20_000))]).await;
     assert_eq!(status, StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE);
@@ -348,4 +348,31 @@ async fn every_plain_text_refusal_is_one_line_saying_why() {
             "{uri}: {body:?}"
         );
     }
+}
+
+#[tokio::test]
+async fn an_unknown_api_path_is_a_json_404_naming_the_endpoints_and_a_check_is_asked_afresh() {
+    let host = TestHost::start(None).await;
+    for path in [
+        "/api",
+        "/api/",
+        "/api/phrases/",
+        "/api/nope",
+        "/api/phrases/check/",
+    ] {
+        let (response, body) = host.get(path).await;
+        assert_eq!(response.status(), StatusCode::NOT_FOUND, "{path}");
+        assert_eq!(
+            response.headers()[header::CONTENT_TYPE],
+            "application/json",
+            "{path}"
+        );
+        assert_eq!(response.headers()[header::CACHE_CONTROL], "no-store");
+        let json: serde_json::Value = serde_json::from_str(&body).expect("JSON");
+        let error = json["error"].as_str().expect("an error line");
+        assert!(error.contains("GET /api/phrases/check?word="), "{error}");
+    }
+    let (response, _) = host.get("/api/phrases/check?word=abc").await;
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(response.headers()[header::CACHE_CONTROL], "no-cache");
 }
