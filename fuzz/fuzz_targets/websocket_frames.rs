@@ -48,8 +48,8 @@ fuzz_target!(|input: &[u8]| {
 /// and a 64-bit length has its top bit clear; control frames are final and at most 125
 /// bytes; a close frame is empty or a code a peer may send (1000–1003, 1007–1014,
 /// 3000–4999) and a UTF-8 reason; a data message (its fragments added up) is at most
-/// `MAX_FRAME`; only the latest ping waits for its pong; more than `FRAMES_PER_WINDOW`
-/// frames is a flood (one input arrives well within the window).
+/// `MAX_FRAME`, and a text one UTF-8; only the latest ping waits for its pong; more than
+/// `FRAMES_PER_WINDOW` frames is a flood (one input arrives well within the window).
 fn model(mut bytes: &[u8]) -> (Verdict, Option<Vec<u8>>) {
     fn take<'a>(bytes: &mut &'a [u8], n: usize) -> Option<&'a [u8]> {
         let (taken, rest) = bytes.split_at_checked(n)?;
@@ -58,6 +58,7 @@ fn model(mut bytes: &[u8]) -> (Verdict, Option<Vec<u8>>) {
     }
     let mut pong = None;
     let mut open_message: Option<u64> = None;
+    let mut text: Option<Vec<u8>> = None;
     let mut frames = 0;
     loop {
         let Some(&[first, second]) = take(&mut bytes, 2) else {
@@ -136,10 +137,21 @@ fn model(mut bytes: &[u8]) -> (Verdict, Option<Vec<u8>>) {
                 if total > frames::MAX_FRAME as u64 {
                     return (Verdict::TooBig, pong);
                 }
-                if take(&mut bytes, len as usize).is_none() {
+                let Some(payload) = take(&mut bytes, len as usize) else {
                     return (Verdict::Gone, pong);
+                };
+                match code {
+                    0x1 => text = Some(Vec::new()),
+                    0x2 => text = None,
+                    _ => {}
+                }
+                if let Some(text) = &mut text {
+                    text.extend(payload.iter().enumerate().map(|(i, b)| b ^ mask[i % 4]));
                 }
                 open_message = (!fin).then_some(total);
+                if fin && text.take().is_some_and(|t| String::from_utf8(t).is_err()) {
+                    return (Verdict::NotText, pong);
+                }
             }
             _ => return (Verdict::Broken, pong),
         }

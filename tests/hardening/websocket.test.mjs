@@ -162,7 +162,7 @@ test('a frame over 4 KiB closes the socket with 1009; a 4 KiB one does not', asy
   assert.deepEqual([health.status, await health.text()], [200, 'ok']);
 });
 
-test('a close frame of one byte, with a code no peer sends, or with a reason not in UTF-8 is answered as the protocol says', async () => {
+test('a close frame of one byte, with a code no peer sends, or with a reason not in UTF-8, and text not in UTF-8, are answered as the protocol says', async () => {
   // Masked with a zero key, so the payload goes as written.
   const frame = (opcode, payload, head = [0x80 | opcode, 0x80 | payload.length]) => Buffer.concat([Buffer.from(head), Buffer.alloc(4), payload]);
   const close = (code, reason = Buffer.alloc(0)) => {
@@ -181,6 +181,8 @@ test('a close frame of one byte, with a code no peer sends, or with a reason not
     ['a length with its top bit set', Buffer.concat([Buffer.from([0x82, 0x80 | 127]), huge, Buffer.alloc(4)]), 1002],
     ['code 1000, "bye"', close(1000, Buffer.from('bye')), 1000],
     ['code 4000', close(4000), 1000],
+    ['a text frame that is not UTF-8', frame(0x1, Buffer.from([0xff, 0xfe, 0xfd])), 1007],
+    ['a text message cut inside a character', Buffer.concat([frame(0x1, Buffer.from([0xf0, 0x9f]), [0x01, 0x82]), frame(0x0, Buffer.from('x'))]), 1007],
   ]) {
     const client = await rawLive(host.url);
     client.socket.write(bytes);
@@ -305,6 +307,9 @@ test('a client that never reads is cut off after the send timeout, while 1,000 o
     const cutAfter = Date.now() - hungAt;
     t.diagnostic(`the hung peer was cut ${cutAfter} ms after it stopped reading`);
     assert.ok(cutAfter >= 9500, `cut after ${cutAfter} ms, not before the send timeout`);
+    // With a reset: closed gracefully, the kernel kept what it never read (some 400 KB) in
+    // an orphan socket for minutes after the host let go of it, where no cap counts it.
+    await poll(queued, (bytes) => bytes === 0, 3000, "the kernel letting go of the hung peer's queue");
     hung.socket.resume();
     await hung.closed;
     assert.ok(hung.bytes < owedBytes, `the hung peer got ${hung.bytes} of ${owedBytes} bytes`);
@@ -398,7 +403,8 @@ test('the server pings every 20 s and closes a peer silent for 45 s; a peer that
   assert.ok(Math.abs(pings[0] - 20_000) < 3000, `the first ping ${pings[0]} ms after opening`);
   assert.equal(close?.code, 1008, 'closed for silence with a policy close');
   const closedAt = close.at - silent.openedAt;
-  assert.ok(closedAt > 45_000 && closedAt < 70_000, `closed ${closedAt} ms after opening`);
+  // At 45 s, not at the first ping after it (60 s): a dead peer holds its place no longer.
+  assert.ok(closedAt > 45_000 && closedAt < 52_000, `closed ${closedAt} ms after opening`);
   assert.equal(quiet.closed, null, 'the peer that answered pings is still open');
   quiet.close();
 });

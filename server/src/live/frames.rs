@@ -39,7 +39,7 @@ pub(super) enum Heard {
     /// Something a client may not send (unmasked or reserved bits, a bad opcode, a
     /// length with its top bit set, a close frame of one byte or with a code no one sends).
     Broken,
-    /// A close frame whose reason is not UTF-8.
+    /// A text message, or a close frame's reason, that is not UTF-8.
     NotText,
     /// More than [`FRAMES_PER_WINDOW`] frames in a window.
     Flood,
@@ -82,7 +82,8 @@ impl Inbox {
 }
 
 /// Reads the client's frames until one ends the session. Data is counted and dropped
-/// (browsers send none); pings are queued for the write side in one slot.
+/// (browsers send none), a text message once it is known to be UTF-8 (RFC 6455, 8.1);
+/// pings are queued for the write side in one slot.
 pub(super) async fn read_frames<R: AsyncRead + Unpin>(reader: &mut R, inbox: &Inbox) -> Heard {
     match read_loop(reader, inbox).await {
         Ok(heard) => heard,
@@ -93,6 +94,9 @@ pub(super) async fn read_frames<R: AsyncRead + Unpin>(reader: &mut R, inbox: &In
 async fn read_loop<R: AsyncRead + Unpin>(reader: &mut R, inbox: &Inbox) -> io::Result<Heard> {
     // The length so far of a data message still arriving in fragments.
     let mut open_message: Option<u64> = None;
+    // A text message's bytes so far, unmasked, to be checked whole (at most MAX_FRAME,
+    // and only while one arrives: browsers send none).
+    let mut text: Option<Vec<u8>> = None;
     let (mut window_start, mut frames) = (Instant::now(), 0u32);
     loop {
         let mut head = [0u8; 2];
@@ -154,8 +158,30 @@ async fn read_loop<R: AsyncRead + Unpin>(reader: &mut R, inbox: &Inbox) -> io::R
                 if total > MAX_FRAME as u64 {
                     return Ok(Heard::TooBig);
                 }
-                discard(reader, len).await?;
+                if code == opcode::TEXT {
+                    text = Some(Vec::new());
+                } else if code == opcode::BINARY {
+                    text = None;
+                }
+                match &mut text {
+                    Some(bytes) => {
+                        let start = bytes.len();
+                        bytes.resize(start + len as usize, 0);
+                        reader.read_exact(&mut bytes[start..]).await?;
+                        for (i, byte) in bytes[start..].iter_mut().enumerate() {
+                            *byte ^= mask[i % 4];
+                        }
+                    }
+                    None => discard(reader, len).await?,
+                }
                 open_message = (!fin).then_some(total);
+                if fin
+                    && text
+                        .take()
+                        .is_some_and(|bytes| std::str::from_utf8(&bytes).is_err())
+                {
+                    return Ok(Heard::NotText);
+                }
             }
             _ => return Ok(Heard::Broken),
         }
@@ -240,6 +266,39 @@ mod tests {
         assert!(matches!(
             close_heard(&with(1000, b"\xff\xfe")),
             Heard::NotText
+        ));
+    }
+
+    /// A client's frame: masked, as a browser's are.
+    fn masked(first: u8, payload: &[u8]) -> Vec<u8> {
+        let mask = [0x37, 0xfa, 0x21, 0x3d];
+        let mut frame = vec![first, 0x80 | payload.len() as u8];
+        frame.extend_from_slice(&mask);
+        frame.extend(payload.iter().enumerate().map(|(i, b)| b ^ mask[i % 4]));
+        frame
+    }
+
+    #[tokio::test]
+    async fn a_text_message_not_in_utf8_is_not_text_even_split_across_fragments() {
+        let read = |frames: Vec<Vec<u8>>| async move {
+            read_frames(&mut &frames.concat()[..], &Inbox::new()).await
+        };
+        let dino = "🦖".as_bytes();
+        // Whole, and cut inside its character: UTF-8 once the message is.
+        assert!(matches!(read(vec![masked(0x81, dino)]).await, Heard::Gone));
+        let (head, tail) = dino.split_at(2);
+        let split = vec![masked(0x01, head), masked(0x80, tail)];
+        assert!(matches!(read(split).await, Heard::Gone));
+        assert!(matches!(
+            read(vec![masked(0x81, b"\xff\xfe\xfd")]).await,
+            Heard::NotText
+        ));
+        let cut = vec![masked(0x01, head), masked(0x80, b"x")];
+        assert!(matches!(read(cut).await, Heard::NotText));
+        // Binary data is anything.
+        assert!(matches!(
+            read(vec![masked(0x82, b"\xff\xfe")]).await,
+            Heard::Gone
         ));
     }
 

@@ -152,6 +152,10 @@ pub async fn session(
     // published in between is lost.
     let peer = hub.join(stream.clone(), since);
     let _leave = Leave(&hub, &peer);
+    let mut abort = Abort {
+        stream: &stream,
+        armed: true,
+    };
     let inbox = Inbox::new();
     let mut sender = Sender {
         hub: &hub,
@@ -175,6 +179,10 @@ pub async fn session(
     tokio::pin!(pong_due);
     let handed_over = peer.handed_over();
     tokio::pin!(handed_over);
+    // Looked at when the limit would be reached if nothing were heard since, not at each
+    // ping: a peer's last frame moves it, and is read without touching the timer.
+    let silence = sleep(SILENCE_LIMIT);
+    tokio::pin!(silence);
     let (close, peer_closed) = {
         let heard = read_frames(&mut reader, &inbox);
         tokio::pin!(heard);
@@ -191,7 +199,7 @@ pub async fn session(
                     Heard::Close => break ((close_code::NORMAL, ""), true),
                     Heard::TooBig => break ((close_code::SIZE, "frames are limited to 4 KiB"), false),
                     Heard::Broken => break ((close_code::PROTOCOL, "not a client frame"), false),
-                    Heard::NotText => break ((close_code::NOT_TEXT, "a close reason is UTF-8"), false),
+                    Heard::NotText => break ((close_code::NOT_TEXT, "text is UTF-8"), false),
                     Heard::Flood => break ((close_code::POLICY, "too many frames"), false),
                     Heard::Gone => return,
                 },
@@ -204,10 +212,14 @@ pub async fn session(
                         return;
                     }
                 }
-                _ = ping.tick() => {
-                    if inbox.silent_for() > SILENCE_LIMIT {
+                () = &mut silence => {
+                    let silent = inbox.silent_for();
+                    if silent >= SILENCE_LIMIT {
                         break ((close_code::POLICY, "no pong"), false);
                     }
+                    silence.as_mut().reset(Instant::now() + (SILENCE_LIMIT - silent));
+                }
+                _ = ping.tick() => {
                     if !sender.own_frame(&frame(opcode::PING, &[]), true).await {
                         return;
                     }
@@ -235,7 +247,28 @@ pub async fn session(
         }
         Ok::<_, io::Error>(())
     };
-    let _ = timeout(Duration::from_secs(1), closing).await;
+    if let Ok(Ok(())) = timeout(Duration::from_secs(1), closing).await {
+        abort.armed = false;
+    }
+}
+
+/// Resets the connection when the session ends any other way than a close both sides
+/// saw through: a peer cut off for not reading, or for silence, or that left. Closed
+/// gracefully, the kernel keeps what the peer never took (up to the send buffer, some
+/// 400 KB) in an orphan socket until its probes give up, minutes later, where no cap,
+/// descriptor or gauge of the host counts it.
+struct Abort<'a> {
+    stream: &'a SharedWrite,
+    armed: bool,
+}
+
+impl Drop for Abort<'_> {
+    fn drop(&mut self) {
+        if self.armed {
+            let _ =
+                rustix::net::sockopt::set_socket_linger(self.stream.stream(), Some(Duration::ZERO));
+        }
+    }
 }
 
 /// Takes the socket out of the fan-out when its session ends.
