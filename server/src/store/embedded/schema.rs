@@ -190,18 +190,30 @@ pub(super) fn upgrade(connection: &mut Connection) -> rusqlite::Result<bool> {
                 && !any_untimed(connection)?,
         )
     };
+    once(connection, current, |transaction| {
+        transaction.execute_batch("DROP TRIGGER IF EXISTS phrase_added;")?;
+        transaction.execute_batch(PHRASE_ADDED)?;
+        time_untimed(transaction).map(drop)
+    })
+}
+
+/// Runs `change` in one transaction unless `current` says the store has it, asked again
+/// inside the transaction (another process may have made it meanwhile). False when it
+/// was there already.
+fn once(
+    connection: &mut Connection,
+    current: impl Fn(&Connection) -> rusqlite::Result<bool>,
+    change: impl FnOnce(&Connection) -> rusqlite::Result<()>,
+) -> rusqlite::Result<bool> {
     if current(connection)? {
         return Ok(false);
     }
     let transaction =
         connection.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-    // Another process may have done it meanwhile.
     if current(&transaction)? {
         return Ok(false);
     }
-    transaction.execute_batch("DROP TRIGGER IF EXISTS phrase_added;")?;
-    transaction.execute_batch(PHRASE_ADDED)?;
-    time_untimed(&transaction)?;
+    change(&transaction)?;
     transaction.commit()?;
     Ok(true)
 }
@@ -224,20 +236,12 @@ pub(super) fn record_replaced(connection: &mut Connection) -> rusqlite::Result<b
             .collect();
         Ok(found == wanted)
     };
-    if current(connection)? {
-        return Ok(false);
-    }
-    let transaction =
-        connection.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-    if current(&transaction)? {
-        return Ok(false);
-    }
-    transaction.execute_batch(
-        "DROP TRIGGER IF EXISTS phrase_replacing; DROP TRIGGER IF EXISTS phrase_replacing_word;",
-    )?;
-    transaction.execute_batch(PHRASE_REPLACING)?;
-    transaction.commit()?;
-    Ok(true)
+    once(connection, current, |transaction| {
+        transaction.execute_batch(
+            "DROP TRIGGER IF EXISTS phrase_replacing; DROP TRIGGER IF EXISTS phrase_replacing_word;",
+        )?;
+        transaction.execute_batch(PHRASE_REPLACING)
+    })
 }
 
 /// Gives the phrases that have an order and no time (a store made before times were
