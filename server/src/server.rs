@@ -214,10 +214,10 @@ impl Connection {
                     }
                     mark(&mut request, peer, client);
                     request.extensions_mut().insert(write_side);
-                    router
-                        .oneshot(request)
-                        .await
-                        .map(|response| response.map(|body| connections::tracked(body, in_flight)))
+                    router.oneshot(request).await.map(|response| {
+                        without_length_if_unmodified(response)
+                            .map(|body| connections::tracked(body, in_flight))
+                    })
                 }
             });
         let io = TokioIo::new(Rewind::new(read, io));
@@ -287,7 +287,10 @@ impl Connection {
                 async move {
                     match headers::host_problem(&request) {
                         Some(refusal) => Ok(refusal),
-                        None => router.oneshot(request).await,
+                        None => router
+                            .oneshot(request)
+                            .await
+                            .map(without_length_if_unmodified),
                     }
                 }
             });
@@ -320,6 +323,17 @@ fn mark(request: &mut axum::extract::Request<Incoming>, peer: SocketAddr, client
     let extensions = request.extensions_mut();
     extensions.insert(ConnectInfo(peer));
     extensions.insert(ClientAddr(client));
+}
+
+/// A 304 without the `Content-Length: 0` axum gives a HEAD's empty body: RFC 9110 (8.6)
+/// allows only the length a 200 would have, and a cache may take it for the page's.
+fn without_length_if_unmodified<B>(mut response: Response<B>) -> Response<B> {
+    if response.status() == axum::http::StatusCode::NOT_MODIFIED {
+        response
+            .headers_mut()
+            .remove(axum::http::header::CONTENT_LENGTH);
+    }
+    response
 }
 
 /// Yields on every Ctrl-C or SIGTERM (what a container runtime sends to stop us): the

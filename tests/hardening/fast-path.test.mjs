@@ -122,6 +122,24 @@ test('If-None-Match with the ETag gets 304 and the ETag, no body, on every cache
   }
 });
 
+test('a 304 to a GET or a HEAD carries no Content-Length, from the fast path or the router', async () => {
+  // RFC 9110 (8.6): a 304 may only carry the length a 200 would have; a HEAD's empty
+  // body is not that, and a cache refreshing its headers from the 304 could take it.
+  for (const path of [...pages, '/words?check=HELLO', '/sitemap.xml', '/api/phrases', '/robots.txt']) {
+    const first = await fetch(`${host.url}${path}`, { headers: { 'Accept-Encoding': 'identity' } });
+    await first.arrayBuffer();
+    const etag = first.headers.get('etag');
+    assert.ok(etag, `${path} has an ETag`);
+    const conditional = (method) => request(path, { method, headers: [['If-None-Match', etag]] });
+    const answers = await pipelined(host.url, [conditional('GET'), conditional('HEAD')], [true, true]);
+    for (const [method, answer] of [['GET', answers[0]], ['HEAD', answers[1]]]) {
+      assert.equal(answer.status, 304, `${method} ${path}`);
+      assert.equal(answer.headers['content-length'], undefined, `${method} ${path}: Content-Length on a 304`);
+      assert.equal(answer.headers.etag, etag, `${method} ${path}`);
+    }
+  }
+});
+
 test('each encoding of a page is a representation of its own: a cache holding several learns from the 304 which one to serve', async () => {
   // A shared cache that keeps a page per Accept-Encoding (Vary) may ask with every tag it
   // holds and serves the one the 304 names (RFC 9111, 4.3): were identity and brotli one

@@ -72,9 +72,8 @@ enum Reply {
     Whole,
     /// The head alone (HEAD).
     Head,
-    /// 304: the client has it (`If-None-Match` names its validator); to a HEAD, with
-    /// hyper's `Content-Length: 0`.
-    NotModified { head: bool },
+    /// 304: the client has it (`If-None-Match` names its validator).
+    NotModified,
 }
 
 /// What the front makes of the bytes read so far.
@@ -114,16 +113,10 @@ impl Front<'_> {
                     } => {
                         let hsts = self.fast.hsts();
                         let (head, body) = hit.parts(hsts);
-                        let (wire, length, body): (&[u8], &[u8], &[u8]) = match reply {
-                            Reply::Whole => (&head.wire, b"", body),
-                            Reply::Head => (&head.wire, b"", b""),
-                            // hyper's Content-Length of the HEAD's empty body.
-                            Reply::NotModified { head: true } => {
-                                (hit.not_modified(hsts), b"content-length: 0\r\n", b"")
-                            }
-                            Reply::NotModified { head: false } => {
-                                (hit.not_modified(hsts), b"", b"")
-                            }
+                        let (wire, body): (&[u8], &[u8]) = match reply {
+                            Reply::Whole => (&head.wire, body),
+                            Reply::Head => (&head.wire, b""),
+                            Reply::NotModified => (hit.not_modified(hsts), b""),
                         };
                         // Every head is made as HTTP/1.1's: "HTTP/1.1" is its first 8 bytes.
                         let (version, keep_alive): (&[u8], &[u8]) = if http10 {
@@ -131,7 +124,7 @@ impl Front<'_> {
                         } else {
                             (b"HTTP/1.1", b"")
                         };
-                        let parts = [version, &wire[8..], length, keep_alive, &date_line(), body];
+                        let parts = [version, &wire[8..], keep_alive, &date_line(), body];
                         if send(io, parts).await.is_err() {
                             return Ended::Closed;
                         }
@@ -198,13 +191,11 @@ impl Front<'_> {
             return Step::Elsewhere;
         };
         let reply = match plain.validators {
-            Some(validators) if names(validators, hit.etag()) => {
-                Reply::NotModified { head: plain.head }
-            }
+            Some(validators) if names(validators, hit.etag()) => Reply::NotModified,
             _ if plain.head => Reply::Head,
             _ => Reply::Whole,
         };
-        tally.count(matches!(reply, Reply::NotModified { .. }));
+        tally.count(reply == Reply::NotModified);
         Step::Answer {
             consumed,
             hit,
@@ -343,7 +334,7 @@ fn date_line() -> [u8; 39] {
 }
 
 /// Writes all of `parts`, vectored.
-async fn send<IO: AsyncWrite + Unpin>(io: &mut IO, parts: [&[u8]; 6]) -> io::Result<()> {
+async fn send<IO: AsyncWrite + Unpin>(io: &mut IO, parts: [&[u8]; 5]) -> io::Result<()> {
     let mut slices = parts.map(IoSlice::new);
     let mut rest: &mut [IoSlice<'_>] = &mut slices;
     while !rest.is_empty() {
