@@ -2,6 +2,8 @@
 // /words, with phrases added and removed by real CLI processes between page loads.
 import { test, before, after } from '../support/test.mjs';
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { allPhrases, startHost } from '../support/host.mjs';
 import { poll } from '../support/poll.mjs';
 
@@ -154,4 +156,57 @@ test('without JavaScript, the pages of /words chain by rel=next from the first t
     back += wordsIn(html).length;
   }
   assert.equal(back + wordsIn(await (await fetch(url)).text()).length, expected.length, 'back to the first page');
+});
+
+test('every page of /words, not only the first, heads itself with the count minted now, and answers an old ETag with it', async () => {
+  const countIn = (html) => /([\d,]+) Last Words minted/.exec(html)?.[1].replaceAll(',', '');
+  const first = await (await fetch(`${host.url}/words`)).text();
+  const pages = [];
+  for (let html = first, next; (next = linkIn(html, 'next')) !== null && pages.length < 3; ) {
+    const url = `${host.url}${new URL(next).pathname}${new URL(next).search}`;
+    const response = await fetch(url);
+    html = await response.text();
+    pages.push({ url, etag: response.headers.get('etag') });
+    assert.equal(countIn(html), countIn(first), `${url} before the change`);
+  }
+  assert.equal(pages.length, 3);
+  for (const change of [['add', 'counted on each page', '--name', 'Count'], ['remove', (await allPhrases(host.url))[0].id]]) {
+    const before = Number(countIn(await (await fetch(`${host.url}/words`)).text()));
+    await cli('phrases', ...change);
+    const now = String(before + (change[0] === 'add' ? 1 : -1));
+    await poll(async () => countIn(await (await fetch(`${host.url}/words`)).text()), (count) => count === now, 10_000, 'the first page counts the change');
+    for (const page of pages) {
+      const response = await fetch(page.url, { headers: { 'If-None-Match': page.etag } });
+      assert.equal(response.status, 200, `${page.url} after ${change[0]}: the old ETag still names the page`);
+      assert.equal(countIn(await response.text()), now, `${page.url} after ${change[0]}`);
+      page.etag = response.headers.get('etag');
+    }
+  }
+});
+
+test('phrases removed in one commit of more than 500, as a restore makes, answer 410 like one removed alone', async () => {
+  const own = await startHost({ phrases: [{ id: 'kept', word: 'KEPT', name: 'Stays' }] });
+  try {
+    const backup = join(own.dataDir, 'before.sqlite3');
+    assert.equal((await own.cli('phrases', 'backup', backup)).code, 0);
+    const temporary = Array.from({ length: 501 }, (_, i) => ({ word: `TEMPORARY ${i}`, name: 'Brief' }));
+    writeFileSync(join(own.dataDir, 'temporary.json'), JSON.stringify(temporary));
+    assert.equal((await own.cli('phrases', 'import', join(own.dataDir, 'temporary.json'))).code, 0);
+    await poll(() => allPhrases(own.url), (phrases) => phrases.length === 502, 10_000, 'the import is served');
+    const listed = await allPhrases(own.url);
+    const ids = listed.filter((p) => p.word.startsWith('TEMPORARY')).map((p) => p.id);
+    assert.equal((await fetch(`${own.url}/words/${ids[7]}`)).status, 200);
+    const restored = await own.cli('phrases', 'restore', '--online', backup);
+    assert.equal(restored.code, 0, restored.stderr);
+    await poll(() => allPhrases(own.url), (phrases) => phrases.length === 1, 10_000, 'the restore is served');
+    for (const id of [ids[0], ids[7], ids.at(-1)]) {
+      const response = await fetch(`${own.url}/words/${encodeURIComponent(id)}`);
+      assert.equal(response.status, 410, `/words/${id} after the restore`);
+      assert.match(await response.text(), /removed/i);
+    }
+    assert.equal((await fetch(`${own.url}/words/never-was`)).status, 404);
+    assert.equal((await fetch(`${own.url}/words/kept`)).status, 200);
+  } finally {
+    await own.stop();
+  }
 });

@@ -4,7 +4,8 @@
 //! phrase list changes. Each further page of it (`?after=`, `?before=`) is kept by
 //! where it starts, whatever the version, together with the span of the list it shows,
 //! and each phrase's page by the phrase as it is: a change evicts only the pages it
-//! changed (that phrase's page, the list pages whose span it falls in), not the rest.
+//! changed (that phrase's page, the list pages whose span it falls in, every list page
+//! when the count each is headed with changed), not the rest.
 //! Every page lives in one [`moka`] cache weighed by its size, so a crawler walking
 //! 100,000 phrase pages keeps memory bounded; concurrent misses for one page wait for
 //! one render (moka's `try_get_with`), while misses for different pages render at once,
@@ -571,8 +572,9 @@ impl PageCache {
                     }
                     Ok(delta) if delta.version <= before.version => {}
                     Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
-                        before = feed_now.current();
-                        cache.lost_track(&before).await;
+                        let now = feed_now.current();
+                        cache.lost_track(&before, &now).await;
+                        before = now;
                     }
                     Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
                 }
@@ -582,7 +584,7 @@ impl PageCache {
 
     /// Evicts what `delta` changed from `before`: each changed phrase's page, the first
     /// page of `/words` of the version before, and the further pages whose span a change
-    /// falls in.
+    /// falls in, or every one when the count changed (each is headed with it).
     pub async fn apply(&self, before: &Snapshot, delta: &Delta) {
         self.pages
             .invalidate(&PageKey::Words {
@@ -590,7 +592,7 @@ impl PageCache {
             })
             .await;
         let Some(changes) = &delta.changes else {
-            self.lost_track(&delta.after).await;
+            self.lost_track(before, &delta.after).await;
             return;
         };
         let mut places = Vec::with_capacity(changes.len() * 2);
@@ -611,15 +613,23 @@ impl PageCache {
                 self.pages.invalidate(&PageKey::Phrase(old.clone())).await;
             }
         }
-        let stale = self.mark(delta.version, Some(places));
+        let same_count = before.list.len() == delta.after.list.len();
+        let stale = self.mark(delta.version, same_count.then_some(places));
         for key in stale {
             self.pages.invalidate(&PageKey::Further(key)).await;
         }
     }
 
-    /// After changes no one can list (a first load, a resync, a lag): every further page
-    /// is stale, and each phrase page is checked against the list.
-    async fn lost_track(&self, now: &Snapshot) {
+    /// After changes no one can list (a first load, a resync, a lag, one of more than
+    /// [`crate::feed::MAX_DELTA`] phrases): every further page is stale, each phrase page
+    /// is checked against the list, and the phrases `before` had that `now` has not are
+    /// gone (410), as one by one they would be.
+    async fn lost_track(&self, before: &Snapshot, now: &Snapshot) {
+        for phrase in before.list.iter() {
+            if now.list.get(&phrase.id).is_none() {
+                self.gone.insert(phrase.id.as_str().into(), ()).await;
+            }
+        }
         let stale = self.mark(now.version, None);
         if let Ok(mut watch) = self.watch.lock() {
             watch.known_from = now.version;
@@ -831,28 +841,8 @@ mod tests {
         }
         assert_eq!(renders.lock().unwrap().len(), 4, "each page rendered once");
 
-        // p6 is removed: its page and the list page showing it go; nothing else does.
-        feed.apply(vec![Change::Remove { id: "p6".into() }]);
-        let gone = async {
-            while !cache.is_gone("p6") {
-                tokio::time::sleep(Duration::from_millis(5)).await;
-            }
-        };
-        tokio::time::timeout(Duration::from_secs(5), gone)
-            .await
-            .expect("the change is followed");
-        renders.lock().unwrap().clear();
-        ask_further("after=p8", newer.clone()).await;
-        ask_further("after=p5", older.clone()).await;
-        ask_phrase(p(1)).await;
-        assert_eq!(*renders.lock().unwrap(), ["after=p8"]);
-        assert!(
-            !cache
-                .pages
-                .contains_key(&PageKey::Phrase(Arc::new(p(6).clone())))
-        );
-
-        // p1 is renamed: its old page is evicted and the page showing it renders anew.
+        // p1 is renamed: its old page is evicted and the list page showing it renders
+        // anew; nothing else does.
         let renamed = Phrase {
             name: "renamed".into(),
             ..p(1).clone()
@@ -874,7 +864,30 @@ mod tests {
         renders.lock().unwrap().clear();
         ask_further("after=p8", newer.clone()).await;
         ask_further("after=p5", older.clone()).await;
-        assert_eq!(*renders.lock().unwrap(), ["after=p5"]);
+        ask_phrase(p(6)).await;
+        ask_phrase(&renamed).await;
+        assert_eq!(*renders.lock().unwrap(), ["after=p5", "p1"]);
+
+        // p6 is removed: its page goes, and every list page, each headed with the count.
+        feed.apply(vec![Change::Remove { id: "p6".into() }]);
+        let gone = async {
+            while !cache.is_gone("p6") {
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+        };
+        tokio::time::timeout(Duration::from_secs(5), gone)
+            .await
+            .expect("the change is followed");
+        assert!(
+            !cache
+                .pages
+                .contains_key(&PageKey::Phrase(Arc::new(p(6).clone())))
+        );
+        renders.lock().unwrap().clear();
+        ask_further("after=p8", newer.clone()).await;
+        ask_further("after=p5", older.clone()).await;
+        ask_phrase(&renamed).await;
+        assert_eq!(*renders.lock().unwrap(), ["after=p8", "after=p5"]);
 
         // Added back, it is no longer gone.
         feed.apply(vec![Change::Upsert {
@@ -888,6 +901,37 @@ mod tests {
         tokio::time::timeout(Duration::from_secs(5), back)
             .await
             .expect("an added phrase is not gone");
+    }
+
+    #[tokio::test]
+    async fn phrases_removed_in_one_change_too_big_to_list_are_gone_too() {
+        let feed = Feed::new();
+        let many = crate::feed::MAX_DELTA + 1;
+        let phrases: Vec<Phrase> = (0..many + 2)
+            .map(|n| phrase(&format!("p{n}"), n as u64))
+            .collect();
+        feed.replace(phrases.clone());
+        let cache = Arc::new(PageCache::new(&Metrics::new()));
+        cache.follow(&feed);
+        feed.apply(
+            (0..many)
+                .map(|n| Change::Remove {
+                    id: format!("p{n}"),
+                })
+                .collect(),
+        );
+        let gone = async {
+            while !(0..many).all(|n| cache.is_gone(&format!("p{n}"))) {
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+        };
+        tokio::time::timeout(Duration::from_secs(5), gone)
+            .await
+            .expect("every removed phrase is gone");
+        assert!(
+            !cache.is_gone(&format!("p{many}")),
+            "a phrase kept is not gone"
+        );
     }
 
     #[tokio::test]
