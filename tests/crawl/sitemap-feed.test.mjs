@@ -88,9 +88,12 @@ test('the sitemap is an index of children of at most 50,000 URLs that list every
   // Oldest first, so an addition only ever changes the last child.
   assert.deepEqual(listed, phrases.map((phrase) => pageUrl(phrase.id)).reverse());
 
-  for (const name of ['phrases-3.xml', 'phrases-4294967295.xml', 'phrases-4294967296.xml']) {
+  // A child that is not there is the site's 404 page, as any other missing page is.
+  for (const name of ['phrases-3.xml', 'phrases-4294967295.xml', 'phrases-4294967296.xml', 'pages', 'other.xml']) {
     const missing = await fetch(`${host.url}/sitemaps/${name}`);
     assert.equal(missing.status, 404, name);
+    assert.equal(missing.headers.get('content-type'), 'text/html; charset=utf-8', name);
+    assert.match(await missing.text(), /<h1[^>]*>/, name);
   }
 });
 

@@ -5,10 +5,10 @@ use std::sync::Arc;
 
 use axum::body::Body;
 use axum::extract::{Path, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 
-use super::pages::{PAGE_CACHE_CONTROL, page_not_modified};
+use super::pages::{PAGE_CACHE_CONTROL, not_found_html, page_not_modified};
 use crate::error::AppError;
 use crate::render::listings::{Document, Made};
 use crate::render::negotiate::{Encoding, add_coding_headers, not_modified, preferred_encoding};
@@ -28,7 +28,7 @@ pub async fn sitemap_child(
 ) -> Response {
     match Document::child(&file) {
         Some(document) => listing(&state, &headers, document, XML).await,
-        None => StatusCode::NOT_FOUND.into_response(),
+        None => not_found_html(&state, &headers).await,
     }
 }
 
@@ -58,7 +58,7 @@ async fn listing(
     .await;
     let (page, body): (Made, _) = match made {
         Ok(Some(made)) => made,
-        Ok(None) => return StatusCode::NOT_FOUND.into_response(),
+        Ok(None) => return not_found_html(state, headers).await,
         Err(error) => return AppError::Internal(error.into()).into_response(),
     };
     if not_modified(headers, page.etag(wanted)) {

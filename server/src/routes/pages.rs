@@ -239,9 +239,14 @@ pub async fn not_found(
         )
             .into_response();
     }
-    match not_found_page(&state).await {
-        Ok(page) => page_response(&state, StatusCode::NOT_FOUND, &headers, page).await,
-        Err(error) => html_error(&state, error),
+    not_found_html(&state, &headers).await
+}
+
+/// The 404 page, for a path the router knows the shape of but not the thing it names.
+pub(super) async fn not_found_html(state: &AppState, headers: &HeaderMap) -> Response {
+    match not_found_page(state).await {
+        Ok(page) => page_response(state, StatusCode::NOT_FOUND, headers, page).await,
+        Err(error) => html_error(state, error),
     }
 }
 
