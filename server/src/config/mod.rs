@@ -15,6 +15,7 @@ use url::Url;
 pub use crate::live::socket_limits::SocketCaps;
 pub use crate::render::pool::PoolOptions;
 pub use crate::store::FirestoreSettings;
+pub use resolve::SITE_PATHS;
 pub use settings::{DECLARED, Declared, Settings, StoreKind, reference_table};
 
 /// The deployment profile, which chooses defaults such as the log format.

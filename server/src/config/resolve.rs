@@ -201,8 +201,20 @@ fn product_name(given: Option<String>) -> Result<String, ConfigError> {
             "use one capitalised word of ASCII letters and digits, such as Words",
         ));
     }
+    let path = product_name.to_lowercase();
+    if SITE_PATHS.contains(&path.as_str()) {
+        return Err(invalid(
+            "product_name",
+            &product_name,
+            &format!("/{path}/ is the site's own; choose another word, such as Words"),
+        ));
+    }
     Ok(product_name)
 }
+
+/// The first path segments the router serves besides the phrases' (`routes::router`):
+/// a product name among them would put the phrase pages on top of them.
+pub const SITE_PATHS: [&str; 6] = ["api", "assets", "sitemaps", "healthz", "readyz", "metrics"];
 
 /// The given origin, or the listening address when none is given.
 fn public_url(given: Option<String>, addr: SocketAddr) -> Result<Url, ConfigError> {

@@ -81,7 +81,8 @@ settings! {
 
     product_name: String = "Words", env "LASTWORDS_PRODUCT_NAME", value "NAME",
         "Product name: names the /words route, the heading \"Already-minted Last Words\" and \
-         the hashtag #myLastWords";
+         the hashtag #myLastWords: one capitalised word, not one of the site's own paths \
+         (Api, Assets, Sitemaps, Healthz, Readyz, Metrics)";
 
     public_url: String = "http://<host>:<port> (localhost for 0.0.0.0)", env "LASTWORDS_PUBLIC_URL", value "URL",
         "Public base URL, for canonical links, Open Graph tags and the sitemap";

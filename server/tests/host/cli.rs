@@ -35,6 +35,29 @@ fn a_bad_setting_stops_start_up_naming_the_key_and_the_value() {
 }
 
 #[test]
+fn a_product_name_that_is_one_of_the_sites_own_paths_stops_start_up() {
+    for path in lastwords::config::SITE_PATHS {
+        let name = format!("{}{}", path[..1].to_uppercase(), &path[1..]);
+        for command in [&["serve"][..], &["config", "check"]] {
+            let output = lastwords()
+                .args(command)
+                .args(["--product-name", &name, "--port", "0"])
+                .output()
+                .expect("the binary runs");
+            assert_eq!(output.status.code(), Some(2), "{command:?} {name}");
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            assert!(
+                stderr.contains("product_name")
+                    && stderr.contains(&name)
+                    && stderr.contains(&format!("/{path}/ is the site's own")),
+                "{stderr}"
+            );
+            assert!(!stderr.contains("panicked"), "{stderr}");
+        }
+    }
+}
+
+#[test]
 fn a_bad_config_file_is_named_with_the_offending_key() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("lastwords.toml");
