@@ -151,6 +151,9 @@ async function etag(path) {
   return response.headers.get('etag');
 }
 
+/** Each child of a sitemap index by path, with its lastmod. */
+const childDates = (index) => Object.fromEntries(index.sitemapindex.sitemap.map((child) => [new URL(child.loc).pathname, child.lastmod]));
+
 // A crawler that comes back asks with the ETags it kept: a change answers 304 for every
 // child but the one it falls in, and the host does not make those children again.
 test('a change makes again only the child it falls in', async () => {
@@ -187,6 +190,8 @@ test('a change makes again only the child it falls in', async () => {
   const third = (await xml(children[2])).urlset.url.map((url) => url.loc);
   const oldest = phrases[phrases.length - 1 - 50_000];
   const beforeRemoving = await currentVersion();
+  const datesBefore = childDates(await xml('/sitemap.xml'));
+  const removedAt = Math.floor(Date.now() / 1000) * 1000;
   const removed = await host.cli('phrases', 'remove', oldest.id);
   assert.equal(removed.code, 0, removed.stderr);
   await settle(beforeRemoving);
@@ -197,6 +202,13 @@ test('a change makes again only the child it falls in', async () => {
   const second = (await xml(children[1])).urlset.url.map((url) => url.loc);
   assert.ok(!second.includes(pageUrl(oldest.id)) && second.length === 49_999);
   assert.deepEqual((await xml(children[2])).urlset.url.map((url) => url.loc), third);
+  // The removal left no phrase to date it: the child it left, and the site's pages that
+  // count it, are dated when it happened, so a crawler reading the index fetches them.
+  const datesAfter = childDates(await xml('/sitemap.xml'));
+  for (const path of ['/sitemaps/pages.xml', children[1]]) {
+    assert.ok(Date.parse(datesAfter[path]) >= removedAt, `${path}: ${datesAfter[path]}, removed at ${new Date(removedAt).toISOString()}`);
+  }
+  assert.deepEqual([datesAfter[children[0]], datesAfter[children[2]]], [datesBefore[children[0]], datesBefore[children[2]]], 'the others keep their dates');
 
   // Every phrase once, across the children the index names.
   const index = await xml('/sitemap.xml');
@@ -286,5 +298,19 @@ test('past 50,000 phrases too, a restart leaves the sitemap index, its children 
   await new Promise((resolve) => setTimeout(resolve, 1100));
   host = await startHost({ dataDir, args });
   const again = await documents();
-  for (const [path, text] of Object.entries(before)) assert.equal(again[path], text.replaceAll(/127\.0\.0\.1:\d+/g, new URL(host.url).host), path);
+  const here = (text) => text.replaceAll(/127\.0\.0\.1:\d+/g, new URL(host.url).host);
+  for (const [path, text] of Object.entries(before)) {
+    if (path !== '/sitemap.xml') assert.equal(again[path], here(text), path);
+  }
+  // The index's dates of a removal (above) were the host's own: after a restart those
+  // children go back to their newest phrase's time, never forward, so a crawler is not
+  // sent to fetch what it has.
+  const [datesBefore, datesAgain] = [before, again].map((docs) => childDates(parser.parse(docs['/sitemap.xml'])));
+  assert.deepEqual(Object.keys(datesAgain), Object.keys(datesBefore));
+  for (const [path, date] of Object.entries(datesBefore)) {
+    assert.ok(Date.parse(datesAgain[path]) <= Date.parse(date), `${path}: ${datesAgain[path]} after the restart, ${date} before`);
+  }
+  // The last child, where the additions went and nothing left, keeps its date.
+  const last = Object.keys(datesBefore).at(-1);
+  assert.equal(datesAgain[last], datesBefore[last], last);
 });

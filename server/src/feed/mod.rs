@@ -29,6 +29,16 @@ pub enum Change {
     Remove { id: String },
 }
 
+impl Change {
+    /// The id of the phrase changed.
+    pub fn id(&self) -> &str {
+        match self {
+            Change::Upsert { phrase } => &phrase.id,
+            Change::Remove { id } => id,
+        }
+    }
+}
+
 /// What one new version changed, for the hub to pass on.
 #[derive(Debug)]
 pub struct Delta {

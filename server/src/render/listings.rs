@@ -8,7 +8,11 @@
 //! addition, the last) and a crawler's `If-None-Match` matches every other. A `lastmod`
 //! is a phrase's creation time (Firestore's create time, or the embedded store's); for
 //! a phrase with none (a row a program gave an order and no time) the host says when it
-//! first saw it, or, for what it loaded at start, when it started.
+//! first saw it, or, for what it loaded at start, when it started. A change that leaves
+//! no phrase to date it (a removal, a phrase edited) dates its child and its URL when
+//! the host saw it, so a crawler learns the child changed; the host keeps those dates
+//! while it runs, and after a restart the child goes back to its newest phrase's time,
+//! earlier than any crawl since, so nothing is fetched for nothing.
 
 mod shelves;
 
@@ -17,7 +21,7 @@ use std::fmt::Write as _;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::config::Site;
-use crate::feed::list::Phrase;
+use crate::feed::list::{Cursor, Phrase};
 use crate::feed::{Change, Delta, Feed, Snapshot, now_ms};
 use crate::render::page_cache::CachedPage;
 use shelves::{Altered, Label, Shelves};
@@ -82,7 +86,48 @@ pub struct Listings {
 struct Kept {
     snapshot: Arc<Snapshot>,
     shelves: Shelves,
+    /// Where and when, while this process ran, a change left no phrase to date it: one
+    /// place per child, the latest. A place, not a label, so that the children packed
+    /// anew date the one that holds it.
+    left: Vec<(Cursor, u64)>,
+    /// When such a change last altered the site's pages (which count the phrases).
+    pages_left: Option<u64>,
     documents: HashMap<Document, Arc<OnceLock<Option<Made>>>>,
+}
+
+/// The dates of what left, by child, and of the site's pages (`None`).
+type Dated = HashMap<Option<Label>, u64>;
+
+impl Kept {
+    /// Notes what left at `places` now, keeping the latest place of each child.
+    fn left(&mut self, places: Vec<Cursor>) {
+        if !places.is_empty() {
+            let now = now_ms();
+            self.pages_left = Some(now);
+            self.left
+                .extend(places.into_iter().map(|place| (place, now)));
+        }
+        let mut latest: HashMap<Label, (Cursor, u64)> = HashMap::new();
+        for (place, at) in self.left.drain(..) {
+            let label = self.shelves.label_at(&place);
+            if latest.get(&label).is_none_or(|(_, known)| *known <= at) {
+                latest.insert(label, (place, at));
+            }
+        }
+        self.left = latest.into_values().collect();
+    }
+
+    fn dated(&self) -> Dated {
+        let mut dated: Dated = self
+            .left
+            .iter()
+            .map(|(place, at)| (Some(self.shelves.label_at(place)), *at))
+            .collect();
+        if let Some(at) = self.pages_left {
+            dated.insert(None, at);
+        }
+        dated
+    }
 }
 
 impl Kept {
@@ -90,6 +135,8 @@ impl Kept {
         Self {
             shelves: Shelves::pack(&snapshot.list, SITEMAP_URLS),
             snapshot,
+            left: Vec::new(),
+            pages_left: None,
             documents: HashMap::new(),
         }
     }
@@ -99,6 +146,10 @@ impl Kept {
 struct Seen {
     order: VecDeque<Arc<str>>,
     at: HashMap<Arc<str>, u64>,
+    /// Phrases edited while this process ran (their page changed), and when: the newest
+    /// [`SEEN`].
+    edited: VecDeque<Arc<str>>,
+    edited_at: HashMap<Arc<str>, u64>,
 }
 
 impl Listings {
@@ -141,21 +192,43 @@ impl Listings {
         let Ok(mut kept) = self.made.lock() else {
             return;
         };
-        let altered = match &delta.changes {
-            Some(changes) if kept.snapshot.version == delta.from => {
-                let ids = changes.iter().map(|change| match change {
-                    Change::Upsert { phrase } => phrase.id.as_str(),
-                    Change::Remove { id } => id.as_str(),
-                });
-                let before = kept.snapshot.clone();
+        let before = kept.snapshot.clone();
+        let listed = match &delta.changes {
+            Some(changes) if before.version == delta.from => Some(changes),
+            _ => None,
+        };
+        // What left no phrase behind to date it: removed, or edited in place.
+        let mut traceless = Vec::new();
+        let mut edited = Vec::new();
+        let mut left = |old: &Arc<Phrase>| match delta.after.list.get(&old.id) {
+            None => traceless.push(Cursor::of(old)),
+            Some(new) if new != old => {
+                traceless.push(Cursor::of(old));
+                edited.push(new.id.clone());
+            }
+            Some(_) => {}
+        };
+        match listed {
+            Some(changes) => changes
+                .iter()
+                .filter_map(|change| before.list.get(change.id()))
+                .for_each(&mut left),
+            None if before.loaded => before.list.iter().for_each(&mut left),
+            None => {}
+        }
+        let altered = match listed {
+            Some(changes) => {
+                let ids = changes.iter().map(Change::id);
                 kept.shelves.follow(&before.list, &delta.after.list, ids)
             }
             // A change too big to list, or one after versions this follower missed.
-            _ => {
+            None => {
                 kept.shelves = Shelves::pack(&delta.after.list, SITEMAP_URLS);
                 Altered::All
             }
         };
+        kept.left(traceless);
+        self.note_edited(edited);
         kept.snapshot = delta.after.clone();
         // The rest are small, and whether they exist at all can change with the count.
         kept.documents
@@ -163,6 +236,27 @@ impl Listings {
                 (Document::Phrases(label), Altered::Only(labels)) => !labels.contains(label),
                 _ => false,
             });
+    }
+
+    fn note_edited(&self, ids: Vec<String>) {
+        if ids.is_empty() {
+            return;
+        }
+        let now = now_ms();
+        let Ok(mut seen) = self.seen.lock() else {
+            return;
+        };
+        for id in ids {
+            let id: Arc<str> = id.into();
+            if seen.edited_at.insert(id.clone(), now).is_none() {
+                seen.edited.push_back(id);
+                if seen.edited.len() > SEEN
+                    && let Some(oldest) = seen.edited.pop_front()
+                {
+                    seen.edited_at.remove(&oldest);
+                }
+            }
+        }
     }
 
     fn note(&self, changes: &[Change]) {
@@ -221,11 +315,12 @@ impl Listings {
     }
 
     fn minted_ms_in(&self, seen: Option<&Seen>, phrase: &Phrase) -> u64 {
-        if let Some(minted) = phrase.minted_ms() {
-            return minted;
-        }
-        seen.and_then(|seen| seen.at.get(phrase.id.as_str()).copied())
-            .unwrap_or(self.started_ms)
+        let minted = phrase.minted_ms().unwrap_or_else(|| {
+            seen.and_then(|seen| seen.at.get(phrase.id.as_str()).copied())
+                .unwrap_or(self.started_ms)
+        });
+        let edited = seen.and_then(|seen| seen.edited_at.get(phrase.id.as_str()).copied());
+        minted.max(edited.unwrap_or(0))
     }
 
     /// `document` for the list the follower reached (microseconds behind `snapshot`, so
@@ -238,7 +333,7 @@ impl Listings {
         snapshot: &Arc<Snapshot>,
         document: Document,
     ) -> Option<Made> {
-        let (slot, snapshot, shelves) = match self.made.lock() {
+        let (slot, snapshot, shelves, dated) = match self.made.lock() {
             Ok(mut kept) if kept.snapshot.loaded || !snapshot.loaded => {
                 // Only documents that exist get a slot: any number names a child, and
                 // asking for a billion of them must not keep a billion empty slots.
@@ -248,16 +343,21 @@ impl Listings {
                     return None;
                 }
                 let slot = kept.documents.entry(document).or_default().clone();
-                (slot, kept.snapshot.clone(), kept.shelves.clone())
+                let dated = match document {
+                    Document::Sitemap => kept.dated(),
+                    _ => Dated::new(),
+                };
+                (slot, kept.snapshot.clone(), kept.shelves.clone(), dated)
             }
             // The follower has not reached the first list yet: made for this request alone.
             _ => (
                 Arc::default(),
                 snapshot.clone(),
                 Shelves::pack(&snapshot.list, SITEMAP_URLS),
+                Dated::new(),
             ),
         };
-        slot.get_or_init(|| self.make(site, &snapshot, &shelves, document))
+        slot.get_or_init(|| self.make(site, &snapshot, &shelves, &dated, document))
             .clone()
     }
 
@@ -266,13 +366,14 @@ impl Listings {
         site: &Site,
         snapshot: &Snapshot,
         shelves: &Shelves,
+        dated: &Dated,
         document: Document,
     ) -> Option<Made> {
         let body = match document {
             Document::Sitemap if snapshot.list.len() + 2 <= SITEMAP_URLS => {
                 self.urlset(site, snapshot, true, 0..snapshot.list.len())
             }
-            Document::Sitemap => self.index(site, snapshot, shelves),
+            Document::Sitemap => self.index(site, snapshot, shelves, dated),
             Document::SitePages if snapshot.list.len() + 2 > SITEMAP_URLS => {
                 self.urlset(site, snapshot, true, 0..0)
             }
@@ -334,7 +435,7 @@ impl Listings {
         xml
     }
 
-    fn index(&self, site: &Site, snapshot: &Snapshot, shelves: &Shelves) -> String {
+    fn index(&self, site: &Site, snapshot: &Snapshot, shelves: &Shelves, dated: &Dated) -> String {
         let mut xml = String::from(
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<sitemapindex xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\n",
         );
@@ -345,7 +446,11 @@ impl Listings {
             xml,
             "  <sitemap><loc>{}</loc><lastmod>{}</lastmod></sitemap>",
             escape_xml(&site.absolute_url("/sitemaps/pages.xml")),
-            rfc3339(newest.map_or(self.started_ms, |phrase| self.minted_ms(phrase))),
+            rfc3339(
+                newest
+                    .map_or(self.started_ms, |phrase| self.minted_ms(phrase))
+                    .max(dated.get(&None).copied().unwrap_or(0))
+            ),
         );
         let len = snapshot.list.len();
         for &label in shelves.labels() {
@@ -353,7 +458,8 @@ impl Listings {
             let lastmod = shelves
                 .places(label)
                 .and_then(|places| snapshot.list.iter_from(len.checked_sub(places.end)?).next())
-                .map_or(self.started_ms, |phrase| self.minted_ms(phrase));
+                .map_or(self.started_ms, |phrase| self.minted_ms(phrase))
+                .max(dated.get(&Some(label)).copied().unwrap_or(0));
             let _ = writeln!(
                 xml,
                 "  <sitemap><loc>{}</loc><lastmod>{}</lastmod></sitemap>",
@@ -466,6 +572,68 @@ pub fn rfc3339(ms: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn minted(id: &str, word: &str, created_ms: u64) -> Phrase {
+        Phrase {
+            id: id.into(),
+            word: word.into(),
+            name: "n".into(),
+            created: created_ms * 1000,
+        }
+    }
+
+    /// The sitemap's lastmod of each URL, by URL.
+    fn lastmods(listings: &Listings, feed: &Feed) -> HashMap<String, String> {
+        let site = crate::config::Settings::default().resolve().unwrap().site;
+        let made = listings
+            .document(&site, &feed.current(), Document::Sitemap)
+            .unwrap();
+        let xml = std::str::from_utf8(&made.html).unwrap().to_owned();
+        xml.split("<url><loc>")
+            .skip(1)
+            .filter_map(|url| {
+                let (loc, rest) = url.split_once("</loc>")?;
+                let lastmod = rest.strip_prefix("<lastmod>")?.split_once("</lastmod>")?.0;
+                Some((loc.rsplit('/').next()?.to_owned(), lastmod.to_owned()))
+            })
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn an_edited_phrase_is_dated_when_it_was_edited_not_when_it_was_minted() {
+        let feed = Feed::new();
+        let long_ago = 1_600_000_000_000;
+        feed.replace(vec![
+            minted("a", "A", long_ago),
+            minted("b", "B", long_ago + 1000),
+        ]);
+        let listings = Listings::follow(&feed, &crate::metrics::Metrics::new());
+        let settle = async |version: u64| {
+            while listings.made.lock().unwrap().snapshot.version < version {
+                tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+            }
+        };
+        settle(feed.current().version).await;
+        let before = lastmods(&listings, &feed);
+        assert_eq!(before["a"], rfc3339(long_ago));
+
+        let edited_at = now_ms() / 1000 * 1000;
+        let after = feed.apply(vec![Change::Upsert {
+            phrase: minted("a", "A AGAIN", long_ago),
+        }]);
+        settle(after.version).await;
+        let after = lastmods(&listings, &feed);
+        assert!(
+            after["a"] >= rfc3339(edited_at),
+            "{} before {}",
+            after["a"],
+            rfc3339(edited_at)
+        );
+        assert_eq!(
+            after["b"], before["b"],
+            "a phrase not edited keeps its date"
+        );
+    }
 
     #[test]
     fn times_are_rfc3339() {

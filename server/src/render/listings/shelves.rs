@@ -132,6 +132,11 @@ impl Shelves {
         Some(from..from + self.sizes[shelf])
     }
 
+    /// The label of the shelf a phrase at `place` is on (or would go on).
+    pub fn label_at(&self, place: &Cursor) -> Label {
+        self.labels[self.shelf_of(place)]
+    }
+
     fn shelf_of(&self, place: &Cursor) -> usize {
         self.starts.partition_point(|start| place <= start)
     }
