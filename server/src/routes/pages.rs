@@ -180,13 +180,18 @@ pub async fn to_words(State(state): State<AppState>, uri: axum::http::Uri) -> Re
     moved(state.config.site.words_path(), &uri)
 }
 
-/// `/words/{id}/`, a phrase's link with a slash after it: the phrase's page.
+/// `/words/{id}/`, a phrase's link with a slash after it: the phrase's page; `/words//`
+/// names none, and goes to the list in one step rather than by `/words/`.
 pub async fn to_phrase(
     State(state): State<AppState>,
     Path(id): Path<String>,
     uri: axum::http::Uri,
 ) -> Response {
-    moved(state.config.site.phrase_path(&id), &uri)
+    let site = &state.config.site;
+    if id.is_empty() {
+        return moved(site.words_path(), &uri);
+    }
+    moved(site.phrase_path(&id), &uri)
 }
 
 /// 308 to `path` (our own, encoded), with the query the request came with.

@@ -137,6 +137,9 @@ async fn the_list_or_a_phrase_with_a_slash_after_it_leads_there() {
         ("/Words/a1/", "/words/a1"),
         ("/words/a1/?utm_source=x", "/words/a1?utm_source=x"),
         ("/words/h%C3%A9%20l%C3%A0/", "/words/h%C3%A9%20l%C3%A0"),
+        // No phrase between the slashes: the list, in one step.
+        ("/words//", "/words"),
+        ("/Words//?check=rawr", "/words?check=rawr"),
     ] {
         let (response, _) = host.get(path).await;
         assert_eq!(response.status(), StatusCode::PERMANENT_REDIRECT, "{path}");
