@@ -301,3 +301,41 @@ test('a phrase removed while the next page is on its way is not shown when it co
     await small.stop();
   }
 });
+
+test('a visitor deep in the list keeps what is loaded and their place when the host restarts under them', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'lastwords-restart-'));
+  const phrases = Array.from({ length: 400 }, (_, i) => ({ id: `r${String(i).padStart(3, '0')}`, word: `KEPT ${i}`, name: 'Fan' }));
+  let running = await startHost({ dataDir, phrases });
+  const port = Number(new URL(running.url).port);
+  try {
+    const { context, page } = await openHydrated(browser, `${running.url}/words`, { width: 390, height: 844 });
+    const cards = page.locator('main ul[role="list"] > li');
+    // Three pages loaded by scrolling, then the visitor reads the 120th card.
+    while ((await cards.count()) < 144) {
+      const before = await cards.count();
+      await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+      await page.waitForFunction((n) => document.querySelectorAll('main ul[role="list"] > li').length > n, before, { timeout: 5000 });
+    }
+    const loaded = await settled(cards);
+    await cards.nth(119).evaluate((card) => card.scrollIntoView({ block: 'start' }));
+    const reading = () => page.evaluate(() => {
+      const top = [...document.querySelectorAll('main ul[role="list"] > li')].find((li) => li.getBoundingClientRect().bottom > 0);
+      return top?.querySelector('bdi')?.textContent;
+    });
+    const word = await reading();
+    assert.equal(word, 'KEPT 280');
+
+    await running.stop();
+    running = await startHost({ dataDir, port });
+    // The page comes back on its own; a phrase minted now shows once it has.
+    const added = await running.cli('phrases', 'add', 'AFTER THE RESTART', '--name', 'Ops');
+    assert.equal(added.code, 0, added.stderr);
+    await page.waitForFunction(() => document.querySelector('main li bdi')?.textContent === 'AFTER THE RESTART', null, { timeout: 30_000 });
+    assert.equal(await cards.count(), loaded + 1, 'every card loaded is still there, and the new one');
+    assert.equal(await reading(), word, 'the visitor reads the card they were reading');
+    await context.close();
+  } finally {
+    await running.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});

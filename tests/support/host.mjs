@@ -24,6 +24,7 @@ process.once('SIGTERM', () => {
  *   else as JSON), for state an earlier run would have left, such as a saved snapshot.
  *   `prepare` runs CLI commands against the data folder before start (`phrases import`).
  *   `dataDir` serves from that folder (left in place at stop) instead of a new one.
+ *   `port` listens there instead of on a free port the host picks (a restart in place).
  *   `user` ({uid, gid}) runs the host and its CLI as that user, who is given the data folder
  *   and a copy of the binary in a folder of its own (the checkout may be where that user
  *   cannot reach, such as root's home).
@@ -54,7 +55,7 @@ export async function startHost(options = {}) {
   // The host's own log filter unless a test sets one: RUST_LOG=info would let the
   // Firestore client's warning at every RESET (one per write on the emulator) through.
   const { RUST_LOG: _outer, ...outer } = process.env;
-  const child = spawn(binary, ['serve', '--port', '0', '--data-dir', dataDir, ...(options.args ?? [])], {
+  const child = spawn(binary, ['serve', '--port', String(options.port ?? 0), '--data-dir', dataDir, ...(options.args ?? [])], {
     env: { ...outer, NO_COLOR: '1', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
     ...options.user,

@@ -115,14 +115,24 @@ describe("the live socket on a paged list", () => {
     expect(applyMessage(start, changes(11, 1))).toBe(RESYNC);
   });
 
-  it("starts the list over from a snapshot's first page, dropping later pages", () => {
-    const loaded = receiveMore(feed(run(9, 8)), "", "more", page(run(7, 6), "older"));
-    expect(ids(loaded)).toEqual(["p9", "p8", "p7", "p6"]);
-    const next = applied(loaded, { type: "snapshot", version: 40, count: 2, phrases: run(30, 9), next: "9-p9" });
-    expect(ids(next)).toEqual(["p30", "p9"]);
-    expect(next.list.next).toBe("9-p9");
-    expect(next.count).toBe(2);
+  it("takes a snapshot's first page and keeps the pages loaded below it, so a visitor keeps their place", () => {
+    const loaded = receiveMore(feed(run(9, 8, 7), { next: "more" }), "", "more", page(run(6, 5), "older"));
+    expect(ids(loaded)).toEqual(["p9", "p8", "p7", "p6", "p5"]);
+    // One phrase new on top, p8 gone while the socket was away: the first page says so.
+    const next = applied(loaded, { type: "snapshot", version: 40, count: 9, phrases: run(30, 9, 7), next: "7-p7" });
+    expect(ids(next)).toEqual(["p30", "p9", "p7", "p6", "p5"]);
+    expect(next.list.next).toBe("older");
+    expect(next.count).toBe(9);
     expect(next.version).toBe(40);
+    // Nothing loaded below it: the first page alone.
+    expect(ids(applied(feed(run(9, 8)), { type: "snapshot", version: 41, count: 2, phrases: run(9, 8), next: "8-p8" }))).toEqual(["p9", "p8"]);
+  });
+
+  it("starts the list over from a snapshot's first page when more than a page came in on top", () => {
+    const loaded = receiveMore(feed(run(9, 8), { next: "more" }), "", "more", page(run(7, 6), "older"));
+    const next = applied(loaded, { type: "snapshot", version: 40, count: 20, phrases: run(31, 30), next: "30-p30" });
+    expect(ids(next)).toEqual(["p31", "p30"]);
+    expect(next.list.next).toBe("30-p30");
   });
 
   it("a later page keeps its stretch of the list through a snapshot, and takes the count", () => {

@@ -71,8 +71,8 @@ export const RESYNC = "resync";
 
 export function applyMessage(feed: Feed, message: LiveMessage): Feed | typeof RESYNC {
   if (message.type === "snapshot") {
-    // The host could not say what changed: the newest-first list starts over
-    // from this first page, and a find asks again.
+    // The host could not say what changed (it restarted, or too much did): the
+    // newest-first list takes this first page, and a find asks again.
     const first: PagedList = { query: "", phrases: dedupeById(message.phrases), next: message.next, fromTop: true };
     // Pages asked for before it are of another list: `receiveMore` drops them by cursor.
     const base = { ...feed, version: message.version, count: message.count, countVersion: message.version, removed: new Map<string, number>() };
@@ -80,8 +80,8 @@ export function applyMessage(feed: Feed, message: LiveMessage): Feed | typeof RE
     // than the socket remembers: the host keeps it only while no change fell in it, so
     // the stretch it shows stands, and the first page is not what the visitor asked for.
     if (feed.list.query === "" && !feed.list.fromTop) return base;
-    if (feed.list.query === "") return { ...base, list: first, plain: null };
-    return { ...base, plain: first, stale: true };
+    if (feed.list.query === "") return { ...base, list: keepBelow(first, feed.list), plain: null };
+    return { ...base, plain: keepBelow(first, feed.plain), stale: true };
   }
   if (message.version <= feed.version) return feed;
   if (message.from !== feed.version) return RESYNC;
@@ -115,6 +115,23 @@ export function applyMessage(feed: Feed, message: LiveMessage): Feed | typeof RE
     plain,
     removed: removed ?? feed.removed,
   };
+}
+
+/**
+ * The snapshot's `first` page with the pages `loaded` holds below it, so a visitor deep in
+ * the list keeps their place when the host restarts: when the first page reaches into
+ * what was loaded (more new phrases than a page would leave a gap, and the list starts
+ * over). Those pages are as they were; the socket's changes keep them from here on.
+ */
+function keepBelow(first: PagedList, loaded: PagedList | null): PagedList {
+  const last = first.phrases[first.phrases.length - 1];
+  const top = loaded?.phrases[0];
+  if (loaded === null || first.next === null || last === undefined || top === undefined) return first;
+  if (comparePosition(top, last) > 0) return first;
+  const shown = new Set(first.phrases.map((phrase) => phrase.id));
+  const below = loaded.phrases.filter((phrase) => comparePosition(phrase, last) > 0 && !shown.has(phrase.id));
+  if (below.length === 0) return first;
+  return { ...first, phrases: [...first.phrases, ...below], next: loaded.next };
 }
 
 /** The box now asks for `query` (normalised): an empty one restores the kept list at once. */
