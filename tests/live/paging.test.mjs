@@ -94,13 +94,16 @@ test('limits and cursors at the edge and just past it get a 400 that says what i
     assert.match(body.error, message, query);
   }
   // The page a visitor follows the same link to says so in a page, and leads to the list.
-  for (const query of ['after=nonsense', 'before=12', 'after=1-a&before=1-b', 'after=1-a&after=2-b']) {
+  for (const query of ['after=nonsense', 'before=12', 'after=1-a&before=1-b', 'after=1-a&after=2-b', 'check=a&check=b']) {
     const response = await fetch(`${host.url}/words?${query}`);
     assert.equal(response.status, 400, query);
     assert.match(response.headers.get('content-type'), /^text\/html/, query);
     const html = await response.text();
     assert.match(html, /<h1[^>]*>This link is broken<\/h1>/, query);
     assert.match(html, /<a [^>]*href="\/words">The newest Last Words<\/a>/, query);
+    // In a visitor's words: what the parser said is for the API's developers.
+    assert.match(html, /cut short or changed on the way/, query);
+    assert.doesNotMatch(html, /cursor is|deserialize|duplicate field|`/i, query);
   }
   // A cursor past the end is an empty last page, not an error.
   const past = await api('after=0-zzzz');

@@ -216,11 +216,14 @@ fn moved(path: String, uri: &axum::http::Uri) -> Response {
 /// says so and leads to the newest, for a visitor; the API says the same in JSON.
 fn broken_link(state: &AppState, error: &AppError) -> Response {
     let site = &state.config.site;
-    let message = format!("{error}. The list goes on from its first page.");
+    // The parser's words are for a developer (the API gives them); a visitor is told
+    // what happened to the link.
+    let message = "This address is not one the site makes: it may have been cut short or \
+                   changed on the way. The list goes on from its first page.";
     let html = shell::error_document_back(
         &state.ui.get().manifest,
         "This link is broken",
-        &message,
+        message,
         (
             &site.words_path(),
             &format!("The newest Last {}", site.product_name),
