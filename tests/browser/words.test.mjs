@@ -184,10 +184,15 @@ test('an IME building characters past the limit mid-phrase is left whole until i
   await cdp.send('Input.imeSetComposition', { text: 'か', selectionStart: 1, selectionEnd: 1 });
   await cdp.send('Input.imeSetComposition', { text: 'かな', selectionStart: 2, selectionEnd: 2 });
   assert.equal(await input.inputValue(), 'abcかなdefghijklmnopqrs', 'a character being built is never cut');
+  // Nor judged: 21 characters half built are no one's phrase yet.
+  const verdict = page.locator('form p[aria-live="polite"]');
+  await page.waitForTimeout(400);
+  assert.equal(await verdict.innerText(), '', 'no verdict while the IME builds');
   await cdp.send('Input.insertText', { text: 'かな' });
   assert.equal(await input.inputValue(), 'abcかdefghijklmnopqrs');
   assert.deepEqual(await input.evaluate((el) => [el.selectionStart, el.selectionEnd]), [4, 4]);
   assert.match(await page.locator('#check-counter').innerText(), /20\/20/);
+  await page.waitForFunction(() => document.querySelector('form p[aria-live="polite"]')?.textContent !== '', null, { timeout: 5000 });
   assert.deepEqual(problems, []);
   await context.close();
 });

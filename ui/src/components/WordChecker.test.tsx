@@ -8,9 +8,10 @@ import { WordChecker } from "./WordChecker";
 
 const hostile = { id: "a/b?c", word: "<I>DINO</I>", name: `<script>alert("x")</script>&amp;`, created: 1 };
 
-function render(check: Check): string {
+function render(check: Check, composing = false): string {
   return renderToString(
     <WordChecker
+      composing={composing}
       action="/words"
       placeholder="Words"
       check={check}
@@ -54,5 +55,14 @@ describe("the checker's details", () => {
     expect(html).not.toContain("Minted by");
     expect(html).not.toContain("Free right now");
     expect(render({ ...base, status: "taken", lookalike: hostile })).not.toContain("reads like");
+  });
+
+  it("says nothing of a text an IME is still building, taken, too long or free", () => {
+    for (const status of ["taken", "too_long", "available", "invalid"] as const) {
+      const html = render({ ...base, status, taker: hostile, alternatives: ["DINO!"], length: 22 }, true);
+      expect(html).toMatch(/<p aria-live="polite"[^>]*><!-- -->?<\/p>|<p aria-live="polite"[^>]*><\/p>/);
+      expect(html).not.toMatch(/Already taken|At most|available|cannot use/);
+      expect(html).toMatch(/<div aria-live="polite"[^>]*hidden/);
+    }
   });
 });

@@ -109,10 +109,11 @@ export function WordChecker({ action, placeholder, check, phraseHref, checkHref,
         </span>
       </div>
       <p aria-live="polite" className={`mt-3 min-h-6 font-bold ${message.className}`}>
-        {composing && check.status === "pending" ? "" : message.text(check.length)}
+        {/* An IME still building characters: the half-built text is no one's word yet. */}
+        {composing ? "" : message.text(check.length)}
       </p>
       {/* Always there, so what the host adds is announced when it comes. */}
-      <div aria-live="polite" className="text-white/80">
+      <div aria-live="polite" className="text-white/80" hidden={composing}>
         {cut !== null && cut.value === check.input && <p className="mt-1">{leftOut(cut.dropped)}</p>}
         {check.status === "taken" && check.taker !== null && <Taker taker={check.taker} href={phraseHref(check.taker.id)} />}
         {check.status === "taken" && check.alternatives.length > 0 && (
