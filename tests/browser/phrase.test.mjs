@@ -4,6 +4,8 @@
 // in the document.
 import { test, before, after } from '../support/test.mjs';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
 import { startHost } from '../support/host.mjs';
 import { launch, openHydrated, watchProblems } from '../support/browser.mjs';
 import { brokenWords } from './text-lines.mjs';
@@ -136,6 +138,30 @@ test('a phrase removed and minted again while its page is open says so live; its
   assert.notEqual(new URL(page.url()).pathname, pagePath('c3'));
   assert.deepEqual(problems, []);
   await context.close();
+});
+
+test('a phrase edited while its page is open (by another program, as a moderator would) says what it reads now and links to it', async () => {
+  const { context, page, problems } = await openHydrated(browser, `${host.url}${pagePath('d4')}`, PHONE);
+  await page.waitForTimeout(300);
+  const edit = (word, name) =>
+    execFileSync('python3', [
+      '-c',
+      'import sqlite3,sys\nc=sqlite3.connect(sys.argv[1])\nc.execute("UPDATE phrases SET word = ?, name = ? WHERE id = ?", (sys.argv[2], sys.argv[3], "d4"))\nc.commit()\nc.close()',
+      join(host.dataDir, 'phrases.sqlite3'),
+      word,
+      name,
+    ]);
+  edit('MORE <I>TREES</I>', 'Stego & co');
+  const notice = page.getByText('Changed since this page opened', { exact: false });
+  await notice.waitFor({ timeout: 5000 });
+  assert.match(await notice.innerText(), /now reads “MORE <I>TREES<\/I>”, by Stego & co\./);
+  await page.getByRole('link', { name: 'Show it' }).click();
+  await page.waitForSelector('html[data-hydrated="true"]');
+  assert.equal(await page.locator('h1').innerText(), 'MORE <I>TREES</I>');
+  assert.deepEqual(problems, []);
+  await context.close();
+  // As the other tests know it.
+  edit('MORE TREES', 'Stego');
 });
 
 test("a phrase's headline breaks only between its words, at every width from a small phone's up", async () => {

@@ -296,11 +296,21 @@ describe("watchPhrase", () => {
     let watched = watchPhrase(UNCHANGED, mine, [{ op: "upsert", phrase: other }, { op: "remove", id: "b" }]);
     expect(watched).toEqual(UNCHANGED);
     watched = watchPhrase(watched, mine, [{ op: "remove", id: "a" }]);
-    expect(watched).toEqual({ removed: true, again: null });
+    expect(watched).toEqual({ removed: true, again: null, edited: null });
     watched = watchPhrase(watched, mine, [{ op: "upsert", phrase: again }]);
-    expect(watched).toEqual({ removed: true, again });
-    expect(watchPhrase(watched, mine, [{ op: "remove", id: "c" }])).toEqual({ removed: true, again: null });
+    expect(watched).toEqual({ removed: true, again, edited: null });
+    expect(watchPhrase(watched, mine, [{ op: "remove", id: "c" }])).toEqual({ removed: true, again: null, edited: null });
     expect(watchPhrase(watched, mine, [{ op: "upsert", phrase: mine }])).toEqual(UNCHANGED);
+  });
+
+  it("says what the phrase reads now when its words or name are changed, and forgets it when changed back", () => {
+    const renamed = { ...mine, word: "RAWR AGAIN" };
+    let watched = watchPhrase(UNCHANGED, mine, [{ op: "upsert", phrase: renamed }]);
+    expect(watched).toEqual({ removed: false, again: null, edited: renamed });
+    watched = watchPhrase(watched, mine, [{ op: "upsert", phrase: { ...mine, name: "Rexy" } }]);
+    expect(watched.edited?.name).toBe("Rexy");
+    expect(watchPhrase(watched, mine, [{ op: "upsert", phrase: mine }])).toEqual(UNCHANGED);
+    expect(watchPhrase(watched, mine, [{ op: "remove", id: "a" }]).removed).toBe(true);
   });
 
   it("ignores the same words while the phrase is still minted", () => {

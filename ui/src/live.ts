@@ -315,9 +315,11 @@ export interface Watched {
   removed: boolean;
   /** The same words minted again under another id after this one was removed. */
   again: Phrase | null;
+  /** The phrase as it reads now, when its words or name were changed since the page was made. */
+  edited: Phrase | null;
 }
 
-export const UNCHANGED: Watched = { removed: false, again: null };
+export const UNCHANGED: Watched = { removed: false, again: null, edited: null };
 
 /** Folds a batch of changes into what a phrase's page shows about its phrase. */
 export function watchPhrase(watched: Watched, phrase: Phrase, changes: readonly Change[]): Watched {
@@ -327,7 +329,8 @@ export function watchPhrase(watched: Watched, phrase: Phrase, changes: readonly 
       if (change.id === phrase.id) next = { ...next, removed: true };
       else if (next.again?.id === change.id) next = { ...next, again: null };
     } else if (change.phrase.id === phrase.id) {
-      next = UNCHANGED;
+      const same = change.phrase.word === phrase.word && change.phrase.name === phrase.name;
+      next = same ? UNCHANGED : { ...UNCHANGED, edited: change.phrase };
     } else if (next.removed && change.phrase.word === phrase.word) {
       next = { ...next, again: change.phrase };
     }

@@ -22,7 +22,7 @@ export function PhraseLive({ site, version, phrase, url, postUrl }: Props) {
   const hydrated = useHydrated();
   const watched = usePhraseWatch(phrase, version);
   const [notice, setNotice] = useState("");
-  const text = `“${phrase.word}” ${hashtag(site.productName)}`;
+  const text = `“${(watched.edited ?? phrase).word}” ${hashtag(site.productName)}`;
 
   // The headline is the page's, outside the island: only its data-fit may change.
   useEffect(() => {
@@ -49,6 +49,18 @@ export function PhraseLive({ site, version, phrase, url, postUrl }: Props) {
       <div role="status" className="mt-6 text-lg">
         {watched.removed && (
           <p className="font-bold text-accent">{`This Last ${site.productName} has been removed.`}</p>
+        )}
+        {watched.edited !== null && !watched.removed && (
+          <p className="font-bold text-accent">
+            {"Changed since this page opened: it now reads “"}
+            <bdi>{watched.edited.word}</bdi>
+            {"”, by "}
+            <bdi>{watched.edited.name}</bdi>
+            {". "}
+            <a href={phrasePath(site, phrase.id)} className="underline hover:text-accent-strong">
+              Show it
+            </a>
+          </p>
         )}
         {watched.again !== null && (
           <p className="mt-2 text-white/80">
