@@ -339,3 +339,33 @@ test('a visitor deep in the list keeps what is loaded and their place when the h
     rmSync(dataDir, { recursive: true, force: true });
   }
 });
+
+test('past the few hundred cards kept in the document, a phrase minted on top leaves the card being read where it is', async () => {
+  const { context, page } = await openHydrated(browser, `${host.url}/words`, { width: 390, height: 844 });
+  const cards = page.locator('main ul[role="list"] > li');
+  const loaded = () => page.evaluate(() => Number(document.querySelector('main ul[role="list"] > li:last-child')?.getAttribute('aria-posinset')));
+  while ((await loaded()) < 400) {
+    const before = await loaded();
+    await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+    await page.waitForFunction((n) => Number(document.querySelector('main ul[role="list"] > li:last-child')?.getAttribute('aria-posinset')) > n, before, { timeout: 5000 });
+  }
+  await page.evaluate(() => window.scrollBy(0, -3000));
+  await page.waitForTimeout(500);
+  const reading = () => page.evaluate(() => {
+    const top = [...document.querySelectorAll('main ul[role="list"] > li')].find((li) => li.getBoundingClientRect().top >= 0);
+    return { word: top?.querySelector('bdi')?.textContent, top: Math.round(top?.getBoundingClientRect().top ?? -1) };
+  });
+  const before = await reading();
+  assert.ok(Number(await cards.first().getAttribute('aria-posinset')) > 1, 'the grid is windowed');
+  const added = [];
+  for (const word of ['ON TOP WHILE READING', 'AND ANOTHER ON TOP']) {
+    const run = await host.cli('phrases', 'add', word, '--name', 'Live');
+    assert.equal(run.code, 0, run.stderr);
+    added.push(run.stdout.split(' ')[1]);
+    await page.waitForFunction((n) => document.querySelector('main h2')?.textContent?.includes(n), (TOTAL + added.length).toLocaleString('en-US'), { timeout: 5000 });
+    await page.waitForTimeout(300);
+    assert.deepEqual(await reading(), before, `after ${word}`);
+  }
+  for (const id of added) assert.equal((await host.cli('phrases', 'remove', id)).code, 0);
+  await context.close();
+});

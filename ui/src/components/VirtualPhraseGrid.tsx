@@ -72,6 +72,50 @@ export function VirtualPhraseGrid({ list, site, total, busy, onNearEnd, focusInd
 
   useEffect(() => virtualizer.measure(), [columns, virtualizer]);
 
+  // Past ALL_CARDS_UP_TO the rows above the viewport are padding, which the browser's
+  // scroll anchoring does not follow: a phrase minted on top would push the one being
+  // read down a row. The grid notes the phrase at the top of the viewport as the visitor
+  // scrolls and, when the list changes, scrolls by as far as that phrase's row moved.
+  const reading = useRef<{ id: string; row: number } | null>(null);
+  const phrases = list.phrases;
+  const readingNow = useRef(() => {});
+  // After every render: the scroll listener reads this render's rows.
+  useLayoutEffect(() => {
+    readingNow.current = () => {
+      const rows = virtualizer.measurementsCache;
+      const y = window.scrollY;
+      if (everyRow || measuredMargin === null || y <= measuredMargin || rows.length === 0) {
+        reading.current = null;
+        return;
+      }
+      let low = 0;
+      let high = rows.length - 1;
+      while (low < high) {
+        const middle = (low + high) >>> 1;
+        if ((rows[middle]?.end ?? 0) <= y) low = middle + 1;
+        else high = middle;
+      }
+      const phrase = phrases[low * columns];
+      reading.current = phrase === undefined ? null : { id: phrase.id, row: low };
+    };
+  });
+  useEffect(() => {
+    const onScroll = () => readingNow.current();
+    window.addEventListener("scroll", onScroll, { passive: true });
+    return () => window.removeEventListener("scroll", onScroll);
+  }, []);
+  useLayoutEffect(() => {
+    const was = reading.current;
+    if (!everyRow && was !== null) {
+      const index = phrases.findIndex((phrase) => phrase.id === was.id);
+      const row = index < 0 ? was.row : Math.floor(index / columns);
+      const rows = virtualizer.getVirtualItems().length > 0 ? virtualizer.measurementsCache : [];
+      const [from, to] = [rows[was.row]?.start, rows[row]?.start];
+      if (row !== was.row && from !== undefined && to !== undefined) window.scrollBy(0, to - from);
+    }
+    readingNow.current();
+  }, [phrases, columns, everyRow, virtualizer]);
+
   const rows = virtualizer.getVirtualItems();
   const firstRow = rows[0]?.index ?? 0;
   const lastRow = rows[rows.length - 1]?.index ?? -1;
@@ -128,7 +172,8 @@ export function VirtualPhraseGrid({ list, site, total, busy, onNearEnd, focusInd
       query={list.query}
       first={list.fromTop ? start : undefined}
       setSize={total}
-      style={{ paddingTop, paddingBottom }}
+      // The grid keeps the visitor's place itself (above): the browser's anchoring stays out.
+      style={{ paddingTop, paddingBottom, overflowAnchor: everyRow ? undefined : "none" }}
       rows={{ columns, first: firstRow, measure: virtualizer.measureElement }}
       busy={busy}
       listRef={listElement}
