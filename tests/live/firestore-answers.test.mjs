@@ -125,6 +125,47 @@ test('RESET drops what the re-sent set leaves out; twice', async (t) => {
   await until('the list after the second RESET', async () => (await words(host.url)).join() === 'KEEP');
 });
 
+test('a resumed listen refused as stale is read again from scratch: what it no longer sends is gone', async (t) => {
+  const { peer, host } = await setUp(t);
+  let call = await peer.nextCall();
+  call.add();
+  call.doc('a', 'STAYS', 'Ann', 1000);
+  call.doc('b', 'DELETED MEANWHILE', 'Bob', 2000);
+  call.current('t1');
+  await until('the first list', async () => (await words(host.url)).length === 2);
+  call.fail(peer.status.UNAVAILABLE, 'the connection dropped');
+  call = await peer.nextCall();
+  assert.equal(call.resumeToken, 't1');
+  call.fail(peer.status.INVALID_ARGUMENT, 'the resume token is too old');
+  // The client drops its tokens and listens afresh: the whole target, less b.
+  call = await peer.nextCall();
+  assert.equal(call.resumeToken, '', 'listened again without the refused token');
+  call.add();
+  call.doc('a', 'STAYS', 'Ann', 1000);
+  call.current('t2');
+  await until('the deleted phrase gone', async () => (await words(host.url)).join() === 'STAYS');
+  assert.equal((await fetch(`${host.url}/words/b`)).status, 410);
+});
+
+test('a RESET cut short by the stream dropping is swept by the stream opened after it', async (t) => {
+  const { peer, host } = await setUp(t);
+  let call = await peer.nextCall();
+  call.add();
+  call.doc('a', 'STAYS', 'Ann', 1000);
+  call.doc('b', 'DELETED MEANWHILE', 'Bob', 2000);
+  call.doc('c', 'ALSO DELETED', 'Cat', 3000);
+  call.current('t1');
+  await until('the first list', async () => (await words(host.url)).length === 3);
+  call.reset();
+  call.doc('b', 'DELETED MEANWHILE', 'Bob', 2000);
+  call.fail(peer.status.UNAVAILABLE, 'the connection dropped');
+  call = await peer.nextCall();
+  call.add();
+  call.doc('a', 'STAYS', 'Ann', 1000);
+  call.current('t2');
+  await until('only what the new stream sent', async () => (await words(host.url)).join() === 'STAYS');
+});
+
 for (const [name, code] of [['PERMISSION_DENIED', 7], ['UNAUTHENTICATED', 16]]) {
   test(`${name}: a clear log line, /readyz 503, the last list kept; twice, then back`, async (t) => {
     const { peer, host } = await setUp(t);

@@ -6,6 +6,8 @@
 //! only at consistent points (CURRENT, or a global NO_CHANGE), never half-way through.
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use firestore::gcloud_sdk::google::firestore::v1::listen_response::ResponseType;
 use firestore::gcloud_sdk::google::firestore::v1::target_change::TargetChangeType;
@@ -43,9 +45,11 @@ pub struct ListenState {
     documents: BTreeMap<String, Phrase>,
     /// While a full snapshot arrives: the ids seen since it began.
     full_snapshot: Option<HashSet<String>>,
-    /// Whether Firestore gave us a resume token, so that the next ADD resumes instead of
-    /// re-sending everything.
-    resumable: bool,
+    /// Whether the client holds a resume token (what [`Resumes`] saw), so that the ADD of
+    /// the stream it opens resumes instead of re-sending everything. The client alone
+    /// knows: it drops its tokens on RESET, on REMOVE, on a resync and when Firestore
+    /// refuses one.
+    resuming: Arc<AtomicBool>,
     /// Broken document versions already reported (name, update time).
     reported: HashSet<(String, Option<Timestamp>)>,
     /// Ids changed since the last publish.
@@ -58,12 +62,12 @@ pub struct ListenState {
 const MAX_REPORTED: usize = 10_000;
 
 impl ListenState {
-    pub fn new(target: u32) -> Self {
+    pub fn new(target: u32, resuming: Arc<AtomicBool>) -> Self {
         Self {
             target: target as i32,
             documents: BTreeMap::new(),
             full_snapshot: None,
-            resumable: false,
+            resuming,
             reported: HashSet::new(),
             dirty: BTreeSet::new(),
             published: false,
@@ -148,7 +152,6 @@ impl ListenState {
                     && self.full_snapshot.is_none()
                     && usize::try_from(filter.count).ok() != Some(self.documents.len());
                 if disagrees {
-                    self.resumable = false;
                     outcome.resync = true;
                 }
             }
@@ -162,8 +165,11 @@ impl ListenState {
             return;
         }
         match TargetChangeType::try_from(change.target_change_type) {
-            Ok(TargetChangeType::Add) if !self.resumable => {
-                self.full_snapshot = Some(HashSet::new());
+            // A stream opened afresh re-sends everything: what it does not is gone. One
+            // opened with a token sends only what changed, and a full snapshot half
+            // received on a stream that dropped starts over.
+            Ok(TargetChangeType::Add) => {
+                self.full_snapshot = (!self.resuming.load(Ordering::Acquire)).then(HashSet::new);
             }
             Ok(TargetChangeType::Reset) => {
                 self.full_snapshot = Some(HashSet::new());
@@ -187,14 +193,62 @@ impl ListenState {
             }
             Ok(TargetChangeType::Remove) => {
                 // Firestore dropped the target; when it is added back, everything is re-sent.
-                self.resumable = false;
                 self.full_snapshot = None;
             }
             _ => {}
         }
-        if !change.resume_token.is_empty() {
-            self.resumable = true;
-        }
+    }
+}
+
+type BoxedError = Box<dyn std::error::Error + Send + Sync>;
+
+/// The client's resume tokens, kept in memory as its own storage keeps them, noting
+/// whether it holds one now: the client opens its next stream with the token it holds
+/// (it keeps its own copy in step with this storage: set on each token, cleared on each
+/// forget), so [`ListenState`] reads this to know whether a stream's ADD resumes.
+pub struct Resumes {
+    tokens: firestore::FirestoreMemListenStateStorage,
+    resuming: Arc<AtomicBool>,
+}
+
+impl Resumes {
+    pub fn new() -> (Self, Arc<AtomicBool>) {
+        let resuming = Arc::new(AtomicBool::new(false));
+        let storage = Self {
+            tokens: firestore::FirestoreMemListenStateStorage::new(),
+            resuming: resuming.clone(),
+        };
+        (storage, resuming)
+    }
+}
+
+#[async_trait::async_trait]
+impl firestore::FirestoreResumeStateStorage for Resumes {
+    async fn read_resume_state(
+        &self,
+        target: &firestore::FirestoreListenerTarget,
+    ) -> Result<Option<firestore::FirestoreListenerTargetResumeType>, BoxedError> {
+        let state = self.tokens.read_resume_state(target).await?;
+        self.resuming.store(state.is_some(), Ordering::Release);
+        Ok(state)
+    }
+
+    async fn update_resume_token(
+        &self,
+        target: &firestore::FirestoreListenerTarget,
+        token: firestore::FirestoreListenerToken,
+    ) -> Result<(), BoxedError> {
+        self.tokens.update_resume_token(target, token).await?;
+        self.resuming.store(true, Ordering::Release);
+        Ok(())
+    }
+
+    async fn forget_resume_state(
+        &self,
+        target: &firestore::FirestoreListenerTarget,
+    ) -> Result<(), BoxedError> {
+        self.resuming.store(false, Ordering::Release);
+        self.tokens.forget_resume_state(target).await
     }
 }
 
@@ -302,7 +356,7 @@ mod tests {
 
     #[test]
     fn a_full_snapshot_publishes_at_current_and_sweeps_what_it_did_not_resend() {
-        let mut state = ListenState::new(1);
+        let mut state = ListenState::new(1, Arc::default());
         state.apply(target(TargetChangeType::Add, b""));
         assert_eq!(
             state.apply(change("a", Some("A"))),
@@ -333,12 +387,14 @@ mod tests {
 
     #[test]
     fn deltas_after_a_resume_keep_what_was_not_resent() {
-        let mut state = ListenState::new(1);
+        let resuming = Arc::new(AtomicBool::new(false));
+        let mut state = ListenState::new(1, resuming.clone());
         state.apply(target(TargetChangeType::Add, b""));
         state.apply(change("a", Some("A")));
         state.apply(change("b", Some("B")));
         state.apply(target(TargetChangeType::Current, b"token"));
         // Reconnected with the token: only the change since then arrives.
+        resuming.store(true, Ordering::Release);
         state.apply(target(TargetChangeType::Add, b""));
         state.apply(change("c", Some("C")));
         let published = words(state.apply(target(TargetChangeType::Current, b"token2")));
@@ -354,9 +410,51 @@ mod tests {
         assert_eq!(words(state.apply(global)), Some(vec!["-a".into()]));
     }
 
+    /// A client that dropped its tokens (Firestore refused one as stale) opens the
+    /// stream afresh: what it does not send again is gone, token or not before.
+    #[test]
+    fn a_stream_opened_without_a_token_after_one_with_is_a_full_snapshot() {
+        let resuming = Arc::new(AtomicBool::new(false));
+        let mut state = ListenState::new(1, resuming.clone());
+        state.apply(target(TargetChangeType::Add, b""));
+        state.apply(change("a", Some("DELETED MEANWHILE")));
+        state.apply(change("b", Some("STAYS")));
+        state.apply(target(TargetChangeType::Current, b"token"));
+        resuming.store(false, Ordering::Release);
+        state.apply(target(TargetChangeType::Add, b""));
+        state.apply(change("b", Some("STAYS")));
+        assert_eq!(
+            words(state.apply(target(TargetChangeType::Current, b"token2"))),
+            Some(vec!["-a".into()])
+        );
+    }
+
+    /// A RESET's re-send cut short by the stream dropping, and the stream opened afresh
+    /// (the client forgets its token on RESET): the new stream's list is the whole list.
+    #[test]
+    fn a_reset_cut_short_by_a_drop_is_swept_by_the_stream_after_it() {
+        let resuming = Arc::new(AtomicBool::new(false));
+        let mut state = ListenState::new(1, resuming.clone());
+        state.apply(target(TargetChangeType::Add, b""));
+        for (id, word) in [("a", "STAYS"), ("b", "DELETED MEANWHILE"), ("c", "C")] {
+            state.apply(change(id, Some(word)));
+        }
+        state.apply(target(TargetChangeType::Current, b"token"));
+        resuming.store(true, Ordering::Release);
+        state.apply(target(TargetChangeType::Reset, b""));
+        state.apply(change("b", Some("DELETED MEANWHILE")));
+        // The stream drops; the client opens another without a token.
+        resuming.store(false, Ordering::Release);
+        state.apply(target(TargetChangeType::Add, b""));
+        state.apply(change("a", Some("STAYS")));
+        let mut gone = words(state.apply(target(TargetChangeType::Current, b"t"))).unwrap();
+        gone.sort();
+        assert_eq!(gone, vec!["-b".to_owned(), "-c".to_owned()]);
+    }
+
     #[test]
     fn a_disagreeing_existence_filter_asks_for_a_resync() {
-        let mut state = ListenState::new(1);
+        let mut state = ListenState::new(1, Arc::default());
         state.apply(target(TargetChangeType::Add, b""));
         state.apply(change("a", Some("A")));
         state.apply(target(TargetChangeType::Current, b"t"));
@@ -379,7 +477,7 @@ mod tests {
 
     #[test]
     fn a_malformed_document_is_skipped_and_counted_and_the_rest_stays() {
-        let mut state = ListenState::new(1);
+        let mut state = ListenState::new(1, Arc::default());
         state.apply(target(TargetChangeType::Add, b""));
         state.apply(change("a", Some("A")));
         assert_eq!(state.apply(change("b", None)).skipped, 1);

@@ -17,7 +17,7 @@ use std::time::Duration;
 use firestore::gcloud_sdk::google::firestore::v1::Document;
 use firestore::{
     FirestoreDb, FirestoreDbOptions, FirestoreListenerParams, FirestoreListenerTarget,
-    FirestoreMemListenStateStorage, FirestoreWritePrecondition,
+    FirestoreWritePrecondition,
 };
 use futures_util::future::BoxFuture;
 use prometheus::IntCounter;
@@ -27,7 +27,7 @@ use super::{AddOutcome, FirestoreSettings, NewPhrase, PhraseStore, StoreError, n
 use crate::feed::{Feed, Phrase, now_ms};
 use follow::PROBE_TIMEOUT;
 use guards::IMPORT_CHUNK;
-use listen::{Publish, micros, phrase_of, text_field};
+use listen::{Publish, Resumes, micros, phrase_of, text_field};
 
 pub use follow::{backoff, follow};
 pub use guards::{guard_collection, guard_id};
@@ -86,12 +86,12 @@ impl FirestoreStore {
         &self,
         feed: Feed,
         counts: SourceCounts,
-    ) -> Result<firestore::FirestoreListener<FirestoreDb, FirestoreMemListenStateStorage>, StoreError>
-    {
+    ) -> Result<firestore::FirestoreListener<FirestoreDb, Resumes>, StoreError> {
+        let (resumes, resuming) = Resumes::new();
         let mut listener = self
             .db
             .create_listener_with_params(
-                FirestoreMemListenStateStorage::new(),
+                resumes,
                 FirestoreListenerParams::new().with_retry_delay(self.settings.retry_delay),
             )
             .await
@@ -104,7 +104,7 @@ impl FirestoreStore {
             .add_target(FirestoreListenerTarget::new(TARGET), &mut listener)
             .map_err(|e| self.backend("listen target", e))?;
         let control = listener.control_handle();
-        let state = Arc::new(Mutex::new(ListenState::new(TARGET)));
+        let state = Arc::new(Mutex::new(ListenState::new(TARGET, resuming)));
         let heard = self.heard.clone();
         listener
             .start(move |event| {
