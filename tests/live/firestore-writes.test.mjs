@@ -63,6 +63,38 @@ test('a phrase deleted by another tool (its guard left behind) can be minted aga
   assert.deepEqual(listed.filter((p) => p.word === 'PHOENIX').map((p) => p.name), ['Second']);
 });
 
+test('10 processes minting again a phrase deleted by another tool (its guard left behind): exactly one wins; three rounds', async () => {
+  for (let round = 0; round < 3; round++) {
+    const word = `phoenix ${round}`;
+    const added = await host.cli('phrases', 'add', word, '--name', 'First');
+    assert.equal(added.code, 0, added.stderr);
+    await emulator.remove(/added (\S+)/.exec(added.stdout)[1]);
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => host.cli('phrases', 'add', word, '--name', `racer ${i}`)),
+    );
+    const winners = results.filter((r) => r.code === 0);
+    assert.equal(winners.length, 1, `round ${round}:\n${results.map((r) => r.stdout + r.stderr).join('\n')}`);
+    for (const loser of results.filter((r) => r.code !== 0)) assert.match(loser.stderr, /already taken/);
+    const listed = JSON.parse((await host.cli('phrases', 'list', '--json')).stdout);
+    assert.equal(listed.filter((p) => p.word === word.toUpperCase()).length, 1, `round ${round}`);
+  }
+});
+
+test('a phrase another tool stored as typed (not upper-cased, NFD, spaced) is taken for the CLI as it is on the site', async () => {
+  await emulator.set('typed1', { word: 'hello world', name: 'Other tool' });
+  await emulator.set('typed2', { word: 'CAFE\u0301', name: 'Other tool' });
+  await emulator.set('typed3', { word: 'SPACED   OUT', name: 'Other tool' });
+  for (const word of ['HELLO WORLD', 'CAF\u00c9', 'spaced out']) {
+    const result = await host.cli('phrases', 'add', word, '--name', 'Second');
+    assert.notEqual(result.code, 0, `${word} minted again: ${result.stdout}`);
+    assert.match(result.stderr, /already taken.*Other tool/, word);
+  }
+  // A document the site skips as malformed holds nothing: the word is free there and here.
+  await emulator.set('broken', { word: 'GHOST' });
+  const ghost = await host.cli('phrases', 'add', 'ghost', '--name', 'Real');
+  assert.equal(ghost.code, 0, ghost.stderr);
+});
+
 test('import into Firestore adds every valid entry through guarded commits', async () => {
   const file = join(host.dataDir, 'import.json');
   // More than one commit's worth (200 phrases and their guards per commit).

@@ -6,7 +6,7 @@ use firestore::gcloud_sdk::google::firestore::v1::Document;
 use firestore::{FirestoreTransaction, FirestoreWritePrecondition};
 use serde::{Deserialize, Serialize};
 
-use super::listen::{document_id, text_field};
+use super::listen::{phrase_of, text_field};
 use super::{FirestoreStore, StoredPhrase};
 use crate::feed::Phrase;
 use crate::store::{NewPhrase, StoreError, new_document_id};
@@ -23,8 +23,10 @@ impl FirestoreStore {
         guard_collection(&self.settings.collection)
     }
 
-    /// The phrase holding `word`, guarded or not (documents written by other tools have
-    /// no guard and still count).
+    /// The phrase holding `word` (normalised) as the site shows it, guarded or not:
+    /// documents written by other tools have no guard and still count, also when they
+    /// stored the word as typed (the site shows it normalised), and those the site skips
+    /// as malformed do not, as an import counts them.
     async fn holder_of(&self, word: &str) -> Result<Option<Phrase>, StoreError> {
         let found: Vec<Document> = self
             .db
@@ -36,12 +38,31 @@ impl FirestoreStore {
             .query()
             .await
             .map_err(|e| self.backend("query", e))?;
-        Ok(found.first().map(|document| Phrase {
-            id: document_id(&document.name).to_owned(),
-            word: word.to_owned(),
-            name: text_field(document, "name").unwrap_or_default(),
-            created: 0,
-        }))
+        if let Some(phrase) = found.iter().find_map(|document| phrase_of(document).ok()) {
+            return Ok(Some(phrase));
+        }
+        // Stored in another form: only a read of every word finds it.
+        use crate::store::PhraseStore as _;
+        Ok(self
+            .list()
+            .await?
+            .into_iter()
+            .find(|phrase| phrase.word == word))
+    }
+
+    /// The id of the phrase `word`'s guard names, if there is a guard.
+    async fn guarded_by(&self, word: &str) -> Result<Option<String>, StoreError> {
+        use futures_util::StreamExt as _;
+        let mut found = self
+            .db
+            .fluent()
+            .select()
+            .by_id_in(self.guards().as_str())
+            .batch([guard_id(word)])
+            .await
+            .map_err(|e| self.backend("read", e))?;
+        let guard = found.next().await.and_then(|(_, document)| document);
+        Ok(guard.map(|guard| text_field(&guard, "phrase").unwrap_or_default()))
     }
 
     /// Commits every phrase with its guard, all or nothing. `Ok(false)` when a guard (or
@@ -109,15 +130,34 @@ impl FirestoreStore {
         Ok(())
     }
 
-    /// Deletes the guard of `word`, whatever it points at.
-    async fn drop_guard(&self, word: &str) -> Result<(), StoreError> {
+    /// Deletes the guard of `word` that names the phrase `stale`, once however many try:
+    /// the same commit creates a marker for that guard and that phrase, which only one
+    /// commit can. Without it, one adder's late delete could take away the guard another
+    /// just committed, and a third would mint the word again. (Firestore's update-time
+    /// precondition would say the same, but the emulator the tests run does not check it.)
+    async fn clear_guard(&self, word: &str, stale: &str) -> Result<(), StoreError> {
+        use sha2::Digest as _;
+        let marker = hex::encode(sha2::Sha256::digest(format!("{}/{stale}", guard_id(word))));
+        let cleared = Guard {
+            word: word.to_owned(),
+            phrase: stale.to_owned(),
+        };
         let mut transaction = self.transaction().await?;
+        self.db
+            .fluent()
+            .update()
+            .in_col(format!("{}-cleared", self.guards()).as_str())
+            .precondition(FirestoreWritePrecondition::Exists(false))
+            .document_id(marker)
+            .object(&cleared)
+            .add_to_transaction(&mut transaction)
+            .map_err(|e| self.backend("write", e))?;
         self.delete_guard_in(&mut transaction, word)?;
-        transaction
-            .commit()
-            .await
-            .map_err(|e| self.backend("commit", e))?;
-        Ok(())
+        match transaction.commit().await {
+            // Cleared by another adder already: the next round sees what it did.
+            Ok(_) | Err(firestore::errors::FirestoreError::DataConflictError(_)) => Ok(()),
+            Err(error) => Err(self.backend("commit", error)),
+        }
     }
 
     pub(super) async fn add_one(&self, new: NewPhrase) -> Result<Phrase, StoreError> {
@@ -128,9 +168,9 @@ impl FirestoreStore {
             // Firestore's create time reaches the list through the listener.
             created: crate::feed::now_ms() * 1_000,
         };
-        // Two rounds at most: the second after clearing a guard whose phrase is gone
+        // A few rounds at most: the later ones after clearing a guard whose phrase is gone
         // (deleted by another tool), so a word can be minted again.
-        for _ in 0..2 {
+        for _ in 0..3 {
             if let Some(holder) = self.holder_of(&phrase.word).await? {
                 return Err(StoreError::Taken {
                     word: holder.word,
@@ -146,8 +186,22 @@ impl FirestoreStore {
                     name: holder.name,
                 });
             }
-            tracing::info!(word = %crate::text::terminal_safe(&phrase.word), "clearing the guard of a phrase that no longer exists");
-            self.drop_guard(&phrase.word).await?;
+            // Only a guard naming a phrase that is gone, or that holds another word now:
+            // one naming a phrase just minted by another adder is that adder's.
+            let Some(stale) = self.guarded_by(&phrase.word).await? else {
+                continue;
+            };
+            let named = match stale.as_str() {
+                "" => None,
+                id => self.document(id).await?,
+            };
+            if named
+                .and_then(|document| phrase_of(&document).ok())
+                .is_none_or(|named| named.word != phrase.word)
+            {
+                tracing::info!(word = %crate::text::terminal_safe(&phrase.word), "clearing the guard of a phrase that no longer exists");
+                self.clear_guard(&phrase.word, &stale).await?;
+            }
         }
         Err(StoreError::Backend(format!(
             "the guard of \"{}\" keeps coming back; try again",
