@@ -3,7 +3,8 @@
 // connected client holds exactly what Firestore holds.
 import { test, before, after } from '../support/test.mjs';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import net from 'node:net';
 import { join } from 'node:path';
 import { allPhrases, startHost } from '../support/host.mjs';
@@ -93,6 +94,26 @@ test('Firestore killed mid-stream: not ready within about 20 s but still serving
   await eventually(() => savedWords(host), expected, 3000, 'the saved list follows');
   assert.equal(await metric(host.url, 'lastwords_feed_up'), 1);
   for (const c of clients) c.close();
+});
+
+test('stopped moments after a change, the host saves it before it goes: the next start without Firestore does not serve what was removed', async (t) => {
+  const own = await startEmulator();
+  const dataDir = mkdtempSync(join(tmpdir(), 'lastwords-saved-'));
+  t.after(async () => {
+    await own.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  await own.set('keep', { word: 'KEEP ME', name: 'x' });
+  await own.set('gone', { word: 'REMOVE ME', name: 'x' });
+  const running = await startHost({ dataDir, args: ['--firestore-project', 'test'], env: { FIRESTORE_EMULATOR_HOST: own.host } });
+  await eventually(() => savedWords(running), ['KEEP ME', 'REMOVE ME'], 10_000, 'the first list saved');
+  // Two changes inside the pause between saves, then SIGTERM before it ends.
+  await own.set('other', { word: 'ANOTHER', name: 'x' });
+  await eventually(() => apiWords(running), ['ANOTHER', 'KEEP ME', 'REMOVE ME'], 5000, 'the addition served');
+  await own.remove('gone');
+  await eventually(() => apiWords(running), ['ANOTHER', 'KEEP ME'], 5000, 'the removal served');
+  await running.stop();
+  assert.deepEqual(savedWords(running), ['ANOTHER', 'KEEP ME'], 'the saved list');
 });
 
 test('started while Firestore is unreachable, with a saved list: serves it, not ready, until Firestore answers', async (t) => {

@@ -206,6 +206,15 @@ impl Feed {
         });
     }
 
+    /// Starts `task` with the token [`Feed::stop_tasks`] cancels, for a task that has
+    /// something to finish when told to stop (which is then waited for).
+    pub fn spawn_stoppable<F>(&self, task: impl FnOnce(CancellationToken) -> F)
+    where
+        F: Future<Output = ()> + Send + 'static,
+    {
+        self.tasks.spawn(task(self.stop.clone()));
+    }
+
     /// Stops every task started with [`Feed::spawn_task`] and waits until each has.
     pub async fn stop_tasks(&self) {
         self.stop.cancel();

@@ -2,8 +2,9 @@
 //! while Firestore is unreachable serves it instead of nothing.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-use crate::feed::{Feed, Phrase};
+use crate::feed::{Feed, Phrase, Snapshot};
 use crate::store::StoreError;
 
 /// The file next to the embedded store's database.
@@ -30,31 +31,54 @@ pub fn restore_and_keep(data_dir: &Path, feed: &Feed) {
     }
     let mut changes = feed.subscribe();
     let writer = feed.clone();
-    feed.spawn_task(async move {
+    feed.spawn_stoppable(|stop| async move {
         let feed = writer;
         let mut last_write: Option<tokio::time::Instant> = None;
-        while changes.changed().await.is_ok() {
+        loop {
+            tokio::select! {
+                changed = changes.changed() => if changed.is_err() { return },
+                // The last changes may wait out the pause below: they are saved before the
+                // process goes, or a start without Firestore would show what was removed.
+                () = stop.cancelled() => {
+                    if changes.has_changed().unwrap_or(false) && !feed.health().is_restored() {
+                        let snapshot = changes.borrow_and_update().clone();
+                        save(&file, &snapshot).await;
+                    }
+                    return;
+                }
+            }
             if feed.health().is_restored() {
                 continue;
             }
             // The file is only a fallback, and each write costs the whole list: a burst of
             // changes is saved once.
             if let Some(last) = last_write {
-                tokio::time::sleep_until(last + SAVE_AT_MOST_EVERY).await;
+                tokio::select! {
+                    () = tokio::time::sleep_until(last + SAVE_AT_MOST_EVERY) => {}
+                    () = stop.cancelled() => {}
+                }
             }
             let snapshot = changes.borrow_and_update().clone();
-            let file = file.clone();
-            let written = tokio::task::spawn_blocking(move || {
-                let phrases: Vec<&Phrase> = snapshot.list.iter().map(|p| &**p).collect();
-                write_atomically(&file, &phrases)
-            })
-            .await;
+            save(&file, &snapshot).await;
             last_write = Some(tokio::time::Instant::now());
-            if let Ok(Err(error)) = written {
-                tracing::warn!(%error, "cannot save the list for the next start");
+            if stop.is_cancelled() {
+                return;
             }
         }
     });
+}
+
+/// Writes `snapshot`'s list to `file`, off the async threads; a failure is logged.
+async fn save(file: &Path, snapshot: &Arc<Snapshot>) {
+    let (file, snapshot) = (file.to_owned(), snapshot.clone());
+    let written = tokio::task::spawn_blocking(move || {
+        let phrases: Vec<&Phrase> = snapshot.list.iter().map(|p| &**p).collect();
+        write_atomically(&file, &phrases)
+    })
+    .await;
+    if let Ok(Err(error)) = written {
+        tracing::warn!(%error, "cannot save the list for the next start");
+    }
 }
 
 /// The least time between two saves of the list.
