@@ -141,6 +141,12 @@ pub enum StoreError {
     Content(#[from] ContentError),
     #[error("{0}")]
     Backend(String),
+    /// An import in several commits stopped at one: those before it were committed.
+    #[error("{cause} (after {committed} phrases were committed)")]
+    Partial {
+        committed: usize,
+        cause: Box<StoreError>,
+    },
 }
 
 /// A phrase that follows the content rules, ready to be stored.

@@ -8,7 +8,7 @@ use clap::Subcommand;
 
 use crate::config::Store;
 use crate::store::embedded::{self, EmbeddedStore, Seed};
-use crate::store::{AddOutcome, NewPhrase, PhraseStore};
+use crate::store::{AddOutcome, NewPhrase, PhraseStore, StoreError};
 use crate::text::{preview, terminal_safe};
 
 /// The settings these commands use (the store's), by id: their help lists only these.
@@ -268,7 +268,15 @@ async fn import(store: &dyn PhraseStore, file: &std::path::Path) -> anyhow::Resu
             Err(error) => rejected.push(format!("#{number} \"{}\": {error}", preview(word))),
         }
     }
-    let outcomes = store.add_many(valid).await.context("nothing imported")?;
+    let outcomes = match store.add_many(valid).await {
+        Ok(outcomes) => outcomes,
+        Err(StoreError::Partial { committed, cause }) => bail!(
+            "the import stopped: {cause}; the {committed} phrases before it were committed \
+             (and perhaps the ones it was writing): importing the same file again adds the \
+             rest, skipping those already in as taken"
+        ),
+        Err(error) => return Err(error).context("nothing imported"),
+    };
     let added = outcomes
         .iter()
         .filter(|outcome| matches!(outcome, AddOutcome::Added(_)))

@@ -237,6 +237,15 @@ impl PhraseStore for FirestoreStore {
                 }));
                 pending.push(outcomes.len() - 1);
             }
+            let mut committed = 0;
+            // What was committed before a failure stays; the caller is told how much.
+            let stopped = |committed: usize, error: StoreError| match committed {
+                0 => error,
+                committed => StoreError::Partial {
+                    committed,
+                    cause: Box::new(error),
+                },
+            };
             for chunk in pending.chunks(IMPORT_CHUNK) {
                 let batch: Vec<Phrase> = chunk
                     .iter()
@@ -245,8 +254,13 @@ impl PhraseStore for FirestoreStore {
                         AddOutcome::Taken { .. } => None,
                     })
                     .collect();
-                if self.commit_guarded(&batch).await? {
-                    continue;
+                match self.commit_guarded(&batch).await {
+                    Ok(true) => {
+                        committed += batch.len();
+                        continue;
+                    }
+                    Ok(false) => {}
+                    Err(error) => return Err(stopped(committed, error)),
                 }
                 // Someone minted one of these meanwhile: settle each on its own.
                 for (&index, phrase) in chunk.iter().zip(batch) {
@@ -255,9 +269,12 @@ impl PhraseStore for FirestoreStore {
                         name: phrase.name,
                     };
                     outcomes[index] = match self.add_one(new).await {
-                        Ok(phrase) => AddOutcome::Added(phrase),
+                        Ok(phrase) => {
+                            committed += 1;
+                            AddOutcome::Added(phrase)
+                        }
                         Err(StoreError::Taken { word, name }) => AddOutcome::Taken { word, name },
-                        Err(error) => return Err(error),
+                        Err(error) => return Err(stopped(committed, error)),
                     };
                 }
             }
