@@ -8,6 +8,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startFirestoreHost } from '../support/emulator.mjs';
 import { connectLive } from '../support/live-client.mjs';
+import { allPhrases } from '../support/host.mjs';
+import { poll } from '../support/poll.mjs';
 
 let emulator;
 let host;
@@ -105,6 +107,14 @@ test('import into Firestore adds every valid entry through guarded commits', asy
   assert.match(result.stdout, /252 entries: added 250, skipped 1 as already taken, rejected 1/, result.stderr);
   const again = await host.cli('phrases', 'add', 'bulk 7', '--name', 'Late');
   assert.match(again.stderr, /already taken/, 'the imported phrases are guarded');
+  // In the file's order, though a commit's phrases share one time: `list` oldest first,
+  // the site newest first.
+  const bulk = entries.slice(0, 250).map((e) => e.word);
+  const listed = JSON.parse((await host.cli('phrases', 'list', '--json')).stdout).map((p) => p.word).filter((w) => w.startsWith('BULK '));
+  assert.deepEqual(listed, bulk, 'phrases list, oldest first');
+  await poll(async () => (await allPhrases(host.url)).filter((p) => p.word.startsWith('BULK ')).length, (n) => n === 250, 10_000, 'the import on the site');
+  const shown = (await allPhrases(host.url)).map((p) => p.word).filter((w) => w.startsWith('BULK '));
+  assert.deepEqual(shown, bulk.slice().reverse(), 'the site, newest first');
   // Left in place: removing them one by one would make the emulator re-send the whole
   // collection hundreds of times; the restart below starts it empty.
 });

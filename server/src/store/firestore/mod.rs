@@ -196,6 +196,9 @@ impl PhraseStore for FirestoreStore {
                     }
                 }
             }
+            // Oldest first, as `list` promises: a query without an order comes in id order.
+            // The reverse of the site's order (newest first, a tie in id order).
+            phrases.sort_by(|a, b| a.created.cmp(&b.created).then_with(|| b.id.cmp(&a.id)));
             Ok(phrases)
         })
     }
@@ -246,6 +249,16 @@ impl PhraseStore for FirestoreStore {
                     cause: Box::new(error),
                 },
             };
+            // A commit's phrases share its time, and the list orders a tie by id: the ids,
+            // random as ever, are handed out so that the file's order is the list's (the
+            // last entry the newest, as the embedded store keeps them).
+            let mut ids: Vec<String> = pending.iter().map(|_| new_document_id()).collect();
+            ids.sort_unstable_by(|a, b| b.cmp(a));
+            for (&index, id) in pending.iter().zip(ids) {
+                if let AddOutcome::Added(phrase) = &mut outcomes[index] {
+                    phrase.id = id;
+                }
+            }
             for chunk in pending.chunks(IMPORT_CHUNK) {
                 let batch: Vec<Phrase> = chunk
                     .iter()
