@@ -112,7 +112,9 @@ test('import into Firestore adds every valid entry through guarded commits', asy
   const bulk = entries.slice(0, 250).map((e) => e.word);
   const listed = JSON.parse((await host.cli('phrases', 'list', '--json')).stdout).map((p) => p.word).filter((w) => w.startsWith('BULK '));
   assert.deepEqual(listed, bulk, 'phrases list, oldest first');
-  await poll(async () => (await allPhrases(host.url)).filter((p) => p.word.startsWith('BULK ')).length, (n) => n === 250, 10_000, 'the import on the site');
+  // The emulator re-sends the whole collection on every write: its listener may lag, fall
+  // silent past the probe and be opened again before the host has all of it.
+  await poll(async () => (await allPhrases(host.url)).filter((p) => p.word.startsWith('BULK ')).length, (n) => n === 250, 60_000, 'the import on the site');
   const shown = (await allPhrases(host.url)).map((p) => p.word).filter((w) => w.startsWith('BULK '));
   assert.deepEqual(shown, bulk.slice().reverse(), 'the site, newest first');
   // Left in place: removing them one by one would make the emulator re-send the whole
