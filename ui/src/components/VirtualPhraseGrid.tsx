@@ -129,9 +129,11 @@ export function VirtualPhraseGrid({ list, site, total, busy, onNearEnd, focusInd
     const inside = (target: EventTarget | null): target is Element =>
       target instanceof Element && listElement.current?.contains(target) === true;
     const entered = (event: FocusEvent) => setKeyboardInside(inside(event.target) && event.target.matches(":focus-visible"));
-    // Not on the way from one card to the next: the page renders between the two events.
+    // Only when the focus goes nowhere: on its way from one card to the next the page
+    // renders between the two events, and on its way out to the element after the list
+    // (Load more) the focus-in says so once it is there, where the grid can see it.
     const left = (event: FocusEvent) => {
-      if (!inside(event.relatedTarget)) setKeyboardInside(false);
+      if (event.relatedTarget === null) setKeyboardInside(false);
     };
     document.addEventListener("focusin", entered);
     document.addEventListener("focusout", left);

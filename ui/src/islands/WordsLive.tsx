@@ -66,6 +66,12 @@ export function WordsLive(props: Props) {
   const onLoadMoreFocus = (focused: boolean) => {
     reached.current = focused ? feed.list.phrases.length : null;
   };
+  // While the button has the focus the grid loads nothing by itself: that would push the
+  // focused button off the screen. Asked when the grid would load, as the focus has
+  // moved by then whatever React has rendered. The button loads, and takes the focus on.
+  const loadOnByItself = useCallback(() => {
+    if (document.activeElement?.id !== LOAD_MORE_ID) loadMore();
+  }, [loadMore]);
   const onLoadMore = () => {
     const count = feed.list.phrases.length;
     const unheard = reached.current ?? count;
@@ -103,6 +109,14 @@ export function WordsLive(props: Props) {
           {list.query === "" ? "Newest first" : `Containing “${list.query}”, newest first`}
         </p>
       </div>
+      {/* A later page: newer phrases are a link away, above the list, which grows as it scrolls. */}
+      {!list.fromTop && props.prev !== null && (
+        <p className="mt-4">
+          <a rel="prev" href={pageHref(site, props.query, "before", props.prev)} className={LINK_CLASSES}>
+            Newer
+          </a>
+        </p>
+      )}
       <div className="mt-4">
         {unavailable ? (
           <p role="status" className="text-white/70">
@@ -114,7 +128,7 @@ export function WordsLive(props: Props) {
             site={site}
             total={list.query === "" && list.fromTop ? feed.count : list.next === null ? list.phrases.length : -1}
             busy={loading}
-            onNearEnd={failed ? noop : loadMore}
+            onNearEnd={failed ? noop : loadOnByItself}
             focusIndex={focusIndex}
             onFocused={onFocused}
           />
@@ -124,9 +138,6 @@ export function WordsLive(props: Props) {
       </div>
       {hydrated ? (
         <PageEnd
-          site={site}
-          query={props.query}
-          prev={list.fromTop ? null : props.prev}
           more={list.next !== null && !unavailable}
           loading={loading}
           failed={failed}
@@ -141,6 +152,8 @@ export function WordsLive(props: Props) {
 }
 
 function noop() {}
+
+const LOAD_MORE_ID = "load-more";
 
 const LINK_CLASSES =
   "inline-flex min-h-12 items-center rounded-full border-2 border-white/50 px-6 py-3 font-display text-sm font-black uppercase tracking-wide text-white hover:border-accent hover:text-accent";
@@ -165,9 +178,6 @@ function PageLinks({ site, query, prev, next }: { site: SiteProps; query: string
 }
 
 interface PageEndProps {
-  site: SiteProps;
-  query: string;
-  prev: string | null;
   more: boolean;
   loading: boolean;
   failed: boolean;
@@ -176,28 +186,22 @@ interface PageEndProps {
 }
 
 /** The grid loads on as it scrolls; the button does the same for keyboards and screen readers. */
-function PageEnd({ site, query, prev, more, loading, failed, onLoadMore, onLoadMoreFocus }: PageEndProps) {
-  if (prev === null && !more) return null;
+function PageEnd({ more, loading, failed, onLoadMore, onLoadMoreFocus }: PageEndProps) {
+  if (!more) return null;
   return (
     <div className="mt-8 flex flex-wrap items-center justify-between gap-4">
-      {prev !== null && (
-        <a rel="prev" href={pageHref(site, query, "before", prev)} className={LINK_CLASSES}>
-          Newer
-        </a>
-      )}
-      {more && (
-        // Not disabled while loading: that would drop the focus of whoever pressed it.
-        <button
-          type="button"
-          onClick={onLoadMore}
-          onFocus={() => onLoadMoreFocus(true)}
-          onBlur={() => onLoadMoreFocus(false)}
-          aria-disabled={loading}
-          className={`${LINK_CLASSES} ml-auto aria-disabled:opacity-60`}
-        >
-          {loading ? "Loading…" : failed ? "Could not load: try again" : "Load more"}
-        </button>
-      )}
+      {/* Not disabled while loading: that would drop the focus of whoever pressed it. */}
+      <button
+        id={LOAD_MORE_ID}
+        type="button"
+        onClick={onLoadMore}
+        onFocus={() => onLoadMoreFocus(true)}
+        onBlur={() => onLoadMoreFocus(false)}
+        aria-disabled={loading}
+        className={`${LINK_CLASSES} ml-auto aria-disabled:opacity-60`}
+      >
+        {loading ? "Loading…" : failed ? "Could not load: try again" : "Load more"}
+      </button>
     </div>
   );
 }
