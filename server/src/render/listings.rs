@@ -99,8 +99,18 @@ struct Kept {
 type Dated = HashMap<Option<Label>, u64>;
 
 impl Kept {
+    fn new(snapshot: Arc<Snapshot>) -> Self {
+        Self {
+            shelves: Shelves::pack(&snapshot.list, SITEMAP_URLS),
+            snapshot,
+            left: Vec::new(),
+            pages_left: None,
+            documents: HashMap::new(),
+        }
+    }
+
     /// Notes what left at `places` now, keeping the latest place of each child.
-    fn left(&mut self, places: Vec<Cursor>) {
+    fn note_left(&mut self, places: Vec<Cursor>) {
         if !places.is_empty() {
             let now = now_ms();
             self.pages_left = Some(now);
@@ -127,18 +137,6 @@ impl Kept {
             dated.insert(None, at);
         }
         dated
-    }
-}
-
-impl Kept {
-    fn new(snapshot: Arc<Snapshot>) -> Self {
-        Self {
-            shelves: Shelves::pack(&snapshot.list, SITEMAP_URLS),
-            snapshot,
-            left: Vec::new(),
-            pages_left: None,
-            documents: HashMap::new(),
-        }
     }
 }
 
@@ -227,7 +225,7 @@ impl Listings {
                 Altered::All
             }
         };
-        kept.left(traceless);
+        kept.note_left(traceless);
         self.note_edited(edited);
         kept.snapshot = delta.after.clone();
         // The rest are small, and whether they exist at all can change with the count.
