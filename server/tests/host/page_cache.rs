@@ -26,10 +26,25 @@ async fn misses_after(host: &TestHost, path: &str) -> u64 {
 /// every change made so far. It applies them in order, so once it has taken in the
 /// removal of `marker` (one of the oldest phrases, in no page the test reads), it has
 /// applied every change before it: a page still cached then was left so on purpose.
+/// The marker is replaced in the same change by a phrase just newer than it, so the
+/// count, which every page of the list is headed with, stays.
 async fn settle(host: &TestHost, marker: &str) {
-    host.state
-        .feed
-        .apply(vec![Change::Remove { id: marker.into() }]);
+    let stand_in = Phrase {
+        id: format!("0{marker}"),
+        ..host
+            .state
+            .feed
+            .current()
+            .list
+            .get(marker)
+            .expect("the marker")
+            .as_ref()
+            .clone()
+    };
+    host.state.feed.apply(vec![
+        Change::Remove { id: marker.into() },
+        Change::Upsert { phrase: stand_in },
+    ]);
     let applied = async {
         while !host.state.pages.cache().is_gone(marker) {
             tokio::time::sleep(Duration::from_millis(5)).await;
@@ -53,27 +68,40 @@ async fn a_further_page_renders_again_only_when_a_change_falls_in_it() {
     assert_eq!(second, first + 1);
     assert_eq!(misses_after(&host, &page(152)).await, second, "a hit");
 
-    // A phrase added at the top is in neither page.
+    // A phrase at the top edited: in neither page.
     host.state.feed.apply(vec![Change::Upsert {
-        phrase: numbered(500),
+        phrase: Phrase {
+            name: "Edited".into(),
+            ..numbered(199)
+        },
     }]);
     settle(&host, "p001").await;
     assert_eq!(misses_after(&host, &page(152)).await, second);
     assert_eq!(misses_after(&host, &page(104)).await, second);
 
-    // A phrase removed from the first one: that one renders again, the other stays.
-    host.state
-        .feed
-        .apply(vec![Change::Remove { id: "p130".into() }]);
+    // A phrase in the first one edited: that one renders again, the other stays.
+    host.state.feed.apply(vec![Change::Upsert {
+        phrase: Phrase {
+            name: "Edited".into(),
+            ..numbered(130)
+        },
+    }]);
     settle(&host, "p002").await;
     let (_, html) = host.get(&page(152)).await;
-    assert!(
-        !html.contains("WORD 130<"),
-        "the removed phrase is gone from its page"
-    );
+    assert!(html.contains("Edited"), "the edit is on its page");
     let third = host.state.metrics.cache_misses.get();
     assert_eq!(third, second + 1);
     assert_eq!(misses_after(&host, &page(104)).await, third);
+
+    // A phrase added at the top is in neither page, but changes the count each is
+    // headed with: both render again, and say it.
+    host.state.feed.apply(vec![Change::Upsert {
+        phrase: numbered(500),
+    }]);
+    settle(&host, "p003").await;
+    let (_, html) = host.get(&page(152)).await;
+    assert!(html.contains("201 Last Words minted"), "the count now");
+    assert_eq!(misses_after(&host, &page(104)).await, third + 2);
 
     // A phrase's page: a change to another phrase leaves it cached.
     let before = misses_after(&host, "/words/p010").await;
@@ -81,7 +109,7 @@ async fn a_further_page_renders_again_only_when_a_change_falls_in_it() {
     host.state
         .feed
         .apply(vec![Change::Remove { id: "p011".into() }]);
-    settle(&host, "p003").await;
+    settle(&host, "p004").await;
     assert_eq!(misses_after(&host, "/words/p010").await, before);
     let renamed = Phrase {
         name: "Renamed".into(),

@@ -109,7 +109,7 @@ export function VirtualPhraseGrid({ list, site, total, busy, onNearEnd, focusInd
     if (!everyRow && was !== null) {
       const index = phrases.findIndex((phrase) => phrase.id === was.id);
       const row = index < 0 ? was.row : Math.floor(index / columns);
-      const rows = virtualizer.getVirtualItems().length > 0 ? virtualizer.measurementsCache : [];
+      const rows = virtualizer.measurementsCache;
       const [from, to] = [rows[was.row]?.start, rows[row]?.start];
       if (row !== was.row && from !== undefined && to !== undefined) window.scrollBy(0, to - from);
     }
