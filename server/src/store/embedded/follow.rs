@@ -268,10 +268,14 @@ impl Follower {
         let path = &self.store.path;
         let identity = file_identity(path);
         let wal = inspect::sidecar(path, "-wal");
+        // Only a log that holds something: an empty one is no one's changes, and may be
+        // the one a look at the damaged file made after the operator moved the logs
+        // aside, on the inode number the old log had just freed.
         if identity.is_some()
             && identity != self.identity
             && self.wal_identity.is_some()
             && file_identity(&wal) == self.wal_identity
+            && std::fs::metadata(&wal).is_ok_and(|m| m.len() > 0)
         {
             // SQLite would read (and one day checkpoint) the previous file's log into it.
             return Err(format!(
@@ -665,6 +669,40 @@ mod tests {
         assert_eq!(
             follower.problem, None,
             "read at the next look, not a minute later"
+        );
+        assert_eq!(feed.current().list.len(), SAMPLES.len());
+    }
+
+    #[test]
+    fn an_empty_log_on_the_old_logs_inode_does_not_keep_a_store_put_right_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let feed = Feed::new();
+        let metrics = Metrics::new();
+        let mut follower = follower(dir.path(), &feed, &metrics);
+        let path = dir.path().join(FILE_NAME);
+        let good = tempfile::tempdir().unwrap();
+        drop(EmbeddedStore::open_or_create(good.path(), Seed::Samples).unwrap());
+        overwrite_header(&path);
+        follower.refresh();
+        std::thread::sleep(CONFIRM_AFTER);
+        follower.refresh();
+        assert!(follower.problem.is_some(), "the damage is said");
+
+        // The operator moves the logs aside; a look at the damaged file in between makes
+        // an empty log, which the file system may give the inode number the old one
+        // freed (here it is made so); then the good file goes in place.
+        let wal = inspect::sidecar(&path, "-wal");
+        for suffix in ["-wal", "-shm"] {
+            let _ = std::fs::remove_file(inspect::sidecar(&path, suffix));
+        }
+        std::fs::write(&wal, b"").unwrap();
+        follower.wal_identity = file_identity(&wal);
+        std::fs::rename(good.path().join(FILE_NAME), &path).unwrap();
+
+        follower.refresh();
+        assert_eq!(
+            follower.problem, None,
+            "an empty log holds no one's changes"
         );
         assert_eq!(feed.current().list.len(), SAMPLES.len());
     }
