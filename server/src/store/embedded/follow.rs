@@ -600,6 +600,15 @@ mod tests {
         std::fs::write(path, bytes).unwrap();
     }
 
+    /// Damages the follower's store and looks until the problem is said; returns it.
+    fn damaged_and_said(follower: &mut Follower, path: &Path) -> String {
+        overwrite_header(path);
+        follower.refresh();
+        std::thread::sleep(CONFIRM_AFTER);
+        follower.refresh();
+        follower.problem.clone().expect("the damage is said")
+    }
+
     #[test]
     fn a_damaged_store_is_said_once_however_often_it_is_looked_at() {
         let dir = tempfile::tempdir().unwrap();
@@ -650,11 +659,7 @@ mod tests {
         let path = dir.path().join(FILE_NAME);
         let good = tempfile::tempdir().unwrap();
         drop(EmbeddedStore::open_or_create(good.path(), Seed::Samples).unwrap());
-        overwrite_header(&path);
-        follower.refresh();
-        std::thread::sleep(CONFIRM_AFTER);
-        follower.refresh();
-        let problem = follower.problem.clone().expect("the damage is said");
+        let problem = damaged_and_said(&mut follower, &path);
 
         // A look that found the damaged file, and ended after an operator put a good
         // one in its place, as the test suite's hosts under load have seen.
@@ -682,11 +687,7 @@ mod tests {
         let path = dir.path().join(FILE_NAME);
         let good = tempfile::tempdir().unwrap();
         drop(EmbeddedStore::open_or_create(good.path(), Seed::Samples).unwrap());
-        overwrite_header(&path);
-        follower.refresh();
-        std::thread::sleep(CONFIRM_AFTER);
-        follower.refresh();
-        assert!(follower.problem.is_some(), "the damage is said");
+        damaged_and_said(&mut follower, &path);
 
         // The operator moves the logs aside; a look at the damaged file in between makes
         // an empty log, which the file system may give the inode number the old one

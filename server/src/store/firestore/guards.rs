@@ -52,16 +52,7 @@ impl FirestoreStore {
 
     /// The id of the phrase `word`'s guard names, if there is a guard.
     async fn guarded_by(&self, word: &str) -> Result<Option<String>, StoreError> {
-        use futures_util::StreamExt as _;
-        let mut found = self
-            .db
-            .fluent()
-            .select()
-            .by_id_in(self.guards().as_str())
-            .batch([guard_id(word)])
-            .await
-            .map_err(|e| self.backend("read", e))?;
-        let guard = found.next().await.and_then(|(_, document)| document);
+        let guard = self.document_in(&self.guards(), &guard_id(word)).await?;
         Ok(guard.map(|guard| text_field(&guard, "phrase").unwrap_or_default()))
     }
 
@@ -211,12 +202,21 @@ impl FirestoreStore {
 
     /// The document with `id`, read with BatchGet (a query for one id would read them all).
     pub(super) async fn document(&self, id: &str) -> Result<Option<Document>, StoreError> {
+        self.document_in(&self.settings.collection, id).await
+    }
+
+    /// The document with `id` in `collection`, read with BatchGet.
+    async fn document_in(
+        &self,
+        collection: &str,
+        id: &str,
+    ) -> Result<Option<Document>, StoreError> {
         use futures_util::StreamExt as _;
         let mut found = self
             .db
             .fluent()
             .select()
-            .by_id_in(self.settings.collection.as_str())
+            .by_id_in(collection)
             .batch([id])
             .await
             .map_err(|e| self.backend("read", e))?;
