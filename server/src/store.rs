@@ -195,6 +195,24 @@ pub trait PhraseStore: Send + Sync {
     fn remove(&self, id: String) -> BoxFuture<'_, Result<Phrase, StoreError>>;
 }
 
+/// The entries of a JSON array, each still unparsed: the array's shape is checked whole,
+/// but what is inside an entry (a lone surrogate's escape, which no string can hold) is
+/// left for the entry's own parse to refuse.
+pub fn json_entries(text: &str) -> serde_json::Result<Vec<&serde_json::value::RawValue>> {
+    serde_json::from_str(text)
+}
+
+/// Why an entry [`json_entries`] gave did not parse, without the position, which counts
+/// from the entry's start rather than the file's.
+pub fn entry_error(error: &serde_json::Error) -> String {
+    let message = error.to_string();
+    let position = format!(" at line {} column {}", error.line(), error.column());
+    message
+        .strip_suffix(&position)
+        .unwrap_or(&message)
+        .to_owned()
+}
+
 /// A 20-character id like the ones Firestore generates.
 pub fn new_document_id() -> String {
     const ALPHABET: &[u8; 62] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";

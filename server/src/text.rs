@@ -61,6 +61,10 @@ pub enum ContentError {
         "its id is not one a document can have (1 to 1,500 bytes, no \"/\", not \".\" or \"..\", nothing invisible)"
     )]
     NotAnId,
+    /// A stored row (written by hand) holding a blob, or bytes that are not UTF-8,
+    /// where the schema says text.
+    #[error("{what} is not text (a blob, or bytes that are not UTF-8)")]
+    NotText { what: &'static str },
 }
 
 impl ContentError {
@@ -73,7 +77,8 @@ impl ContentError {
             | ContentError::Forbidden { .. }
             | ContentError::TooManyMarks { .. }
             | ContentError::NotNormal { .. }
-            | ContentError::NotAnId => "invalid",
+            | ContentError::NotAnId
+            | ContentError::NotText { .. } => "invalid",
         }
     }
 }

@@ -245,7 +245,7 @@ async fn import(store: &dyn PhraseStore, file: &std::path::Path) -> anyhow::Resu
         std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
     // Editors that save UTF-8 with a byte-order mark put one first; JSON has none.
     let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
-    let entries: Vec<serde_json::Value> = serde_json::from_str(text).with_context(|| {
+    let entries = crate::store::json_entries(text).with_context(|| {
         format!(
             "{} is not a JSON array of {{\"word\": ..., \"name\": ...}}",
             file.display()
@@ -254,8 +254,16 @@ async fn import(store: &dyn PhraseStore, file: &std::path::Path) -> anyhow::Resu
     let total = entries.len();
     let mut valid = Vec::with_capacity(total);
     let mut rejected = Vec::new();
-    for (index, entry) in entries.iter().enumerate() {
+    for (index, entry) in entries.into_iter().enumerate() {
         let number = index + 1;
+        let entry: serde_json::Value = match serde_json::from_str(entry.get()) {
+            Ok(entry) => entry,
+            Err(error) => {
+                let reason = crate::store::entry_error(&error);
+                rejected.push(format!("#{number}: not valid JSON ({reason})"));
+                continue;
+            }
+        };
         let (Some(word), Some(name)) = (
             entry.get("word").and_then(|v| v.as_str()),
             entry.get("name").and_then(|v| v.as_str()),

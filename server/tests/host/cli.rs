@@ -124,7 +124,7 @@ fn import_adds_new_phrases_and_says_what_it_skipped_and_why() {
     std::fs::write(
         &file,
         format!(
-            r#"[{{"word":"first one","name":"A"}},{{"word":"FIRST ONE","name":"B"}},{{"word":"GOOD LUCK!","name":"C"}},{{"word":"{long}","name":"D"}},{{"word":7,"name":"E"}}]"#
+            r#"[{{"word":"first one","name":"A"}},{{"word":"FIRST ONE","name":"B"}},{{"word":"GOOD LUCK!","name":"C"}},{{"word":"{long}","name":"D"}},{{"word":7,"name":"E"}},{{"word":"CUT","name":"Rex \ud83e"}},{{"word":"AFTER IT","name":"F"}}]"#
         ),
     )
     .unwrap();
@@ -142,12 +142,12 @@ fn import_adds_new_phrases_and_says_what_it_skipped_and_why() {
     // Rejected entries make the exit status say so, after every valid one was added.
     assert_eq!(output.status.code(), Some(1));
     assert!(
-        String::from_utf8_lossy(&output.stderr).contains("2 of 5 entries were rejected"),
+        String::from_utf8_lossy(&output.stderr).contains("3 of 7 entries were rejected"),
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
     assert!(
-        stdout.contains("added 1, skipped 2 as already taken, rejected 2"),
+        stdout.contains("added 2, skipped 2 as already taken, rejected 3"),
         "{stdout}"
     );
     assert!(
@@ -155,6 +155,12 @@ fn import_adds_new_phrases_and_says_what_it_skipped_and_why() {
         "{stdout}"
     );
     assert!(stdout.contains("#5: needs string fields"), "{stdout}");
+    // Half an emoji's escape, as a writer that cut a name by UTF-16 units leaves it: that
+    // entry alone is rejected.
+    assert!(
+        stdout.contains("#6: not valid JSON (unexpected end of hex escape)"),
+        "{stdout}"
+    );
 }
 
 /// Creates an empty embedded store in `data`.

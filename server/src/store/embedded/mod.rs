@@ -31,7 +31,7 @@ use crate::text::ContentError;
 pub use backup::{BackupReport, RestoreReport};
 use inspect::{APPLICATION_ID, Found};
 pub use schema::{Created, LegacyImport};
-use schema::{checked, create_schema, rename_legacy, row_phrase};
+use schema::{checked, create_schema, rename_legacy, row_phrase, text_of};
 
 /// The database file inside the data folder.
 pub const FILE_NAME: &str = "phrases.sqlite3";
@@ -412,7 +412,7 @@ impl EmbeddedStore {
                     "SELECT id FROM removals WHERE changed > ?1
                      AND id NOT IN (SELECT id FROM phrases)",
                 )?;
-                for id in removed.query_map([since], |row| row.get::<_, String>(0))? {
+                for id in removed.query_map([since], |row| Ok(text_of(row.get_ref(0)?).0))? {
                     changes.removals.push(id?);
                 }
             }
@@ -450,7 +450,7 @@ impl EmbeddedStore {
                     // Asked first, not left to the conflict: a conflicting insert, even
                     // one that does nothing, records a removal (schema::PHRASE_REPLACING).
                     let taken = owner
-                        .query_row([&word], |row| row.get::<_, String>(0))
+                        .query_row([&word], |row| Ok(text_of(row.get_ref(0)?).0))
                         .optional()?;
                     if taken.is_none() && insert.execute(params![id, word, name])? == 1 {
                         let created = numbered.query_row([&id], |row| row.get::<_, i64>(0))?;
@@ -478,7 +478,7 @@ impl EmbeddedStore {
                 .query_row(
                     "DELETE FROM phrases WHERE id = ?1 RETURNING id, word, name, created",
                     [id],
-                    row_phrase,
+                    |row| row_phrase(row).map(|row| row.phrase),
                 )
                 .optional()
         })?
@@ -621,6 +621,19 @@ fn create(data_dir: &Path, path: &Path, seed: Seed) -> Result<Option<Created>, S
         std::process::id(),
         new_document_id()
     ));
+    let legacy_path = data_dir.join(LEGACY_FILE_NAME);
+    let legacy = if legacy_path.exists() {
+        let legacy = schema::read_legacy(&legacy_path).map_err(|reason| StoreError::File {
+            path: legacy_path.display().to_string(),
+            reason: format!(
+                "{reason}: no store was made from it and it is left as it is; mend it, or move it \
+                 out of the data folder to start without it"
+            ),
+        })?;
+        Some(legacy)
+    } else {
+        None
+    };
     let _cleanup = backup::RemoveOnDrop(&temp);
     let created = {
         let mut connection = Connection::open_with_flags(
@@ -630,8 +643,8 @@ fn create(data_dir: &Path, path: &Path, seed: Seed) -> Result<Option<Created>, S
                 | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )
         .map_err(|e| database_error(&temp, e))?;
-        let created = create_schema(&mut connection, &data_dir.join(LEGACY_FILE_NAME), seed)
-            .map_err(|e| database_error(path, e))?;
+        let created =
+            create_schema(&mut connection, legacy, seed).map_err(|e| database_error(path, e))?;
         connection
             .close()
             .map_err(|(_, e)| database_error(path, e))?;
@@ -1013,7 +1026,7 @@ mod tests {
         let (store, _) = EmbeddedStore::open_or_create(dir.path(), Seed::Empty).unwrap();
         let feed = Feed::new();
         let metrics = Metrics::new();
-        store.start(feed.clone(), &metrics).unwrap();
+        store.clone().start(feed.clone(), &metrics).unwrap();
         eventually(&feed, &[]).await;
 
         // Another process, as the `sqlite3` shell would be: plain SQL, no checks.
@@ -1043,18 +1056,26 @@ mod tests {
         ] {
             insert(id, word);
         }
+        // Not text where the schema says text: each hides its own row, not the store.
+        other
+            .execute_batch(
+                "INSERT INTO phrases (id, word, name) VALUES ('blob', 'BLOB NAME', X'4142');
+                 INSERT INTO phrases (id, word, name) VALUES ('half', CAST(X'41EDA08042' AS TEXT), 'n');
+                 INSERT INTO phrases (id, word, name) VALUES (X'6964', 'BLOB ID', 'n');",
+            )
+            .unwrap();
         // An id with a space inside is only unusual: its address has it percent-encoded.
         insert("hand made", "SPACED");
         eventually(&feed, &["BY HAND", "SPACED"]).await;
         let skipped = || metrics.feed_skipped.get();
         let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
-        while skipped() < 10 && tokio::time::Instant::now() < deadline {
+        while skipped() < 13 && tokio::time::Instant::now() < deadline {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
         assert_eq!(
             skipped(),
-            10,
-            "the escape row, the row not in normal form and the eight ids"
+            13,
+            "the escape row, the row not in normal form, the eight ids and the three not text"
         );
 
         other
@@ -1069,6 +1090,10 @@ mod tests {
             .execute("DELETE FROM phrases WHERE id = 'a'", [])
             .unwrap();
         eventually(&feed, &["FIXED", "SPACED"]).await;
+        // A row that is not text reads and removes like any other.
+        let removed = store.remove("blob".into()).await.unwrap();
+        assert_eq!(removed.word, "BLOB NAME");
+        assert_eq!(store.list().await.unwrap().len(), 2);
     }
 
     #[test]
@@ -1208,5 +1233,48 @@ mod tests {
         assert!(dir.path().join(LEGACY_IMPORTED_NAME).exists());
         let (_, again) = EmbeddedStore::open_or_create(dir.path(), Seed::Samples).unwrap();
         assert!(again.is_none());
+    }
+
+    #[test]
+    fn a_legacy_entry_no_string_can_hold_is_rejected_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        // A name an older writer cut in the middle of an emoji: half a surrogate pair.
+        std::fs::write(
+            dir.path().join(LEGACY_FILE_NAME),
+            r#"[{"word":"LEGACY","name":"n"},{"word":"EMOJI","name":"Rex \ud83e"},{"word":"LAST","name":"\udc00"}]"#,
+        )
+        .unwrap();
+        let (store, created) = EmbeddedStore::open_or_create(dir.path(), Seed::Empty).unwrap();
+        let import = created.unwrap().imported.unwrap();
+        assert_eq!(import.added, 1);
+        assert_eq!(import.rejected.len(), 2, "{:?}", import.rejected);
+        assert!(
+            import.rejected[0] == "#2: not valid JSON (unexpected end of hex escape)",
+            "{:?}",
+            import.rejected
+        );
+        let words: Vec<_> = store.read_all().unwrap().phrases;
+        assert_eq!(words[0].word, "LEGACY");
+    }
+
+    #[test]
+    fn a_legacy_file_that_is_not_an_array_makes_no_store_and_stays() {
+        let dir = tempfile::tempdir().unwrap();
+        let legacy = dir.path().join(LEGACY_FILE_NAME);
+        let cut_short = r#"[{"word":"LEGACY","name":"n"},{"word":"EMO"#;
+        std::fs::write(&legacy, cut_short).unwrap();
+        let Err(error) = EmbeddedStore::open_or_create(dir.path(), Seed::Samples) else {
+            panic!("a store was made from a file cut short");
+        };
+        let message = error.to_string();
+        assert!(message.contains("phrases.json"), "{message}");
+        assert!(message.contains("is not a JSON array"), "{message}");
+        assert_eq!(std::fs::read_to_string(&legacy).unwrap(), cut_short);
+        assert!(!dir.path().join(FILE_NAME).exists());
+        assert!(!dir.path().join(LEGACY_IMPORTED_NAME).exists());
+        // Mended, it is imported.
+        std::fs::write(&legacy, r#"[{"word":"LEGACY","name":"n"}]"#).unwrap();
+        let (_, created) = EmbeddedStore::open_or_create(dir.path(), Seed::Samples).unwrap();
+        assert_eq!(created.unwrap().imported.unwrap().added, 1);
     }
 }

@@ -11,7 +11,7 @@ use super::inspect::APPLICATION_ID;
 use super::{LEGACY_FILE_NAME, LEGACY_IMPORTED_NAME, SCHEMA_VERSION, Seed};
 use crate::feed::Phrase;
 use crate::feed::list::FIRST_TIME_US;
-use crate::store::{NewPhrase, new_document_id};
+use crate::store::{NewPhrase, entry_error, json_entries, new_document_id};
 use crate::text::ContentError;
 
 pub(super) const SCHEMA: &str = "
@@ -133,7 +133,7 @@ impl Created {
 /// Creates the tables (and their first rows) of a new database in one transaction.
 pub(super) fn create_schema(
     connection: &mut Connection,
-    legacy: &Path,
+    legacy: Option<Legacy>,
     seed: Seed,
 ) -> rusqlite::Result<Created> {
     let transaction =
@@ -146,9 +146,12 @@ pub(super) fn create_schema(
         let mut insert = transaction.prepare(
             "INSERT INTO phrases (id, word, name) VALUES (?1, ?2, ?3) ON CONFLICT DO NOTHING",
         )?;
-        if legacy.exists() {
-            let mut import = LegacyImport::default();
-            for entry in read_legacy(legacy, &mut import.rejected) {
+        if let Some(legacy) = legacy {
+            let mut import = LegacyImport {
+                added: 0,
+                rejected: legacy.rejected,
+            };
+            for entry in legacy.phrases {
                 if insert.execute(params![entry.id, entry.word, entry.name])? == 1 {
                     import.added += 1;
                 } else {
@@ -286,31 +289,44 @@ struct LegacyEntry {
     name: Option<serde_json::Value>,
 }
 
-/// The valid entries of a legacy file, keeping their ids; what is not valid is said in
-/// `rejected` (the file itself is kept, renamed, so nothing is lost).
-fn read_legacy(path: &Path, rejected: &mut Vec<String>) -> Vec<Phrase> {
-    let entries: Vec<LegacyEntry> = match std::fs::read_to_string(path)
-        .map_err(|e| e.to_string())
-        .and_then(|text| {
-            // A file edited by hand may start with a byte-order mark, which JSON has not.
-            let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
-            serde_json::from_str(text).map_err(|e| e.to_string())
-        }) {
-        Ok(entries) => entries,
-        Err(error) => {
-            rejected.push(format!(
-                "the whole file: not a JSON array of {{id, word, name}}: {error}"
-            ));
-            return Vec::new();
-        }
+/// A legacy file read: its valid entries, keeping their ids, and why each other entry
+/// was not taken (they stay in the renamed file).
+pub(super) struct Legacy {
+    phrases: Vec<Phrase>,
+    rejected: Vec<String>,
+}
+
+/// Reads a legacy file entry by entry, so one bad entry (a name an older writer cut in the
+/// middle of an emoji, `"\ud83e"`) is rejected alone. A file that is not a JSON array at
+/// all is an error: no store is made from it, and the file is left where it is.
+pub(super) fn read_legacy(path: &Path) -> Result<Legacy, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+    // A file edited by hand may start with a byte-order mark, which JSON has not.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    let entries = json_entries(text)
+        .map_err(|e| format!("is not a JSON array of {{id, word, name}} ({e})"))?;
+    let mut legacy = Legacy {
+        phrases: Vec::with_capacity(entries.len()),
+        rejected: Vec::new(),
     };
-    let mut phrases = Vec::with_capacity(entries.len());
     for (index, entry) in entries.into_iter().enumerate() {
         let number = index + 1;
+        let entry: LegacyEntry = match serde_json::from_str(entry.get()) {
+            Ok(entry) => entry,
+            Err(error) => {
+                let reason = entry_error(&error);
+                legacy
+                    .rejected
+                    .push(format!("#{number}: not valid JSON ({reason})"));
+                continue;
+            }
+        };
         let (Some(serde_json::Value::String(word)), Some(serde_json::Value::String(name))) =
             (entry.word, entry.name)
         else {
-            rejected.push(format!("#{number}: word and name must be strings"));
+            legacy
+                .rejected
+                .push(format!("#{number}: word and name must be strings"));
             continue;
         };
         match NewPhrase::validated(&word, &name) {
@@ -319,20 +335,20 @@ fn read_legacy(path: &Path, rejected: &mut Vec<String>) -> Vec<Phrase> {
                     Some(serde_json::Value::String(id)) if crate::store::is_document_id(&id) => id,
                     _ => new_document_id(),
                 };
-                phrases.push(Phrase {
+                legacy.phrases.push(Phrase {
                     id,
                     word: valid.word,
                     name: valid.name,
                     created: 0,
                 });
             }
-            Err(error) => rejected.push(format!(
+            Err(error) => legacy.rejected.push(format!(
                 "#{number} \"{}\": {error}",
                 crate::text::preview(&word)
             )),
         }
     }
-    phrases
+    Ok(legacy)
 }
 
 /// Renames the imported legacy file out of the way without ever overwriting a file.
@@ -347,19 +363,55 @@ pub(super) fn rename_legacy(from: &Path, to: &Path) {
         tracing::warn!(%error, from = %from.display(), "imported the legacy file but cannot rename it; it will not be imported again");
     }
 }
-pub(super) fn row_phrase(row: &rusqlite::Row<'_>) -> rusqlite::Result<Phrase> {
-    Ok(Phrase {
-        id: row.get(0)?,
-        word: row.get(1)?,
-        name: row.get(2)?,
+/// A stored row as SQLite holds it. Rows written by hand may hold a blob, or bytes that
+/// are not UTF-8, where the schema says text: such a row is read lossily and hidden like
+/// any other broken row, rather than failing every read of the store.
+pub(super) struct StoredRow {
+    pub phrase: Phrase,
+    not_text: Option<&'static str>,
+}
+
+pub(super) fn row_phrase(row: &rusqlite::Row<'_>) -> rusqlite::Result<StoredRow> {
+    let mut not_text = None;
+    let mut text = |index, what| -> rusqlite::Result<String> {
+        let (text, exact) = text_of(row.get_ref(index)?);
+        if !exact {
+            not_text.get_or_insert(what);
+        }
+        Ok(text)
+    };
+    let phrase = Phrase {
+        id: text(0, "its id")?,
+        word: text(1, "the phrase")?,
+        name: text(2, "the name")?,
         // Rows written by hand may hold anything; a negative one sorts as the oldest.
         created: u64::try_from(row.get::<_, i64>(3).unwrap_or(0)).unwrap_or(0),
-    })
+    };
+    Ok(StoredRow { phrase, not_text })
+}
+
+/// A column's text, and whether it was text as stored (not a blob, valid UTF-8).
+pub(super) fn text_of(value: rusqlite::types::ValueRef<'_>) -> (String, bool) {
+    use rusqlite::types::ValueRef;
+    match value {
+        ValueRef::Text(bytes) => match std::str::from_utf8(bytes) {
+            Ok(text) => (text.to_owned(), true),
+            Err(_) => (String::from_utf8_lossy(bytes).into_owned(), false),
+        },
+        ValueRef::Blob(bytes) => (String::from_utf8_lossy(bytes).into_owned(), false),
+        ValueRef::Integer(n) => (n.to_string(), false),
+        ValueRef::Real(n) => (n.to_string(), false),
+        ValueRef::Null => (String::new(), false),
+    }
 }
 
 /// A stored row as shown, or why it cannot be: rows written by hand skip our checks,
 /// and one not in normal form would dodge the UNIQUE index (`hello` beside `HELLO`).
-pub(super) fn checked(phrase: Phrase) -> Result<Phrase, (String, ContentError)> {
+pub(super) fn checked(row: StoredRow) -> Result<Phrase, (String, ContentError)> {
+    let StoredRow { phrase, not_text } = row;
+    if let Some(what) = not_text {
+        return Err((phrase.id, ContentError::NotText { what }));
+    }
     // A page's address is made of it: `/words/..` is another page, `/words/` none.
     if !crate::store::is_document_id(&phrase.id) {
         return Err((phrase.id, ContentError::NotAnId));
