@@ -7,15 +7,19 @@
 //! mapping (`ß` becomes `SS`), and must have 1 to 20 characters. Nothing invisible or
 //! unassigned gets in: control and format characters (zero-width spaces, bidi overrides),
 //! private-use and unassigned code points, line and paragraph separators, and what is
-//! shown as nothing under another category (Hangul fillers). The zero-width joiner is kept
-//! only inside an emoji sequence and tag characters only in a tag flag. Something must
-//! show: marks alone or braille blanks are as empty as spaces.
+//! shown as nothing under another category (Hangul fillers, the musical null notehead),
+//! nor the replacement character a broken decoding leaves. The zero-width joiner is kept
+//! only inside an emoji sequence, tag characters only in a tag flag, and a variation
+//! selector only after a character one can change (not a Latin, Greek or Cyrillic
+//! letter). The braille blank is folded like a space, which it shows as. Something must
+//! show: marks alone are as empty as spaces.
 //!
 //! The browser applies the same rules (`ui/src/text.ts`); `tests/vectors/text.json`
 //! pins both sides to the same answers.
 
 use unicode_normalization::UnicodeNormalization as _;
 use unicode_properties::{GeneralCategory, UnicodeGeneralCategory as _};
+use unicode_script::{Script, UnicodeScript as _};
 use unicode_segmentation::UnicodeSegmentation;
 
 /// The most characters a phrase may have.
@@ -32,6 +36,7 @@ pub const MAX_MARKS: usize = 4;
 
 const ZERO_WIDTH_JOINER: char = '\u{200D}';
 const BLACK_FLAG: char = '\u{1F3F4}';
+const BRAILLE_BLANK: char = '\u{2800}';
 
 /// Why a text cannot be stored.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -155,14 +160,17 @@ pub fn grapheme_count(text: &str) -> usize {
     text.graphemes(true).count()
 }
 
-/// Runs of space separators (U+0020, no-break and ideographic spaces, ...) become one
-/// U+0020, and none is left at either end: HTML shows them alike, so they must compare
-/// alike. Tabs and line breaks are control characters and are refused, not folded.
+/// Runs of space separators (U+0020, no-break and ideographic spaces, ...) and braille
+/// blanks become one U+0020, and none is left at either end: HTML shows them alike, so
+/// they must compare alike (`DINO ROAR⠀` is `DINO ROAR`). Tabs and line breaks are
+/// control characters and are refused, not folded.
 fn fold_spaces(text: &str) -> String {
     let mut folded = String::with_capacity(text.len());
     let mut pending_space = false;
     for character in text.chars() {
-        if character.general_category() == GeneralCategory::SpaceSeparator {
+        if character.general_category() == GeneralCategory::SpaceSeparator
+            || character == BRAILLE_BLANK
+        {
             pending_space = !folded.is_empty();
             continue;
         }
@@ -187,7 +195,7 @@ fn check(
         length += 1;
         check_cluster(cluster, what)?;
     }
-    // Marks alone, or a braille blank, show as much as spaces do.
+    // Marks alone show as much as spaces do.
     if !text.chars().any(visible) {
         return Err(ContentError::Empty { what });
     }
@@ -212,6 +220,7 @@ fn check_cluster(cluster: &str, what: &'static str) -> Result<(), ContentError> 
     let first = cluster.chars().next();
     let last = cluster.chars().last();
     let mut marks = 0;
+    let mut previous = None;
     for (index, character) in cluster.char_indices() {
         let category = character.general_category();
         marks = match category {
@@ -236,31 +245,50 @@ fn check_cluster(cluster: &str, what: &'static str) -> Result<(), ContentError> 
                 first == Some(BLACK_FLAG)
             }
             GeneralCategory::Format => false,
+            // Variation selectors choose how an emoji or a CJK character is shown, and
+            // Mongolian's how a letter is; after a letter of our alphabets they change
+            // nothing, and `DINO︀` would show as a taken `DINO`.
+            _ if is_selector(character) => {
+                previous.is_some_and(|base| takes_selector(base, character))
+            }
             // Shown as nothing, yet letters or marks to the categories (Hangul fillers, the
             // combining grapheme joiner): a phrase of them reads as blank, or as another
-            // phrase with a space. Variation selectors choose how an emoji or a CJK
-            // character is shown, and Mongolian's how a letter is.
-            _ if default_ignorable(character) => matches!(
-                character,
-                '\u{FE00}'..='\u{FE0F}'
-                    | '\u{E0100}'..='\u{E01EF}'
-                    | '\u{180B}'..='\u{180D}'
-                    | '\u{180F}'
-            ),
+            // phrase with a space.
+            _ if default_ignorable(character) => false,
+            // Blank in most fonts, though a symbol to the categories; and what a decoder
+            // puts for bytes it could not read: text broken on its way in.
+            _ if matches!(character, '\u{1D159}' | '\u{FFFD}') => false,
             _ => true,
         };
         if !allowed {
             return Err(ContentError::Forbidden { what, character });
         }
+        previous = Some(character);
     }
     Ok(())
 }
 
-/// Whether a character shows as something: not a space, a mark, a braille blank or one
-/// shown as nothing.
+fn is_selector(c: char) -> bool {
+    matches!(c, '\u{FE00}'..='\u{FE0F}' | '\u{E0100}'..='\u{E01EF}' | '\u{180B}'..='\u{180D}' | '\u{180F}')
+}
+
+/// Whether `selector` after `base` can change how it shows: after a symbol, an emoji, a
+/// CJK or Mongolian character, but not after a letter of the Latin, Greek or Cyrillic
+/// scripts or a mark; of ASCII only a keycap's base (`1️⃣`) takes one, the emoji one.
+fn takes_selector(base: char, selector: char) -> bool {
+    if base.is_ascii() {
+        return matches!(base, '0'..='9' | '#' | '*')
+            && matches!(selector, '\u{FE0E}' | '\u{FE0F}');
+    }
+    !matches!(
+        base.script(),
+        Script::Latin | Script::Greek | Script::Cyrillic | Script::Inherited
+    )
+}
+
+/// Whether a character shows as something: not a space, a mark or one shown as nothing.
 fn visible(c: char) -> bool {
     !(c.is_whitespace()
-        || c == '\u{2800}'
         || default_ignorable(c)
         || matches!(
             c.general_category(),

@@ -55,22 +55,29 @@ export function contentError(normalized: string): ContentError | null {
   for (const cluster of clusters) {
     if (!clusterAllowed(cluster)) return "invalid";
   }
-  // Marks alone, or a braille blank, show as much as spaces do.
+  // Marks alone show as much as spaces do.
   if (!VISIBLE_RE.test(normalized)) return "empty";
   if (clusters.length > MAX_GRAPHEMES) return "too_long";
   if (utf8Length(normalized) > MAX_WORD_BYTES) return "invalid";
   return null;
 }
 
-const SPACES_RE = /\p{Zs}+/gu;
+// A braille blank shows as a space, so it folds like one.
+const SPACES_RE = /[\p{Zs}\u2800]+/gu;
 const EDGE_SPACE_RE = /^ | $/g;
-const FORBIDDEN_RE = /^[\p{Cc}\p{Co}\p{Cs}\p{Cn}\p{Zl}\p{Zp}]$/u;
+// With the musical null notehead (blank in most fonts) and the replacement character
+// (text broken on its way in).
+const FORBIDDEN_RE = /^[\p{Cc}\p{Co}\p{Cs}\p{Cn}\p{Zl}\p{Zp}\u{1D159}\uFFFD]$/u;
 const FORMAT_RE = /^\p{Cf}$/u;
 const MARK_RE = /^[\p{Mn}\p{Me}]$/u;
 const IGNORABLE_RE = /^\p{Default_Ignorable_Code_Point}$/u;
 // Variation selectors (an emoji's or a CJK character's form) and Mongolian's.
 const SELECTOR_RE = /^[\uFE00-\uFE0F\u{E0100}-\u{E01EF}\u180B-\u180D\u180F]$/u;
-const VISIBLE_RE = /[^\p{White_Space}\u2800\p{Default_Ignorable_Code_Point}\p{M}]/u;
+const VISIBLE_RE = /[^\p{White_Space}\p{Default_Ignorable_Code_Point}\p{M}]/u;
+// Letters a selector changes nothing in (`DINO︀` would show as a taken `DINO`), and marks.
+const NO_SELECTOR_RE = /^[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}\p{Script=Inherited}]$/u;
+const KEYCAP_BASE_RE = /^[0-9#*]$/;
+const EMOJI_SELECTOR_RE = /^[\uFE0E\uFE0F]$/;
 const ZERO_WIDTH_JOINER = "\u200d";
 const BLACK_FLAG = "\u{1F3F4}";
 
@@ -86,9 +93,13 @@ function clusterAllowed(cluster: string): boolean {
     marks = MARK_RE.test(char) ? marks + 1 : 0;
     if (marks > MAX_MARKS || FORBIDDEN_RE.test(char)) return false;
     if (!FORMAT_RE.test(char)) {
+      if (SELECTOR_RE.test(char)) {
+        if (i === 0 || !takesSelector(chars[i - 1]!, char)) return false;
+        continue;
+      }
       // Shown as nothing, yet letters or marks to the categories (Hangul fillers, the
       // combining grapheme joiner): a phrase of them reads as blank, or as another with a space.
-      if (IGNORABLE_RE.test(char) && !SELECTOR_RE.test(char)) return false;
+      if (IGNORABLE_RE.test(char)) return false;
       continue;
     }
     const cp = char.codePointAt(0) ?? 0;
@@ -102,6 +113,17 @@ function clusterAllowed(cluster: string): boolean {
     }
   }
   return true;
+}
+
+/**
+ * Whether `selector` after `base` can change how it shows (the host's
+ * `takes_selector`): of ASCII only a keycap's base takes one, the emoji one.
+ */
+function takesSelector(base: string, selector: string): boolean {
+  if (base.codePointAt(0)! < 0x80) {
+    return KEYCAP_BASE_RE.test(base) && EMOJI_SELECTOR_RE.test(selector);
+  }
+  return !NO_SELECTOR_RE.test(base);
 }
 
 function utf8Length(text: string): number {

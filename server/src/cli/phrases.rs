@@ -7,9 +7,10 @@ use anyhow::{Context as _, bail};
 use clap::Subcommand;
 
 use crate::config::Store;
+use crate::feed::Phrase;
 use crate::store::embedded::{self, EmbeddedStore, Seed};
 use crate::store::{AddOutcome, NewPhrase, PhraseStore, StoreError};
-use crate::text::{preview, terminal_safe};
+use crate::text::{preview, skeleton, terminal_safe};
 
 /// The settings these commands use (the store's), by id: their help lists only these.
 pub const SETTINGS: &[&str] = &[
@@ -115,6 +116,7 @@ pub async fn run(config: &Store, command: PhrasesCommand) -> anyhow::Result<()> 
                 terminal_safe(&phrase.word),
                 terminal_safe(&phrase.name)
             );
+            say_lookalikes(store.as_ref(), &[phrase]).await;
         }
         PhrasesCommand::Remove { id } => {
             let phrase = store.remove(id).await?;
@@ -235,6 +237,55 @@ fn init(config: &Store) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Says which of `added` read like another phrase in the store (one confusable skeleton,
+/// `DIN0 ROAR` beside `DINO ROAR`): minted all the same, as the checker would call them
+/// free, but the operator who typed one by hand should know what visitors will be told.
+async fn say_lookalikes(store: &dyn PhraseStore, added: &[Phrase]) {
+    if added.is_empty() {
+        return;
+    }
+    let all = match store.list().await {
+        Ok(all) => all,
+        Err(error) => {
+            eprintln!("could not look for phrases that read alike: {error}");
+            return;
+        }
+    };
+    let mut by_skeleton = std::collections::HashMap::new();
+    for phrase in &all {
+        by_skeleton
+            .entry(skeleton(&phrase.word))
+            .or_insert_with(Vec::new)
+            .push(phrase);
+    }
+    let alike = added.iter().filter_map(|phrase| {
+        let other = by_skeleton
+            .get(&skeleton(&phrase.word))?
+            .iter()
+            .find(|other| other.id != phrase.id)?;
+        Some((phrase, other))
+    });
+    let mut count = 0;
+    for (phrase, other) in alike {
+        count += 1;
+        if count <= SKIPPED_LISTED {
+            eprintln!(
+                "note: \"{}\" reads like \"{}\" by \"{}\" ({}); the checker tells visitors so",
+                preview(&phrase.word),
+                preview(&other.word),
+                preview(&other.name),
+                terminal_safe(&other.id)
+            );
+        }
+    }
+    if count > SKIPPED_LISTED {
+        eprintln!(
+            "note: {} more read like a phrase already there",
+            count - SKIPPED_LISTED
+        );
+    }
+}
+
 /// The phrases skipped as taken an import names, before it counts the rest.
 const SKIPPED_LISTED: usize = 20;
 
@@ -285,10 +336,14 @@ async fn import(store: &dyn PhraseStore, file: &std::path::Path) -> anyhow::Resu
         ),
         Err(error) => return Err(error).context("nothing imported"),
     };
-    let added = outcomes
+    let added_phrases: Vec<Phrase> = outcomes
         .iter()
-        .filter(|outcome| matches!(outcome, AddOutcome::Added(_)))
-        .count();
+        .filter_map(|outcome| match outcome {
+            AddOutcome::Added(phrase) => Some(phrase.clone()),
+            AddOutcome::Taken { .. } => None,
+        })
+        .collect();
+    let added = added_phrases.len();
     let taken = outcomes.len() - added;
     for reason in &rejected {
         crate::say!("rejected {reason}");
@@ -308,6 +363,7 @@ async fn import(store: &dyn PhraseStore, file: &std::path::Path) -> anyhow::Resu
     if taken > SKIPPED_LISTED {
         crate::say!("skipped {} more as already taken", taken - SKIPPED_LISTED);
     }
+    say_lookalikes(store, &added_phrases).await;
     crate::say!(
         "{total} entries: added {added}, skipped {taken} as already taken, rejected {}",
         rejected.len()

@@ -98,6 +98,22 @@ fn phrases_add_upper_cases_and_refuses_what_is_taken() {
     let long = add(&"x".repeat(21));
     assert!(!long.status.success());
     assert!(String::from_utf8_lossy(&long.stderr).contains("at most 20 characters"));
+    // What shows as the taken phrase: a braille blank is a space, and a selector after a
+    // letter changes nothing.
+    let blank = add("rawr\u{2800}");
+    assert!(String::from_utf8_lossy(&blank.stderr).contains("already taken"));
+    let selector = add("raw\u{fe0f}r");
+    assert!(String::from_utf8_lossy(&selector.stderr).contains("U+FE0F"));
+    // One that reads like it is minted, and the operator told.
+    let alike = add("rawr 0");
+    assert!(alike.status.success());
+    let alike = add("rawr o");
+    assert!(alike.status.success());
+    assert!(
+        String::from_utf8_lossy(&alike.stderr).contains("\"RAWR O\" reads like \"RAWR 0\""),
+        "{}",
+        String::from_utf8_lossy(&alike.stderr)
+    );
 
     let list = lastwords()
         .args(["phrases", "list", "--json", "--data-dir", data])
@@ -163,7 +179,6 @@ fn import_adds_new_phrases_and_says_what_it_skipped_and_why() {
     );
 }
 
-/// Creates an empty embedded store in `data`.
 /// Mints `word` by `name` in the store at `data`.
 fn add(data: &str, word: &str, name: &str) {
     let output = lastwords()
@@ -177,6 +192,7 @@ fn add(data: &str, word: &str, name: &str) {
     );
 }
 
+/// Creates an empty embedded store in `data`.
 fn init(data: &str) {
     let output = lastwords()
         .args(["phrases", "init", "--data-dir", data])
