@@ -19,7 +19,7 @@ impl Settings {
         let host = self.host.unwrap_or(IpAddr::from([127, 0, 0, 1]));
         let addr = SocketAddr::new(host, self.port.unwrap_or(8080));
         Ok(Config {
-            site: site(&self, addr)?,
+            site: site(&self, addr, environment)?,
             render: render(
                 self.render_threads,
                 self.render_timeout_ms,
@@ -47,9 +47,25 @@ fn ui_dir(dir: Option<PathBuf>, environment: Environment) -> Result<Option<PathB
     }
 }
 
-fn site(settings: &Settings, addr: SocketAddr) -> Result<Site, ConfigError> {
+fn site(
+    settings: &Settings,
+    addr: SocketAddr,
+    environment: Environment,
+) -> Result<Site, ConfigError> {
     let product_name = product_name(settings.product_name.clone())?;
     let public_url = public_url(settings.public_url.clone(), addr)?;
+    // Production sends HSTS, which browsers take only over HTTPS, and every canonical link
+    // and sitemap entry starts with this: an http:// one is a typo, or TLS is missing.
+    if environment == Environment::Production
+        && settings.public_url.is_some()
+        && public_url.scheme() != "https"
+    {
+        return Err(invalid(
+            "public_url",
+            public_url.as_str(),
+            "production is served over HTTPS (it sends Strict-Transport-Security, and every page's links start with this): give the https:// address visitors use",
+        ));
+    }
     let links = links(
         settings.chat_url.clone(),
         settings.social_url.clone(),

@@ -449,6 +449,22 @@ fn production_refuses_to_start_without_what_it_needs() {
         .unwrap();
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("--store embedded"));
+
+    let output = lastwords()
+        .args([
+            "config",
+            "check",
+            "--env",
+            "production",
+            "--store",
+            "embedded",
+        ])
+        .args(["--public-url", "http://dinos.example"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("give the https:// address"), "{stderr}");
 }
 
 #[test]
