@@ -64,6 +64,49 @@ for (const { name, path } of pages) {
   }
 }
 
+// A phone set to large text (Chrome's text scaling, iOS Dynamic Type) grows every rem:
+// at twice the size on the narrowest phone the page still fits, and the menu is in reach.
+for (const { name, path } of pages) {
+  test(`${path} at 320 px with text at 200 %: no horizontal overflow, the menu button on screen`, async () => {
+    const viewport = { width: 320, height: 640 };
+    const { context, page } = await openHydrated(browser, `${host.url}${path}`, viewport);
+    try {
+      await page.evaluate(() => {
+        document.documentElement.style.fontSize = '200%';
+      });
+      await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 50))));
+      await page.screenshot({ path: `${screenshotDir}${name}-320-text-200.png`, fullPage: true, animations: 'disabled' });
+      const { scrollWidth, innerWidth, menu } = await page.evaluate(() => {
+        const button = document.querySelector('header button');
+        const box = button?.getBoundingClientRect();
+        return {
+          scrollWidth: document.scrollingElement.scrollWidth,
+          innerWidth: window.innerWidth,
+          menu: box && { left: box.left, right: box.right },
+        };
+      });
+      assert.ok(menu, 'the header has its menu button');
+      assert.ok(menu.left >= 0 && menu.right <= innerWidth, `the menu button at ${menu.left}–${menu.right} of ${innerWidth}`);
+      if (scrollWidth > innerWidth) {
+        const culprits = await page.evaluate(pastRightEdge);
+        assert.fail(`${path} scrolls sideways: ${scrollWidth} > ${innerWidth}; past the right edge: ${culprits.join(', ')}`);
+      }
+      // Shown ones only: the skip link waits off screen until it is focused.
+      const cutLeft = await page.evaluate(() =>
+        [...document.body.querySelectorAll('a, h1, h2, p')]
+          .filter((element) => {
+            const box = element.getBoundingClientRect();
+            return box.left < -0.5 && box.width > 1 && box.right > 0;
+          })
+          .map((element) => `${element.tagName} ${element.className} ${element.textContent.slice(0, 30)}`),
+      );
+      assert.deepEqual(cutLeft, [], 'nothing starts left of the screen');
+    } finally {
+      await context.close();
+    }
+  });
+}
+
 // A full-page shot does not scroll, so `loading="lazy"` art below the first screen would
 // show as empty boxes: scroll the page through once, then wait for every shown image.
 async function loadLazyImages(page) {

@@ -13,7 +13,7 @@ export function Footer({ site }: Props) {
         <p className="font-display text-2xl font-black uppercase tracking-tight text-balance text-accent sm:text-3xl">
           {FOOTER_COPY.tagline}
         </p>
-        <ul className="flex items-center gap-2" aria-label="Community">
+        <ul className="flex flex-wrap items-center justify-center gap-2" aria-label="Community">
           {COMMUNITY_LINKS.map((link) => (
             <li key={link.key}>
               <IconLink href={site.links[link.key]} label={link.label} brand={link.brand} />

@@ -13,7 +13,8 @@ export function Header({ page }: Props) {
   const { links } = page.props.site;
   return (
     <header className="border-b border-white/10">
-      <div className="mx-auto flex max-w-6xl items-center justify-between gap-4 px-4 py-4 sm:px-6 xl:max-w-7xl">
+      {/* Wraps only under large text on a narrow phone, keeping the menu in reach. */}
+      <div className="mx-auto flex max-w-6xl flex-wrap items-center justify-between gap-4 px-4 py-4 sm:px-6 xl:max-w-7xl">
         <Logo />
         <nav aria-label="Main" className="hidden md:block">
           <ul className="flex items-center gap-8">
