@@ -343,6 +343,12 @@ fn read_head(path: &Path, head: &mut [u8]) -> Result<(), String> {
 /// Reads the database header; returns the page size. Catches what a raw look can: an
 /// empty or short file, another format, a file cut short.
 fn header(path: &Path, len: u64, wal: &Path) -> Result<u32, String> {
+    // Writers that keep changing the file under every look are SQLite's, on a file that
+    // is whole: past a few looks it is taken as sound.
+    header_looked(path, len, wal, 4)
+}
+
+fn header_looked(path: &Path, len: u64, wal: &Path, retries: u32) -> Result<u32, String> {
     if len == 0 {
         let log = std::fs::metadata(wal).map(|m| m.len()).unwrap_or(0);
         return Err(if log > 0 {
@@ -393,6 +399,16 @@ fn header(path: &Path, len: u64, wal: &Path) -> Result<u32, String> {
             .filter(|page| u32::try_from(*page).is_ok_and(|page| !logged.contains(&page)))
             .count();
         if missing > 0 {
+            // The size, the header and the log were read one after the other, and another
+            // process's checkpoint may have gone on between them (the header's new count
+            // read before the pages it counts were written, the log read after it was
+            // started afresh): a file cut short looks the same when looked at again.
+            if let Some(len) = moved_on(path, len, &head) {
+                return match retries.checked_sub(1) {
+                    Some(retries) => header_looked(path, len, wal, retries),
+                    None => Ok(page_size),
+                };
+            }
             return Err(format!(
                 "is damaged: it holds {pages} of the {counted} pages its header counts, and its write-ahead log holds {} of the others, so it was cut short",
                 u64::from(counted) - pages - missing as u64
@@ -400,6 +416,14 @@ fn header(path: &Path, len: u64, wal: &Path) -> Result<u32, String> {
         }
     }
     Ok(page_size)
+}
+
+/// The file's size now, if it or its header changed since `len` and `head` were read.
+fn moved_on(path: &Path, len: u64, head: &[u8; 100]) -> Option<u64> {
+    let now = std::fs::metadata(path).ok()?.len();
+    let mut again = [0u8; 100];
+    let changed = now != len || read_head(path, &mut again).is_err() || again != *head;
+    changed.then_some(now)
 }
 
 /// The pages the write-ahead log's committed frames hold that are not yet copied into the
