@@ -43,6 +43,33 @@ async function statusReads(page, text) {
 }
 const colour = (locator) => locator.evaluate((el) => getComputedStyle(el).color);
 
+test('on the narrowest phone a whole 20-character phrase shows in the box, with JavaScript and without', async () => {
+  for (const javaScriptEnabled of [true, false]) {
+    const context = await browser.newContext({ viewport: { width: 320, height: 640 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2, javaScriptEnabled });
+    try {
+      const page = await context.newPage();
+      await page.goto(`${host.url}/words`);
+      if (javaScriptEnabled) await page.waitForSelector('html[data-hydrated="true"]');
+      for (const phrase of ['GOODBYE CRUEL WORLD!', 'ABCDEFGHIJKLMNOPQRST']) {
+        await page.fill('#check-input', phrase);
+        const { scrollWidth, clientWidth, fontSize } = await page.locator('#check-input').evaluate((input) => ({
+          scrollWidth: input.scrollWidth,
+          clientWidth: input.clientWidth,
+          fontSize: parseFloat(getComputedStyle(input).fontSize),
+        }));
+        const how = javaScriptEnabled ? 'hydrated' : 'without JavaScript';
+        assert.ok(scrollWidth <= clientWidth, `${how}, "${phrase}" needs ${scrollWidth} px of a ${clientWidth} px box`);
+        // Under 16 px a phone zooms into the box it focuses.
+        assert.ok(fontSize >= 16, `${how}: ${fontSize} px`);
+      }
+      // The counter is still there, beside the label.
+      assert.match(await page.locator('#check-counter').innerText(), /\/20/);
+    } finally {
+      await context.close();
+    }
+  }
+});
+
 test('typing shows taken in red, available in white, and the counter follows', async () => {
   const { context, page, problems } = await openWords();
   assert.equal(await status(page).innerText(), 'Type something');

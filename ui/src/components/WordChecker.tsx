@@ -71,9 +71,11 @@ export function WordChecker({ action, placeholder, check, phraseHref, checkHref,
       <label htmlFor={INPUT_ID} className="font-display text-sm font-bold uppercase tracking-widest text-accent">
         {"Type & Check"}
       </label>
-      <div className="mt-3 flex items-center gap-3 rounded-xl border border-white/30 bg-black px-4 focus-within:border-accent focus-within:ring-2 focus-within:ring-accent">
+      {/* On a phone the box is the phrase's alone (a 20-character one fits at 320 px): the
+          counter goes up beside the label and the button, there without JavaScript, below. */}
+      <div className="relative mt-3 flex flex-wrap items-center gap-x-3 rounded-xl border border-white/30 bg-black px-4 focus-within:border-accent focus-within:ring-2 focus-within:ring-accent sm:flex-nowrap">
         {/* The box's size container: the phrase shrinks to it as it grows (check-fit). */}
-        <div className="@container min-w-0 flex-1">
+        <div className="@container min-w-0 flex-1 basis-full sm:basis-0">
           <input
             ref={input}
             id={INPUT_ID}
@@ -98,12 +100,12 @@ export function WordChecker({ action, placeholder, check, phraseHref, checkHref,
         {submitButton && (
           <button
             type="submit"
-            className="shrink-0 rounded-full border border-white/30 px-3 py-1 text-xs uppercase text-white/80 hover:border-accent hover:text-accent"
+            className="mb-3 shrink-0 rounded-full border border-white/30 px-3 py-1 text-xs uppercase text-white/80 hover:border-accent hover:text-accent sm:mb-0"
           >
             Check
           </button>
         )}
-        <span id={COUNTER_ID} className="shrink-0 font-mono text-sm text-white/70">
+        <span id={COUNTER_ID} className="absolute bottom-full right-0 mb-3 shrink-0 font-mono text-sm text-white/70 sm:static sm:mb-0">
           <span className="sr-only">Characters used: </span>
           {`${check.length}/${MAX_GRAPHEMES}`}
         </span>
