@@ -72,10 +72,11 @@ export function WordChecker({ action, placeholder, check, phraseHref, checkHref,
         {"Type & Check"}
       </label>
       {/* On a phone the box is the phrase's alone (a 20-character one fits at 320 px): the
-          counter goes up beside the label and the button, there without JavaScript, below. */}
-      <div className="relative mt-3 flex flex-wrap items-center gap-x-3 rounded-xl border border-white/30 bg-black px-4 focus-within:border-accent focus-within:ring-2 focus-within:ring-accent sm:flex-nowrap">
+          button, there without JavaScript, and the counter go up beside the label, out of
+          the flow, so nothing moves when the button goes. */}
+      <div className="relative mt-3 flex items-center gap-3 rounded-xl border border-white/30 bg-black px-4 focus-within:border-accent focus-within:ring-2 focus-within:ring-accent">
         {/* The box's size container: the phrase shrinks to it as it grows (check-fit). */}
-        <div className="@container min-w-0 flex-1 basis-full sm:basis-0">
+        <div className="@container min-w-0 flex-1">
           <input
             ref={input}
             id={INPUT_ID}
@@ -100,7 +101,7 @@ export function WordChecker({ action, placeholder, check, phraseHref, checkHref,
         {submitButton && (
           <button
             type="submit"
-            className="mb-3 shrink-0 rounded-full border border-white/30 px-3 py-1 text-xs uppercase text-white/80 hover:border-accent hover:text-accent sm:mb-0"
+            className="absolute bottom-full right-14 mb-2 shrink-0 rounded-full border border-white/30 px-3 py-1 text-xs uppercase text-white/80 hover:border-accent hover:text-accent sm:static sm:mb-0"
           >
             Check
           </button>
