@@ -61,6 +61,14 @@ export function VirtualPhraseGrid({ list, site, total, busy, onNearEnd, focusInd
     initialRect: { width: window.innerWidth, height: window.innerHeight },
   });
 
+  // Every card in the document, the browser's scroll anchoring keeps the visitor's place
+  // when a card above changes; the virtualizer's own correction, made as a row's measured
+  // height differs from what it had for that index, would move them a second time.
+  useLayoutEffect(() => {
+    // eslint-disable-next-line react-hooks/immutability -- TanStack Virtual takes this as a property of its instance only, not as an option
+    virtualizer.shouldAdjustScrollPositionOnItemSizeChange = everyRow ? () => false : undefined;
+  }, [virtualizer, everyRow]);
+
   // Where the list starts on the page moves with what is above it (the checker's message).
   // eslint-disable-next-line react-hooks/exhaustive-deps -- after every render on purpose: what moves the list is outside this component; the comparison ends the chain
   useLayoutEffect(() => {
