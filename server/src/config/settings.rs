@@ -85,7 +85,8 @@ settings! {
          (Api, Assets, Sitemaps, Healthz, Readyz, Metrics)";
 
     public_url: String = "http://<host>:<port> (localhost for 0.0.0.0)", env "LASTWORDS_PUBLIC_URL", value "URL",
-        "Public base URL, for canonical links, Open Graph tags and the sitemap";
+        "Public base URL, for canonical links, Open Graph tags and the sitemap: an origin \
+         only, and https:// in production (which sends HSTS)";
 
     chat_url: String = "https://discord.com/invite/dinos", env "LASTWORDS_CHAT_URL", value "URL",
         "Invite link of the community chat";
