@@ -558,6 +558,17 @@ test('a full disk during a write: refused with the reason, nothing lost, writes 
     assert.equal(listed.code, 0, listed.stderr);
     const stored = JSON.parse(listed.stdout).map((p) => p.word);
     for (let i = 0; i < 5; i++) assert.ok(stored.includes(`ON A SMALL DISK ${i}`));
+    // A removal on the full disk says what became of it: removed, or refused and still there.
+    const first = JSON.parse(listed.stdout).find((p) => p.word === 'ON A SMALL DISK 0');
+    const removal = await runCli(['phrases', 'remove', first.id, '--data-dir', data]);
+    const after = JSON.parse((await runCli(['phrases', 'list', '--json', '--data-dir', data])).stdout).map((p) => p.word);
+    if (removal.code === 0) {
+      assert.ok(!after.includes('ON A SMALL DISK 0'), `said removed, yet still there: ${removal.stdout}`);
+      stored.splice(stored.indexOf('ON A SMALL DISK 0'), 1);
+    } else {
+      assert.match(removal.stderr, /the disk is full, so nothing was written/);
+      assert.ok(after.includes('ON A SMALL DISK 0'));
+    }
     rmSync(filler);
     assert.equal((await runCli(['phrases', 'add', 'room again', '--name', 'Op', '--data-dir', data])).code, 0);
     await until('the host follows again', async () => (await words(host.url)).includes('ROOM AGAIN'));

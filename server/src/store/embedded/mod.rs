@@ -474,13 +474,20 @@ impl EmbeddedStore {
 
     fn remove_now(&self, id: &str) -> Result<Phrase, StoreError> {
         self.with(|connection| {
-            connection
+            // In a transaction of its own: alone, the statement's commit happens as it is
+            // reset after its one row is read, and an error there (a full disk) is lost,
+            // so a removal that was not made was said to be.
+            let transaction =
+                connection.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+            let removed = transaction
                 .query_row(
                     "DELETE FROM phrases WHERE id = ?1 RETURNING id, word, name, created",
                     [id],
                     |row| row_phrase(row).map(|row| row.phrase),
                 )
-                .optional()
+                .optional()?;
+            transaction.commit()?;
+            Ok(removed)
         })?
         .ok_or_else(|| StoreError::NoSuchId(id.to_owned()))
     }
