@@ -145,7 +145,7 @@ settings! {
 
     max_sockets_per_ip: usize = "32", env "LASTWORDS_MAX_SOCKETS_PER_IP", value "N",
         "Live WebSockets one client address may hold (behind a proxy, set --trusted-proxies); \
-         0 for no limit";
+         past it the upgrade gets 429, as a rate limit's; 0 for no limit";
 
     max_connections: usize = "nine tenths of the open-file limit, less 64", env "LASTWORDS_MAX_CONNECTIONS", value "N",
         "TCP connections held at once, WebSockets included; past it only /healthz, /readyz \

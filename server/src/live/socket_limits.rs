@@ -24,6 +24,14 @@ pub struct SocketLimits {
     per_ip: Mutex<HashMap<IpAddr, usize>>,
 }
 
+/// Which cap a socket would pass: the host's (its capacity) or its address's (the
+/// client's own doing, answered as a rate limit is).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Full {
+    Host,
+    Address,
+}
+
 /// One socket's place under the caps, given back when the socket ends.
 pub struct SocketPermit {
     limits: Arc<SocketLimits>,
@@ -45,14 +53,14 @@ impl SocketLimits {
         self.open.load(Ordering::Relaxed)
     }
 
-    pub fn try_acquire(self: &Arc<Self>, ip: Option<IpAddr>) -> Option<SocketPermit> {
+    pub fn try_acquire(self: &Arc<Self>, ip: Option<IpAddr>) -> Result<SocketPermit, Full> {
         let taken = self
             .open
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |open| {
                 (open < self.max).then_some(open + 1)
             });
         if taken.is_err() {
-            return None;
+            return Err(Full::Host);
         }
         // From here the permit's Drop gives back what was taken.
         let mut permit = SocketPermit {
@@ -63,12 +71,12 @@ impl SocketLimits {
             let mut per_ip = self.per_ip.lock().unwrap_or_else(|e| e.into_inner());
             let count = per_ip.entry(ip).or_default();
             if *count >= self.max_per_ip {
-                return None;
+                return Err(Full::Address);
             }
             *count += 1;
             permit.ip = Some(ip);
         }
-        Some(permit)
+        Ok(permit)
     }
 }
 

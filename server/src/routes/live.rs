@@ -9,6 +9,7 @@ use hyper_util::rt::TokioIo;
 use serde::Deserialize;
 
 use crate::error::refusal;
+use crate::live::socket_limits::Full;
 use crate::live::websocket;
 use crate::net::client::ClientAddr;
 use crate::net::shared::SharedWrite;
@@ -96,12 +97,29 @@ pub async fn upgrade(
         );
     };
     let ip = client.map(|Extension(ClientAddr(ip))| ip);
-    let Some(permit) = state.sockets.try_acquire(ip) else {
-        state.metrics.sockets_refused.inc();
-        return refusal(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "too many live connections; try again shortly",
-        );
+    let permit = match state.sockets.try_acquire(ip) {
+        Ok(permit) => permit,
+        Err(full) => {
+            state.metrics.sockets_refused.inc();
+            return match full {
+                Full::Host => refusal(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "too many live connections; try again shortly",
+                ),
+                // The client's own doing, as a rate limit is: not the host's failure, so
+                // not an error its alerts and logs count (one office's tabs would page).
+                Full::Address => {
+                    let mut refused = refusal(
+                        StatusCode::TOO_MANY_REQUESTS,
+                        "too many live connections from this address; close some and try again",
+                    );
+                    refused
+                        .headers_mut()
+                        .insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
+                    refused
+                }
+            };
+        }
     };
     // Left to autotuning, a peer that stops reading holds megabytes of kernel memory
     // until the send timeout; this holds the largest message (a change of 500 phrases,
