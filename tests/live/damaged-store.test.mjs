@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import {
-  chmodSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync,
+  chmodSync, closeSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync,
   renameSync, rmSync, statSync, truncateSync, writeFileSync, writeSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -244,6 +244,33 @@ for (const [name, damage, reason, hostReason] of [
     }
   });
 }
+
+test("another of our stores moved in place beside the previous file's log: the CLI refuses as the host does, so SQLite never reads that log into it; with the log moved aside both take the new store", async () => {
+  const host = await hostWithPhrases();
+  const other = mkdtempSync(join(tmpdir(), 'lastwords-other-'));
+  try {
+    const served = await words(host.url);
+    const path = join(host.dataDir, STORE);
+    assert.ok(statSync(`${path}-wal`).size > 0, 'the host keeps a log with commits in it');
+    assert.equal((await runCli(['phrases', 'init', '--data-dir', other])).code, 0);
+    assert.equal((await runCli(['phrases', 'add', 'from the other store', '--name', 'Op', '--data-dir', other])).code, 0);
+    copyFileSync(join(other, STORE), `${path}.new`);
+    renameSync(`${path}.new`, path);
+    // As the operator who saw the host's error and ran the CLI anyway.
+    await until('the host says so', async () => /was replaced by another file/.test(host.log()));
+    await assertRefusedEverywhere(host, /was replaced by another file while the previous file's write-ahead log .* is still beside it/, served);
+    for (const suffix of ['-wal', '-shm']) renameSync(path + suffix, `${path}${suffix}.previous`);
+    await until('the host serves the new store', async () => JSON.stringify(await words(host.url)) === JSON.stringify(['FROM THE OTHER STORE']));
+    const added = await host.cli('phrases', 'add', 'after the move', '--name', 'Op');
+    assert.equal(added.code, 0, added.stderr);
+    await until('and follows it', async () => (await words(host.url)).includes('AFTER THE MOVE'));
+    const checked = execFileSync('python3', ['-c', 'import sqlite3,sys\nc=sqlite3.connect("file:"+sys.argv[1]+"?mode=ro",uri=True)\nprint(c.execute("PRAGMA integrity_check").fetchone()[0])', path]);
+    assert.equal(checked.toString().trim(), 'ok', 'the store moved in is whole');
+  } finally {
+    await host.stop();
+    rmSync(other, { recursive: true, force: true });
+  }
+});
 
 test('permission denied (chmod 000 under a host run as an ordinary user): said once, with who and what; back when fixed', { skip: !isRoot && 'needs root to run the host as another user' }, async () => {
   const host = await hostWithPhrases(3, { user: nobody });

@@ -240,7 +240,9 @@ impl Follower {
         });
         match tried {
             Ok(()) => {
-                self.seen = None;
+                if self.seen.take().is_some() {
+                    inspect::clear_foreign_log(&self.store.path);
+                }
                 if self.problem.take().is_some() {
                     tracing::info!(path = %self.store.path.display(), count = self.feed.current().list.len(), "the embedded store is readable again");
                 }
@@ -277,11 +279,16 @@ impl Follower {
             && file_identity(&wal) == self.wal_identity
             && std::fs::metadata(&wal).is_ok_and(|m| m.len() > 0)
         {
-            // SQLite would read (and one day checkpoint) the previous file's log into it.
+            // SQLite would read (and one day checkpoint) the previous file's log into it,
+            // in this process or the next to open the store, which the mark tells.
+            if let Err(error) = inspect::mark_foreign_log(path) {
+                tracing::warn!(%error, path = %path.display(), "cannot mark the previous file's write-ahead log for the processes that open the store next");
+            }
             return Err(format!(
-                "{}: was replaced by another file while the previous file's write-ahead log {} is still beside it. Move the -wal and -shm files aside (they hold the previous file's latest changes)",
+                "{}: {}. {}",
                 path.display(),
-                wal.display()
+                inspect::replaced_beside_log(&wal),
+                inspect::MOVE_LOG_ASIDE
             ));
         }
         let detached = (identity.is_some() && identity == self.identity)

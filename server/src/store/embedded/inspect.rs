@@ -62,8 +62,75 @@ pub fn inspect(path: &Path) -> Result<Found, Refusal> {
             problem,
             advice: advice.to_owned(),
         })?;
+        if let Some(wal) = foreign_log(path) {
+            return Err(Refusal {
+                path: path.display().to_string(),
+                problem: replaced_beside_log(&wal),
+                advice: MOVE_LOG_ASIDE.to_owned(),
+            });
+        }
     }
     Ok(found)
+}
+
+/// What a host that saw the store replaced beside the previous file's log says, and what
+/// every process refuses with while that log is there.
+pub fn replaced_beside_log(wal: &Path) -> String {
+    format!(
+        "was replaced by another file while the previous file's write-ahead log {} is still beside it",
+        wal.display()
+    )
+}
+
+pub const MOVE_LOG_ASIDE: &str =
+    "Move the -wal and -shm files aside (they hold the previous file's latest changes)";
+
+/// Beside the store: which write-ahead log a host found beside a database that was
+/// replaced under it (its device, inode and salts). Only the host knows the log is the
+/// previous file's; a process opening the store afresh (the CLI, a host starting) would
+/// have SQLite read that log into the new file, damaging it, so it reads this instead.
+const FOREIGN_LOG_SUFFIX: &str = "-wal.foreign";
+
+/// Writes the marker for the log now beside `path`, once, and whole: renamed into place,
+/// as a process opening the store reads it while the host looks again and again.
+pub fn mark_foreign_log(path: &Path) -> std::io::Result<()> {
+    let wal = sidecar(path, "-wal");
+    let Some(mark) = log_mark(&wal) else {
+        return Ok(());
+    };
+    let marker = sidecar(path, FOREIGN_LOG_SUFFIX);
+    if std::fs::read_to_string(&marker).is_ok_and(|marked| marked.trim() == mark) {
+        return Ok(());
+    }
+    let temporary = sidecar(
+        path,
+        &format!("{FOREIGN_LOG_SUFFIX}.{}", std::process::id()),
+    );
+    std::fs::write(&temporary, format!("{mark}\n"))?;
+    std::fs::rename(&temporary, &marker)
+}
+
+/// Removes the marker, once the store beside it is readable again.
+pub fn clear_foreign_log(path: &Path) {
+    let _ = std::fs::remove_file(sidecar(path, FOREIGN_LOG_SUFFIX));
+}
+
+/// The log beside `path`, if a host marked it as the previous file's and it still is:
+/// the same file (a new log may take a freed inode number, so its salts too).
+fn foreign_log(path: &Path) -> Option<PathBuf> {
+    let marked = std::fs::read_to_string(sidecar(path, FOREIGN_LOG_SUFFIX)).ok()?;
+    let wal = sidecar(path, "-wal");
+    (log_mark(&wal)? == marked.trim()).then_some(wal)
+}
+
+/// A log's device, inode and header salts, as the marker holds them.
+fn log_mark(wal: &Path) -> Option<String> {
+    let file = File::open(wal).ok()?;
+    let meta = file.metadata().ok()?;
+    let mut salts = [0u8; 8];
+    file.read_exact_at(&mut salts, 16).ok()?;
+    let salts: String = salts.iter().map(|byte| format!("{byte:02x}")).collect();
+    Some(format!("{} {} {salts}", meta.dev(), meta.ino()))
 }
 
 /// The checks of [`inspect`] that need no SQLite connection (file type, permissions,
