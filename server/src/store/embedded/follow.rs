@@ -117,7 +117,25 @@ impl Follower {
         let watched = watched_names();
         let index: std::ffi::OsString = format!("{FILE_NAME}-shm").into();
         let main_written = self.main_written.clone();
+        let folder = self
+            .store
+            .path
+            .parent()
+            .unwrap_or(Path::new("."))
+            .to_owned();
+        // A watch follows the folder it was given, not its path: moved away or removed,
+        // and another made at its path, the host would follow the one it no longer serves.
+        let folder_moved = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (watched_folder, moved) = (folder.clone(), folder_moved.clone());
         let watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
+            if let Ok(event) = &event
+                && is_moved(&event.kind)
+                && event.paths.iter().any(|p| *p == watched_folder)
+            {
+                moved.store(true, std::sync::atomic::Ordering::Relaxed);
+                let _ = changed_tx.try_send(());
+                return;
+            }
             if let Ok(event) = event
                 && ((is_write(&event.kind)
                     && event.paths.iter().any(|p| {
@@ -143,13 +161,7 @@ impl Follower {
                 let _ = changed_tx.try_send(());
             }
         });
-        let folder = self
-            .store
-            .path
-            .parent()
-            .unwrap_or(Path::new("."))
-            .to_owned();
-        let watcher = match watcher.and_then(|mut watcher| {
+        let mut watcher = match watcher.and_then(|mut watcher| {
             watcher.watch(&folder, notify::RecursiveMode::NonRecursive)?;
             Ok(watcher)
         }) {
@@ -165,7 +177,8 @@ impl Follower {
         let mut due: Vec<tokio::time::Instant> = vec![tokio::time::Instant::now()];
         loop {
             let next = due.first().copied();
-            let troubled = self.seen.is_some();
+            let troubled =
+                self.seen.is_some() || folder_moved.load(std::sync::atomic::Ordering::Relaxed);
             let polling = watcher.is_none() || troubled;
             let poll_every = if troubled {
                 POLL_WHILE_DAMAGED
@@ -189,7 +202,26 @@ impl Follower {
             } else if !due.is_empty() {
                 due.remove(0);
             }
+            // Watched again at its path once a folder is there (until then the store is
+            // missing, looked for on the timer), and locked again for `phrases restore`.
+            let mut relock = false;
+            if folder_moved.load(std::sync::atomic::Ordering::Relaxed)
+                && let Some(watcher) = watcher.as_mut()
+            {
+                let _ = watcher.unwatch(&folder);
+                if watcher
+                    .watch(&folder, notify::RecursiveMode::NonRecursive)
+                    .is_ok()
+                {
+                    folder_moved.store(false, std::sync::atomic::Ordering::Relaxed);
+                    relock = true;
+                }
+            }
             self = match tokio::task::spawn_blocking(move || {
+                if relock {
+                    self._folder_lock =
+                        lock_folder(self.store.path.parent().unwrap_or(Path::new(".")));
+                }
                 self.refresh();
                 self
             })
