@@ -130,7 +130,7 @@ impl Follower {
         let watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
             if let Ok(event) = &event
                 && is_moved(&event.kind)
-                && event.paths.iter().any(|p| *p == watched_folder)
+                && event.paths.contains(&watched_folder)
             {
                 moved.store(true, std::sync::atomic::Ordering::Relaxed);
                 let _ = changed_tx.try_send(());
