@@ -424,3 +424,30 @@ test('on a phone, a phrase minted on top leaves the card being read where it is,
     await own.stop();
   }
 });
+
+test('a card removed live while it has the keyboard focus hands the focus to the card now in its place', async () => {
+  const phrases = Array.from({ length: 6 }, (_, i) => ({ id: `f${i}`, word: `FOCUS NUMBER ${i}`, name: `Name ${i}` }));
+  const own = await startHost({ phrases });
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  try {
+    const page = await context.newPage();
+    await page.goto(`${own.url}/words`);
+    await page.waitForSelector('html[data-hydrated="true"]');
+    const cards = page.locator('main ul[role="list"] > li a');
+    // Newest first: the second card is FOCUS NUMBER 4; reached by the keyboard.
+    await cards.nth(1).focus();
+    await page.keyboard.press('Shift+Tab');
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate(() => document.activeElement?.closest('li')?.querySelector('bdi')?.textContent), 'FOCUS NUMBER 4');
+    const removed = await own.cli('phrases', 'remove', 'f4');
+    assert.equal(removed.code, 0, removed.stderr);
+    await page.waitForFunction(() => ![...document.querySelectorAll('main ul[role="list"] bdi')].some((b) => b.textContent === 'FOCUS NUMBER 4'), null, { timeout: 5000 });
+    assert.equal(await page.evaluate(() => document.activeElement?.closest('li')?.querySelector('bdi')?.textContent), 'FOCUS NUMBER 3', 'the focus on the card that took its place');
+    // The keyboard goes on from there.
+    await page.keyboard.press('Tab');
+    assert.equal(await page.evaluate(() => document.activeElement?.closest('li')?.querySelector('bdi')?.textContent), 'FOCUS NUMBER 2');
+  } finally {
+    await context.close();
+    await own.stop();
+  }
+});

@@ -126,6 +126,54 @@ export function VirtualPhraseGrid({ list, site, total, busy, onNearEnd, focusInd
 
   const rows = virtualizer.getVirtualItems();
   const firstRow = rows[0]?.index ?? 0;
+  const start = firstRow * columns;
+
+  // A card removed live while it has the focus leaves it on the page's body, and a screen
+  // reader's place with it: the focus goes to the card now in its place. The card last
+  // focused in the list is noted; a focus-out to nowhere forgets it only after the render
+  // under way, since a card removed by it sends one too.
+  const focused = useRef<{ id: string; index: number } | null>(null);
+  const shown = useRef({ phrases, start });
+  // After every render: the listeners below read this render's cards.
+  useLayoutEffect(() => {
+    shown.current = { phrases, start };
+  });
+  useEffect(() => {
+    const note = (event: FocusEvent) => {
+      const list = listElement.current;
+      const item = event.target instanceof Element ? event.target.closest("li") : null;
+      if (list === null || item === null || item.parentElement !== list) {
+        focused.current = null;
+        return;
+      }
+      const index = shown.current.start + Array.prototype.indexOf.call(list.children, item);
+      const phrase = shown.current.phrases[index];
+      focused.current = phrase === undefined ? null : { id: phrase.id, index };
+    };
+    const left = (event: FocusEvent) => {
+      const was = focused.current;
+      if (event.relatedTarget === null && was !== null) {
+        setTimeout(() => {
+          if (focused.current === was) focused.current = null;
+        });
+      }
+    };
+    document.addEventListener("focusin", note);
+    document.addEventListener("focusout", left);
+    return () => {
+      document.removeEventListener("focusin", note);
+      document.removeEventListener("focusout", left);
+    };
+  }, []);
+  useLayoutEffect(() => {
+    const was = focused.current;
+    if (was === null || phrases.some((phrase) => phrase.id === was.id)) return;
+    focused.current = null;
+    const lost = document.activeElement === null || document.activeElement === document.body;
+    const index = Math.min(was.index, phrases.length - 1);
+    const card = listElement.current?.children[index - shown.current.start]?.querySelector("a");
+    if (lost && card instanceof HTMLElement) card.focus();
+  }, [phrases]);
   const lastRow = rows[rows.length - 1]?.index ?? -1;
   // What is near the viewport, whatever is rendered: the next page is asked for by that.
   const nearLast = everyRow ? (virtualizer.range?.endIndex ?? -1) + OVERSCAN_ROWS : lastRow;
@@ -168,7 +216,6 @@ export function VirtualPhraseGrid({ list, site, total, busy, onNearEnd, focusInd
     onFocused();
   }, [focusIndex, count, columns, firstRow, lastRow, virtualizer, onFocused]);
 
-  const start = firstRow * columns;
   const end = Math.min((lastRow + 1) * columns, count);
   const first = rows[0];
   const last = rows[rows.length - 1];
