@@ -436,34 +436,24 @@ fn production_refuses_to_start_without_what_it_needs() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("LASTWORDS_PUBLIC_URL"), "{stderr}");
 
-    let output = lastwords()
-        .args([
-            "config",
-            "check",
-            "--env",
-            "production",
-            "--public-url",
-            "https://dinos.example",
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&output.stderr).contains("--store embedded"));
-
-    let output = lastwords()
-        .args([
-            "config",
-            "check",
-            "--env",
-            "production",
-            "--store",
-            "embedded",
-        ])
-        .args(["--public-url", "http://dinos.example"])
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    // What `config check` in production says of these settings, refusing them.
+    let refused = |settings: &[&str]| {
+        let output = lastwords()
+            .args(["config", "check", "--env", "production"])
+            .args(settings)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2));
+        String::from_utf8_lossy(&output.stderr).into_owned()
+    };
+    let stderr = refused(&["--public-url", "https://dinos.example"]);
+    assert!(stderr.contains("--store embedded"), "{stderr}");
+    let stderr = refused(&[
+        "--store",
+        "embedded",
+        "--public-url",
+        "http://dinos.example",
+    ]);
     assert!(stderr.contains("give the https:// address"), "{stderr}");
 }
 
