@@ -313,7 +313,9 @@ impl Follower {
         {
             // SQLite would read (and one day checkpoint) the previous file's log into it,
             // in this process or the next to open the store, which the mark tells.
-            if let Err(error) = inspect::mark_foreign_log(path) {
+            if let Err(error) = inspect::mark_foreign_log(path)
+                && self.seen.is_none()
+            {
                 tracing::warn!(%error, path = %path.display(), "cannot mark the previous file's write-ahead log for the processes that open the store next");
             }
             return Err(format!(
