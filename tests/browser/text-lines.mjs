@@ -1,20 +1,39 @@
 // How text is broken into lines in the page, for tests of orphaned and broken words.
 
 /**
- * Each word of `locator`'s text (a run of characters between spaces) with the tops of the
- * lines it is laid out on now: one top, unless the word is broken across lines.
+ * Each word of `locator`'s text (a run of characters between spaces; each emoji and each
+ * CJK character a word of its own, as a line may break between them) with the tops of
+ * the lines it is laid out on now: one top, unless the word is broken across lines.
  */
 const wordLines = (locator) =>
   locator.evaluate((element) => {
+    const breaksAround = /\p{Extended_Pictographic}|\p{Regional_Indicator}|\p{Ideographic}|\p{Script=Hiragana}|\p{Script=Katakana}|\p{Script=Hangul}/u;
+    const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+    const parts = (word) => {
+      const out = [];
+      let run = null;
+      for (const { segment, index } of segmenter.segment(word)) {
+        if (breaksAround.test(segment)) {
+          if (run) out.push(run);
+          run = null;
+          out.push({ text: segment, index });
+        } else if (run) run.text += segment;
+        else run = { text: segment, index };
+      }
+      if (run) out.push(run);
+      return out;
+    };
     const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
     const words = [];
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
       for (const match of node.textContent.matchAll(/[^\s\u00a0]+/g)) {
-        const range = document.createRange();
-        range.setStart(node, match.index);
-        range.setEnd(node, match.index + match[0].length);
-        const tops = [...new Set([...range.getClientRects()].map((rect) => Math.round(rect.top)))];
-        words.push({ word: match[0], tops });
+        for (const part of parts(match[0])) {
+          const range = document.createRange();
+          range.setStart(node, match.index + part.index);
+          range.setEnd(node, match.index + part.index + part.text.length);
+          const tops = [...new Set([...range.getClientRects()].map((rect) => Math.round(rect.top)))];
+          words.push({ word: part.text, tops });
+        }
       }
     }
     return words;

@@ -7,6 +7,13 @@ describe("headlineFit", () => {
     expect(headlineFit("GOODBYE FOREVER MY!!")).toBe(6);
     expect(headlineFit("W".repeat(20))).toBe(20);
   });
+
+  it("takes each emoji and each ideograph as a word: a line breaks between them", () => {
+    expect(headlineFit("😀".repeat(20))).toBe(6);
+    expect(headlineFit("漢字".repeat(10))).toBe(6);
+    expect(headlineFit(`HELLO🦖${"W".repeat(12)}`)).toBe(headlineFit("W".repeat(12)));
+    expect(headlineFit("🇫🇷🇩🇪")).toBe(6);
+  });
 });
 
 describe("lineFit", () => {

@@ -44,7 +44,35 @@ const FIT_STEPS = [6, 7, 8, 9.5, 11, 13, 15, 17.5, 20, 22.5, 25, 30, 35, WIDEST_
  * `break-words` breaks it.
  */
 export function headlineFit(word: string): number {
-  return fitFor(Math.max(...word.split(/\s+/).map(widthEm)));
+  return fitFor(Math.max(...word.split(/\s+/).flatMap(unbroken).map(({ text }) => widthEm(text))));
+}
+
+/**
+ * A browser breaks a line between emoji and between CJK ideographs as it does at a space
+ * (UAX #14's ID class), so each of those is a word of its own to fit: twenty emoji wrap
+ * at the full size rather than shrink to one line.
+ */
+const BREAKS_AROUND = /\p{Extended_Pictographic}|\p{Regional_Indicator}|\p{Ideographic}|\p{Script=Hiragana}|\p{Script=Katakana}|\p{Script=Hangul}/u;
+
+/** The parts of `word` no line break falls in, with where each starts (in UTF-16 units). */
+function unbroken(word: string): { text: string; index: number }[] {
+  const parts: { text: string; index: number }[] = [];
+  let index = 0;
+  let run: { text: string; index: number } | null = null;
+  for (const grapheme of graphemes(word)) {
+    if (BREAKS_AROUND.test(grapheme)) {
+      if (run !== null) parts.push(run);
+      run = null;
+      parts.push({ text: grapheme, index });
+    } else if (run === null) {
+      run = { text: grapheme, index };
+    } else {
+      run.text += grapheme;
+    }
+    index += grapheme.length;
+  }
+  if (run !== null) parts.push(run);
+  return parts;
 }
 
 /**
@@ -80,10 +108,12 @@ export function refitHeadline(headline: HTMLElement): void {
   const walker = document.createTreeWalker(headline, NodeFilter.SHOW_TEXT);
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
     for (const match of (node.textContent ?? "").matchAll(/\S+/g)) {
-      const range = document.createRange();
-      range.setStart(node, match.index);
-      range.setEnd(node, match.index + match[0].length);
-      widest = Math.max(widest, range.getBoundingClientRect().width / fontSize);
+      for (const part of unbroken(match[0])) {
+        const range = document.createRange();
+        range.setStart(node, match.index + part.index);
+        range.setEnd(node, match.index + part.index + part.text.length);
+        widest = Math.max(widest, range.getBoundingClientRect().width / fontSize);
+      }
     }
   }
   headline.classList.remove(UNBROKEN);
