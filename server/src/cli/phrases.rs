@@ -8,6 +8,7 @@ use clap::Subcommand;
 
 use crate::config::Store;
 use crate::feed::Phrase;
+use crate::feed::list::PhraseList;
 use crate::store::embedded::{self, EmbeddedStore, Seed};
 use crate::store::{AddOutcome, NewPhrase, PhraseStore, StoreError};
 use crate::text::{preview, skeleton, terminal_safe};
@@ -251,18 +252,14 @@ async fn say_lookalikes(store: &dyn PhraseStore, added: &[Phrase]) {
             return;
         }
     };
-    let mut by_skeleton = std::collections::HashMap::new();
-    for phrase in &all {
-        by_skeleton
-            .entry(skeleton(&phrase.word))
-            .or_insert_with(Vec::new)
-            .push(phrase);
-    }
+    // The index the checker asks, over the store as it is now.
+    let list = PhraseList::from_phrases(all);
     let alike = added.iter().filter_map(|phrase| {
-        let other = by_skeleton
-            .get(&skeleton(&phrase.word))?
-            .iter()
-            .find(|other| other.id != phrase.id)?;
+        let read = skeleton(&phrase.word);
+        let other = list
+            .alike(&read)
+            .find(|other| other.id != phrase.id)?
+            .clone();
         Some((phrase, other))
     });
     let mut count = 0;
