@@ -641,13 +641,37 @@ mod tests {
         std::fs::write(path, bytes).unwrap();
     }
 
-    /// Damages the follower's store and looks until the problem is said; returns it.
-    fn damaged_and_said(follower: &mut Follower, path: &Path) -> String {
-        overwrite_header(path);
+    /// A follower whose store is damaged and the problem said, and a good store (the
+    /// samples) at `good` for an operator to put in its place.
+    struct Damaged {
+        _dir: tempfile::TempDir,
+        good: tempfile::TempDir,
+        feed: Feed,
+        follower: Follower,
+        path: std::path::PathBuf,
+        problem: String,
+    }
+
+    fn damaged_and_said() -> Damaged {
+        let dir = tempfile::tempdir().unwrap();
+        let feed = Feed::new();
+        let mut follower = follower(dir.path(), &feed, &Metrics::new());
+        let path = dir.path().join(FILE_NAME);
+        let good = tempfile::tempdir().unwrap();
+        drop(EmbeddedStore::open_or_create(good.path(), Seed::Samples).unwrap());
+        overwrite_header(&path);
         follower.refresh();
         std::thread::sleep(CONFIRM_AFTER);
         follower.refresh();
-        follower.problem.clone().expect("the damage is said")
+        let problem = follower.problem.clone().expect("the damage is said");
+        Damaged {
+            _dir: dir,
+            good,
+            feed,
+            follower,
+            path,
+            problem,
+        }
     }
 
     #[test]
@@ -693,14 +717,14 @@ mod tests {
 
     #[test]
     fn a_store_put_right_during_a_failed_look_is_read_at_the_next() {
-        let dir = tempfile::tempdir().unwrap();
-        let feed = Feed::new();
-        let metrics = Metrics::new();
-        let mut follower = follower(dir.path(), &feed, &metrics);
-        let path = dir.path().join(FILE_NAME);
-        let good = tempfile::tempdir().unwrap();
-        drop(EmbeddedStore::open_or_create(good.path(), Seed::Samples).unwrap());
-        let problem = damaged_and_said(&mut follower, &path);
+        let Damaged {
+            _dir,
+            good,
+            feed,
+            mut follower,
+            path,
+            problem,
+        } = damaged_and_said();
 
         // A look that found the damaged file, and ended after an operator put a good
         // one in its place, as the test suite's hosts under load have seen.
@@ -721,14 +745,14 @@ mod tests {
 
     #[test]
     fn an_empty_log_on_the_old_logs_inode_does_not_keep_a_store_put_right_refused() {
-        let dir = tempfile::tempdir().unwrap();
-        let feed = Feed::new();
-        let metrics = Metrics::new();
-        let mut follower = follower(dir.path(), &feed, &metrics);
-        let path = dir.path().join(FILE_NAME);
-        let good = tempfile::tempdir().unwrap();
-        drop(EmbeddedStore::open_or_create(good.path(), Seed::Samples).unwrap());
-        damaged_and_said(&mut follower, &path);
+        let Damaged {
+            _dir,
+            good,
+            feed,
+            mut follower,
+            path,
+            ..
+        } = damaged_and_said();
 
         // The operator moves the logs aside; a look at the damaged file in between makes
         // an empty log, which the file system may give the inode number the old one
