@@ -127,11 +127,16 @@ export function VirtualPhraseGrid({ list, site, total, busy, onNearEnd, focusInd
   const rows = virtualizer.getVirtualItems();
   const firstRow = rows[0]?.index ?? 0;
   const start = firstRow * columns;
+  const lastRow = rows[rows.length - 1]?.index ?? -1;
+  // What is near the viewport, whatever is rendered: the next page is asked for by that.
+  const nearLast = everyRow ? (virtualizer.range?.endIndex ?? -1) + OVERSCAN_ROWS : lastRow;
 
-  // A card removed live while it has the focus leaves it on the page's body, and a screen
-  // reader's place with it: the focus goes to the card now in its place. The card last
-  // focused in the list is noted; a focus-out to nowhere forgets it only after the render
-  // under way, since a card removed by it sends one too.
+  // Where the focus is in the list, for two things. A keyboard moving through the cards
+  // loads nothing by itself: each Tab near the end would, and the Load more button and all
+  // after the list would never be reached. And a card removed live while it has the focus
+  // leaves it on the page's body, and a screen reader's place with it: the focus goes to
+  // the card now in its place, so the card last focused in the list is noted.
+  const [keyboardInside, setKeyboardInside] = useState(false);
   const focused = useRef<{ id: string; index: number } | null>(null);
   const shown = useRef({ phrases, start });
   // After every render: the listeners below read this render's cards.
@@ -139,29 +144,39 @@ export function VirtualPhraseGrid({ list, site, total, busy, onNearEnd, focusInd
     shown.current = { phrases, start };
   });
   useEffect(() => {
-    const note = (event: FocusEvent) => {
+    const inside = (target: EventTarget | null): target is Element =>
+      target instanceof Element && listElement.current?.contains(target) === true;
+    const card = (target: EventTarget | null) => {
       const list = listElement.current;
-      const item = event.target instanceof Element ? event.target.closest("li") : null;
-      if (list === null || item === null || item.parentElement !== list) {
-        focused.current = null;
-        return;
-      }
+      const item = target instanceof Element ? target.closest("li") : null;
+      if (list === null || item === null || item.parentElement !== list) return null;
       const index = shown.current.start + Array.prototype.indexOf.call(list.children, item);
       const phrase = shown.current.phrases[index];
-      focused.current = phrase === undefined ? null : { id: phrase.id, index };
+      return phrase === undefined ? null : { id: phrase.id, index };
     };
+    const entered = (event: FocusEvent) => {
+      setKeyboardInside(inside(event.target) && event.target.matches(":focus-visible"));
+      focused.current = card(event.target);
+    };
+    // Only when the focus goes nowhere: on its way from one card to the next the page
+    // renders between the two events, and on its way out to the element after the list
+    // (Load more) the focus-in says so once it is there, where the grid can see it. The
+    // card focused is forgotten only after the render under way, since a card removed by
+    // it sends a focus-out too.
     const left = (event: FocusEvent) => {
+      if (event.relatedTarget !== null) return;
+      setKeyboardInside(false);
       const was = focused.current;
-      if (event.relatedTarget === null && was !== null) {
+      if (was !== null) {
         setTimeout(() => {
           if (focused.current === was) focused.current = null;
         });
       }
     };
-    document.addEventListener("focusin", note);
+    document.addEventListener("focusin", entered);
     document.addEventListener("focusout", left);
     return () => {
-      document.removeEventListener("focusin", note);
+      document.removeEventListener("focusin", entered);
       document.removeEventListener("focusout", left);
     };
   }, []);
@@ -174,30 +189,6 @@ export function VirtualPhraseGrid({ list, site, total, busy, onNearEnd, focusInd
     const card = listElement.current?.children[index - shown.current.start]?.querySelector("a");
     if (lost && card instanceof HTMLElement) card.focus();
   }, [phrases]);
-  const lastRow = rows[rows.length - 1]?.index ?? -1;
-  // What is near the viewport, whatever is rendered: the next page is asked for by that.
-  const nearLast = everyRow ? (virtualizer.range?.endIndex ?? -1) + OVERSCAN_ROWS : lastRow;
-
-  // A keyboard moving through the cards loads nothing by itself: each Tab near the end
-  // would, and the Load more button and all after the list would never be reached.
-  const [keyboardInside, setKeyboardInside] = useState(false);
-  useEffect(() => {
-    const inside = (target: EventTarget | null): target is Element =>
-      target instanceof Element && listElement.current?.contains(target) === true;
-    const entered = (event: FocusEvent) => setKeyboardInside(inside(event.target) && event.target.matches(":focus-visible"));
-    // Only when the focus goes nowhere: on its way from one card to the next the page
-    // renders between the two events, and on its way out to the element after the list
-    // (Load more) the focus-in says so once it is there, where the grid can see it.
-    const left = (event: FocusEvent) => {
-      if (event.relatedTarget === null) setKeyboardInside(false);
-    };
-    document.addEventListener("focusin", entered);
-    document.addEventListener("focusout", left);
-    return () => {
-      document.removeEventListener("focusin", entered);
-      document.removeEventListener("focusout", left);
-    };
-  }, []);
 
   const measured = measuredMargin !== null;
   useEffect(() => {
