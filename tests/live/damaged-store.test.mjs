@@ -209,7 +209,7 @@ for (const [name, damage, reason, hostReason] of [
     writeFileSync(`${path}.copy`, bytes);
     for (const suffix of ['-wal', '-shm']) rmSync(path + suffix, { force: true });
     renameSync(`${path}.copy`, path);
-  }, /is damaged \((database disk image is malformed|the quick check found \d+ problem)/, /is damaged \(the quick check found \d+ problem\(s\), the first: [^\n]+$/],
+  }, /is damaged \((database disk image is malformed|the (quick|integrity) check found \d+ problem)/, /is damaged \(the (quick|integrity) check found \d+ problem\(s\), the first: [^\n]+$/],
   ['its pages damaged in place under a sound header, the file kept', (path) => {
     // As a disk or a stray writer would: the same file, so nothing is reopened, and the
     // changes the host reads next need not touch a damaged page. The log is checkpointed
@@ -218,7 +218,7 @@ for (const [name, damage, reason, hostReason] of [
     const fd = openSync(path, 'r+');
     for (let page = 4096; page < statSync(path).size; page += 4096) writeSync(fd, Buffer.alloc(4096 - 8, 0x5a), 0, 4096 - 8, page + 8);
     closeSync(fd);
-  }, /is damaged \((database disk image is malformed|the quick check found \d+ problem)/, /is damaged \(the quick check found \d+ problem\(s\), the first: [^\n]+$/],
+  }, /is damaged \((database disk image is malformed|the (quick|integrity) check found \d+ problem)/, /is damaged \(the (quick|integrity) check found \d+ problem\(s\), the first: [^\n]+$/],
   ['another program\'s database moved in its place', (path) => {
     const other = `${path}.other`;
     sqlite(other, 'PRAGMA application_id = 7; CREATE TABLE phrases (x); INSERT INTO phrases VALUES (1);');
@@ -244,6 +244,57 @@ for (const [name, damage, reason, hostReason] of [
     }
   });
 }
+
+/**
+ * Rewrites, in the database file itself, the key `word` has in the unique index on words
+ * to `instead` (the same length, sorting in the same place): the index no longer holds
+ * what its table does, and every page still reads as well-formed.
+ */
+function damageWordIndex(path, word, instead) {
+  sqlite(path, 'PRAGMA wal_checkpoint(TRUNCATE);');
+  const [pageSize, root] = execFileSync('python3', ['-c', `import sqlite3,sys
+c=sqlite3.connect(sys.argv[1])
+print(c.execute('PRAGMA page_size').fetchone()[0], c.execute("SELECT rootpage FROM sqlite_master WHERE name='phrases_word'").fetchone()[0])`, path]).toString().trim().split(' ').map(Number);
+  const bytes = readFileSync(path);
+  const page = bytes.subarray((root - 1) * pageSize, root * pageSize);
+  const at = page.indexOf(Buffer.from(word));
+  assert.ok(at >= 0 && page.indexOf(Buffer.from(word), at + 1) < 0, `${word} once in the index's page`);
+  page.write(instead, at);
+  writeFileSync(path, bytes);
+}
+
+test('its unique index no longer holding what its table does (a byte changed in an index page): every write and every whole read refuses, so a taken word is never minted twice', async () => {
+  const host = await hostWithPhrases();
+  try {
+    const good = join(host.dataDir, 'good.sqlite3');
+    assert.equal((await host.cli('phrases', 'backup', good)).code, 0);
+    const served = await allPhrases(host.url);
+    const path = join(host.dataDir, STORE);
+    damageWordIndex(path, 'BEFORE DAMAGE 3', 'BEFORE DAMAGE 9');
+    const before = fingerprint(host.dataDir);
+    const removing = served.find((p) => p.word === 'BEFORE DAMAGE 0');
+    const more = join(host.dataDir, 'more.json');
+    writeFileSync(more, JSON.stringify([{ word: 'one more', name: 'Op' }]));
+    for (const args of [['add', 'before damage 3', '--name', 'Twice'], ['remove', removing.id], ['import', more], ['list'], ['export'], ['backup', join(host.dataDir, 'b.sqlite3')]]) {
+      const result = await host.cli('phrases', ...args);
+      assert.notEqual(result.code, 0, `phrases ${args[0]} exited 0:\n${result.stdout}`);
+      assert.equal(result.stdout, '', `phrases ${args[0]}`);
+      assert.ok(result.stderr.includes(path), result.stderr);
+      assert.match(result.stderr, /is damaged \(the integrity check found \d+ problem\(s\), the first: [^)]*phrases_word/, `phrases ${args[0]}`);
+    }
+    assert.deepEqual(fingerprint(host.dataDir), before, 'no byte of the store changed');
+    await assert.rejects(startHost({ dataDir: host.dataDir }), /is damaged \(the integrity check found/, 'a second host refuses to start on it');
+    assert.deepEqual(await allPhrases(host.url), served, 'the running host serves what it read');
+    const restored = await host.cli('phrases', 'restore', '--online', good);
+    assert.equal(restored.code, 0, restored.stderr);
+    const again = await host.cli('phrases', 'add', 'before damage 3', '--name', 'Twice');
+    assert.notEqual(again.code, 0);
+    assert.match(again.stderr, /already taken/);
+    assert.equal((await allPhrases(host.url)).filter((p) => p.word === 'BEFORE DAMAGE 3').length, 1);
+  } finally {
+    await host.stop();
+  }
+});
 
 test("another of our stores moved in place beside the previous file's log: the CLI refuses as the host does, so SQLite never reads that log into it; with the log moved aside both take the new store", async () => {
   const host = await hostWithPhrases();

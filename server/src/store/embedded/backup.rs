@@ -19,7 +19,7 @@ use rusqlite::{Connection, OpenFlags};
 use super::inspect::{self, Found, Refusal, sidecar};
 use super::{
     APPLICATION_ID, EmbeddedStore, FILE_NAME, StoreError, check_pages, database_error, file_error,
-    new_document_id, quick_check,
+    full_check, new_document_id,
 };
 
 /// How long a backup step waits for a lock held by another connection.
@@ -189,7 +189,7 @@ impl EmbeddedStore {
         let mut out = open_new(&temp, target)?;
         // A damaged store is said to be so, not its copy.
         self.with_connection(|source| {
-            quick_check(source).map_err(|e| database_error(&self.path, e))?;
+            full_check(source).map_err(|e| database_error(&self.path, e))?;
             copy_pages(source, &mut out, target)
         })?;
         let phrases = seal(&out, target)?;
@@ -242,12 +242,13 @@ impl EmbeddedStore {
         ));
         let _cleanup = RemoveOnDrop(&temp);
         let phrases = prepare(file, &temp)?;
-        // A store whose pages SQLite finds damaged cannot be copied out to be kept: it is
-        // moved aside whole instead, as one whose file is damaged is.
+        // A store SQLite finds damaged, in its pages or in an index, cannot be changed
+        // into the backup in place: it is moved aside whole instead, as one whose file
+        // is damaged is.
         let sound = match inspect::inspect(&path) {
             Ok(Found::Store) => EmbeddedStore::connect_checked(path.clone())
                 .ok()
-                .filter(|store| store.with(|connection| quick_check(connection)).is_ok()),
+                .filter(|store| store.with(|connection| full_check(connection)).is_ok()),
             Ok(Found::Nothing) | Err(_) => None,
         };
         let report = match sound {

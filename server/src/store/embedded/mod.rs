@@ -347,11 +347,11 @@ impl EmbeddedStore {
     }
 
     /// Every phrase, oldest first, in one read transaction, from a database that passes
-    /// SQLite's quick check: a damaged one is an error, never part of the list.
+    /// SQLite's integrity check: a damaged one is an error, never part of the list.
     pub fn read_all(&self) -> Result<FullRead, StoreError> {
         self.with(|connection| {
             let transaction = connection.transaction()?;
-            quick_check(&transaction)?;
+            full_check(&transaction)?;
             let sequence = current_sequence(&transaction)?;
             let mut statement = transaction
                 .prepare("SELECT id, word, name, created FROM phrases ORDER BY created, id")?;
@@ -436,6 +436,7 @@ impl EmbeddedStore {
         self.with(|connection| {
             let transaction =
                 connection.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+            full_check(&transaction)?;
             let mut outcomes = Vec::with_capacity(phrases.len());
             {
                 let mut insert = transaction.prepare(
@@ -479,6 +480,7 @@ impl EmbeddedStore {
             // so a removal that was not made was said to be.
             let transaction =
                 connection.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+            full_check(&transaction)?;
             let removed = transaction
                 .query_row(
                     "DELETE FROM phrases WHERE id = ?1 RETURNING id, word, name, created",
@@ -590,6 +592,15 @@ fn current_sequence(connection: &Connection) -> rusqlite::Result<i64> {
 /// database is reported as SQLite reports corruption.
 fn quick_check(connection: &Connection) -> rusqlite::Result<()> {
     check_pages(connection, "quick_check")
+}
+
+/// SQLite's integrity check: the quick check, and also that every index holds what its
+/// table does (O(rows log rows), half a second at 100,000 phrases). Asked before every
+/// write and every whole read: a damaged unique index would let a taken word be minted
+/// again, a damaged primary key index would remove another phrase than the one named,
+/// and neither breaks a page of the file.
+fn full_check(connection: &Connection) -> rusqlite::Result<()> {
+    check_pages(connection, "integrity_check")
 }
 
 /// Runs SQLite's `quick_check` or `integrity_check`; what it finds is an error as SQLite
