@@ -296,6 +296,42 @@ test('its unique index no longer holding what its table does (a byte changed in 
   }
 });
 
+test('one page of its table damaged, far from where a write goes: the write refuses as a read does, and changes nothing', async () => {
+  const host = await startHost({
+    prepare: async (cli) => {
+      const file = join(tmpdir(), `lastwords-many-${process.pid}.json`);
+      writeFileSync(file, JSON.stringify(Array.from({ length: 400 }, (_, i) => ({ word: `phrase ${i}`, name: `Owner of phrase ${i}` }))));
+      assert.equal((await cli('phrases', 'init')).code, 0);
+      const imported = await cli('phrases', 'import', file);
+      rmSync(file);
+      assert.equal(imported.code, 0, imported.stderr);
+    },
+  });
+  try {
+    const path = join(host.dataDir, STORE);
+    sqlite(path, 'PRAGMA wal_checkpoint(TRUNCATE);');
+    // A leaf of the table (page type 13; names are in the table alone), not its last,
+    // where a new row goes.
+    const bytes = readFileSync(path);
+    const pages = bytes.length / 4096;
+    const leaves = Array.from({ length: pages - 1 }, (_, i) => i + 1)
+      .filter((i) => bytes[i * 4096] === 13 && bytes.subarray(i * 4096, (i + 1) * 4096).includes('Owner of phrase'));
+    assert.ok(leaves.length > 2, `the table's leaves: ${leaves}`);
+    const leaf = leaves[0];
+    bytes.fill(0x5a, leaf * 4096 + 8, leaf * 4096 + 4096);
+    writeFileSync(path, bytes);
+    const before = fingerprint(host.dataDir);
+    for (const args of [['add', 'a new one', '--name', 'Op'], ['list']]) {
+      const result = await host.cli('phrases', ...args);
+      assert.notEqual(result.code, 0, `phrases ${args[0]} exited 0:\n${result.stdout}`);
+      assert.match(result.stderr, /is damaged \(the integrity check found \d+ problem/, `phrases ${args[0]}`);
+    }
+    assert.deepEqual(fingerprint(host.dataDir), before, 'no byte of the store changed');
+  } finally {
+    await host.stop();
+  }
+});
+
 test("another of our stores moved in place beside the previous file's log: the CLI refuses as the host does, so SQLite never reads that log into it; with the log moved aside both take the new store", async () => {
   const host = await hostWithPhrases();
   const other = mkdtempSync(join(tmpdir(), 'lastwords-other-'));
