@@ -2,8 +2,9 @@
 
 use anyhow::bail;
 
-use crate::config::Config;
+use crate::config::{Config, Environment};
 use crate::render::assets::Ui;
+use crate::store::embedded::EmbeddedStore;
 
 /// Prints every setting; fails on what would stop `serve` or break it later.
 pub fn run(config: &Config) -> anyhow::Result<()> {
@@ -25,6 +26,15 @@ pub fn run(config: &Config) -> anyhow::Result<()> {
             "data_dir {} cannot be created: its parent folder does not exist",
             data_dir.display()
         ));
+    }
+    // The store `serve` would read, looked at as it would look (without writing there):
+    // what it would refuse to start on is said now, not at the deploy.
+    if config.store.firestore.is_none()
+        && !problems.iter().any(|p| p.starts_with("data_dir"))
+        && let Err(error) =
+            EmbeddedStore::check_read_only(data_dir, config.environment != Environment::Production)
+    {
+        problems.push(error.to_string());
     }
     if config.store.firestore.is_some()
         && std::env::var_os("FIRESTORE_EMULATOR_HOST").is_none()

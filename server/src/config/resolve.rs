@@ -298,6 +298,7 @@ fn press_email(given: Option<String>) -> Result<String, ConfigError> {
 
 /// The most renderer threads a host runs.
 const MAX_RENDER_THREADS: usize = 64;
+const MAX_RENDER_QUEUE: usize = 65_536;
 
 fn render(
     threads: Option<usize>,
@@ -329,8 +330,14 @@ fn render(
         ));
     }
     let queue = queue.unwrap_or(256);
-    if queue == 0 {
-        return Err(invalid("render_queue", "0", "at least 1 is needed"));
+    // Its slots are allocated at start; past a few thousand a request waits longer than
+    // a render may take, and a typo of a few zeros would take the memory of the machine.
+    if !(1..=MAX_RENDER_QUEUE).contains(&queue) {
+        return Err(invalid(
+            "render_queue",
+            &queue.to_string(),
+            "expected 1 to 65536 (renders waiting for a free renderer; each is a slot held from the start)",
+        ));
     }
     Ok(PoolOptions {
         threads,

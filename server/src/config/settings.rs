@@ -115,7 +115,8 @@ settings! {
         "A render running longer than this many milliseconds is stopped and its engine rebuilt";
 
     render_queue: usize = "256", env "LASTWORDS_RENDER_QUEUE", value "N",
-        "Renders that may wait for a free renderer before requests get 503 with Retry-After";
+        "Renders that may wait for a free renderer before requests get 503 with Retry-After \
+         (1 to 65536)";
 
     ui_dir: PathBuf = "none", env "LASTWORDS_UI_DIR", value "DIR",
         "Development: a UI build's folder (what ui/dev.mjs or ui/build.mjs writes) to render \

@@ -363,7 +363,7 @@ fn the_health_check_asks_where_the_containers_host_was_told_to_listen() {
 }
 
 #[test]
-fn render_threads_are_bounded() {
+fn render_threads_and_queue_are_bounded() {
     for (threads, ok) in [("64", true), ("65", false), ("100000", false)] {
         let output = lastwords()
             .args(["config", "check", "--render-threads", threads])
@@ -371,6 +371,98 @@ fn render_threads_are_bounded() {
             .unwrap();
         assert_eq!(output.status.success(), ok, "{threads}");
     }
+    // The queue's slots are allocated at start: a few zeros too many took all memory.
+    for (queue, ok) in [
+        ("1", true),
+        ("65536", true),
+        ("65537", false),
+        ("99999999999", false),
+    ] {
+        for command in [&["config", "check"][..], &["serve", "--port", "0"]] {
+            if ok && command[0] == "serve" {
+                continue;
+            }
+            let output = lastwords()
+                .args(command)
+                .args(["--render-queue", queue])
+                .output()
+                .unwrap();
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            assert_eq!(output.status.success(), ok, "{command:?} {queue}: {stderr}");
+            if !ok {
+                assert_eq!(
+                    output.status.code(),
+                    Some(2),
+                    "{command:?} {queue}: {stderr}"
+                );
+                assert!(
+                    stderr.contains("render_queue") && stderr.contains("1 to 65536"),
+                    "{stderr}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn config_check_refuses_the_store_serve_would_refuse_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let check = |data: &std::path::Path, production: bool| {
+        let mut command = lastwords();
+        command
+            .args(["config", "check"])
+            .arg("--data-dir")
+            .arg(data);
+        if production {
+            command.args(["--env", "production", "--store", "embedded"]);
+            command.args(["--public-url", "https://dinos.example"]);
+        }
+        let output = command.output().unwrap();
+        (
+            output.status.success(),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )
+    };
+    let listing = |data: &std::path::Path| {
+        let mut names: Vec<_> = std::fs::read_dir(data)
+            .map(|entries| entries.map(|e| e.unwrap().file_name()).collect())
+            .unwrap_or_default();
+        names.sort();
+        names
+    };
+
+    // No store: serve makes one with samples outside production, and refuses in it.
+    let empty = dir.path().join("empty");
+    assert!(check(&empty, false).0);
+    let (ok, stderr) = check(&empty, true);
+    assert!(
+        !ok && stderr.contains("there is no phrase store at"),
+        "{stderr}"
+    );
+    assert!(!empty.exists(), "nothing made");
+
+    // A sound store: passes, and no file appears beside it.
+    let sound = dir.path().join("sound");
+    let init = lastwords()
+        .args(["phrases", "init", "--data-dir"])
+        .arg(&sound)
+        .output()
+        .unwrap();
+    assert!(init.status.success());
+    let before = listing(&sound);
+    let (ok, stderr) = check(&sound, true);
+    assert!(ok, "{stderr}");
+    assert_eq!(listing(&sound), before);
+
+    // A damaged one: said as serve says it.
+    let store = sound.join("phrases.sqlite3");
+    std::fs::write(&store, "garbage").unwrap();
+    let (ok, stderr) = check(&sound, false);
+    assert!(
+        !ok && stderr.contains("is too short to be a database"),
+        "{stderr}"
+    );
+    assert!(stderr.contains(&store.display().to_string()), "{stderr}");
 }
 
 #[test]

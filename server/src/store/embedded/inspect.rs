@@ -612,27 +612,44 @@ fn wal_header(wal: &Path, page_size: u32) -> Result<(), String> {
     Ok(())
 }
 
+/// A connection that writes nothing: read-only, no checkpoint on close, and, when the
+/// store has no log beside it, immutable, so SQLite does not make an empty `-wal` and
+/// `-shm` for it (owned by whoever ran the look, such as root in a container whose host
+/// runs as another user). Without a log the file holds every commit.
+pub fn read_only(path: &Path) -> rusqlite::Result<Connection> {
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let logged = ["-wal", "-shm"].iter().any(|s| sidecar(path, s).exists());
+    let connection = if logged {
+        Connection::open_with_flags(path, flags)?
+    } else {
+        let mut uri = String::from("file:");
+        for c in path.to_string_lossy().chars() {
+            match c {
+                '%' | '?' | '#' => uri.push_str(&format!("%{:02X}", c as u32)),
+                c => uri.push(c),
+            }
+        }
+        uri.push_str("?immutable=1");
+        Connection::open_with_flags(uri, flags | OpenFlags::SQLITE_OPEN_URI)?
+    };
+    connection.set_db_config(
+        rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
+        true,
+    )?;
+    connection.busy_timeout(super::BUSY_TIMEOUT)?;
+    Ok(connection)
+}
+
 /// Asks SQLite, read-only and without a checkpoint on close, whose database this is.
 fn schema(path: &Path) -> Result<(), (String, &'static str)> {
     let damaged =
         |error: rusqlite::Error| (format!("is damaged: SQLite says \"{error}\""), RESTORE);
-    let connection = Connection::open_with_flags(
-        path,
-        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-    )
-    .map_err(damaged)?;
+    let connection = read_only(path).map_err(damaged)?;
     // SQLite reads nothing until the first query, and then deletes the log of a database
     // that has become empty: look once more, as close to that as can be.
     if let Err(refusal) = look(path) {
         return Err((refusal.problem, RESTORE));
     }
-    connection
-        .set_db_config(
-            rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
-            true,
-        )
-        .map_err(damaged)?;
-    let _ = connection.busy_timeout(super::BUSY_TIMEOUT);
     let pragma = |name: &str| connection.pragma_query_value(None, name, |row| row.get::<_, i64>(0));
     let application_id = pragma("application_id").map_err(damaged)?;
     let version = pragma("user_version").map_err(damaged)?;

@@ -171,16 +171,22 @@ impl EmbeddedStore {
         let path = data_dir.join(FILE_NAME);
         match inspect::inspect(&path)? {
             Found::Store => Self::connect_checked(path),
-            Found::Nothing => Err(StoreError::Missing {
-                path: path.display().to_string(),
-                hint: if data_dir.join(LEGACY_FILE_NAME).exists() {
-                    format!(
-                        "`lastwords phrases init` creates it and imports the {LEGACY_FILE_NAME} found there"
-                    )
-                } else {
-                    "`lastwords phrases init` creates an empty one (and `lastwords serve`, outside production, one with sample phrases)".into()
-                },
-            }),
+            Found::Nothing => Err(missing(data_dir)),
+        }
+    }
+
+    /// What opening the store in `data_dir` would meet (the integrity check included),
+    /// asked without writing a byte there ([`inspect::read_only`]). `created` says a missing store would be
+    /// made, as `serve` does outside production.
+    pub fn check_read_only(data_dir: &Path, created: bool) -> Result<(), StoreError> {
+        let path = data_dir.join(FILE_NAME);
+        match inspect::inspect(&path)? {
+            Found::Nothing if created => Ok(()),
+            Found::Nothing => Err(missing(data_dir)),
+            Found::Store => {
+                let fail = |e| database_error(&path, e);
+                full_check(&inspect::read_only(&path).map_err(fail)?).map_err(fail)
+            }
         }
     }
 
@@ -676,6 +682,19 @@ fn create(data_dir: &Path, path: &Path, seed: Seed) -> Result<Option<Created>, S
         }
         Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => Ok(None),
         Err(error) => Err(file_error(path, error)),
+    }
+}
+
+fn missing(data_dir: &Path) -> StoreError {
+    StoreError::Missing {
+        path: data_dir.join(FILE_NAME).display().to_string(),
+        hint: if data_dir.join(LEGACY_FILE_NAME).exists() {
+            format!(
+                "`lastwords phrases init` creates it and imports the {LEGACY_FILE_NAME} found there"
+            )
+        } else {
+            "`lastwords phrases init` creates an empty one (and `lastwords serve`, outside production, one with sample phrases)".into()
+        },
     }
 }
 
