@@ -563,6 +563,16 @@ mod tests {
     }
 
     #[test]
+    fn an_empty_list_of_origins_is_refused_not_taken_as_none_allowed() {
+        let file: Settings = toml::from_str("allowed_origins = []").unwrap();
+        let message = file.resolve().unwrap_err().to_string();
+        assert!(
+            message.contains("allowed_origins") && message.contains("at least"),
+            "{message}"
+        );
+    }
+
+    #[test]
     fn the_file_names_the_profile_env_like_the_flag() {
         let file: Settings = toml::from_str("env = \"production\"").unwrap();
         assert_eq!(file.env, Some(Environment::Production));

@@ -392,8 +392,23 @@ fn allowed_origins(
     let Some(list) = given else {
         return Ok(vec![origin_of(public_url)]);
     };
+    // None allowed would refuse the live feed to every page, the site's own included.
+    if list.is_empty() {
+        return Err(invalid(
+            "allowed_origins",
+            "[]",
+            "give at least the site's own origin, such as https://dinos.example, or leave the setting out for the public URL's",
+        ));
+    }
     list.iter()
         .map(|raw| {
+            if raw.trim().is_empty() {
+                return Err(invalid(
+                    "allowed_origins",
+                    raw,
+                    "an empty origin: give origins such as https://dinos.example, separated by commas",
+                ));
+            }
             let url = parse_http_url("allowed_origins", raw.trim())?;
             if !is_origin(&url) {
                 return Err(invalid(
