@@ -154,6 +154,47 @@ fn open_new(path: &Path, target: &Path) -> Result<Connection, StoreError> {
     .map_err(|e| database_error(target, e))
 }
 
+/// Removes from `folder` the temporary files (`.NAME.{what}-PID-ID`) that a backup or
+/// restore stopped by a signal or a kill left there: their process is gone and they
+/// have not been written to for ten minutes (a process in another PID namespace, a
+/// container's, may be alive under a number this one does not see). Says what it removed.
+fn clear_left_behind(folder: &Path, what: &str) {
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return;
+    };
+    let marker = format!(".{what}-");
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some((_, rest)) = name.strip_prefix('.').and_then(|n| n.rsplit_once(&marker)) else {
+            continue;
+        };
+        let Some((pid, id)) = rest.split_once('-') else {
+            continue;
+        };
+        let ours = pid.parse::<u32>().is_ok()
+            && id.len() == 20
+            && id.bytes().all(|b| b.is_ascii_alphanumeric());
+        let idle = entry
+            .metadata()
+            .ok()
+            .filter(|meta| meta.is_file())
+            .and_then(|meta| meta.modified().ok())
+            .and_then(|modified| modified.elapsed().ok())
+            .is_some_and(|idle| idle >= LEFT_BEHIND_AFTER);
+        if ours && idle && !Path::new("/proc").join(pid).exists() {
+            let path = entry.path();
+            if std::fs::remove_file(&path).is_ok() {
+                eprintln!(
+                    "removed {}, left by an interrupted {what} (process {pid})",
+                    path.display()
+                );
+            }
+        }
+    }
+}
+
+const LEFT_BEHIND_AFTER: Duration = Duration::from_secs(600);
+
 fn temp_beside(target: &Path, what: &str) -> PathBuf {
     let name = target
         .file_name()
@@ -184,6 +225,7 @@ impl EmbeddedStore {
                 ),
             });
         }
+        clear_left_behind(folder, "partial");
         let temp = temp_beside(target, "partial");
         let _cleanup = RemoveOnDrop(&temp);
         let mut out = open_new(&temp, target)?;
@@ -234,6 +276,7 @@ impl EmbeddedStore {
                 reason: "a host is serving from this folder (it holds the folder's lock). Stop it first, or pass --online: a sound store is then replaced in one transaction that the host shows as a change, a damaged one as a new file the host reads afresh".into(),
             });
         }
+        clear_left_behind(data_dir, "restoring");
         // The copy is checked, not the original, so what is checked is what goes in.
         let temp = data_dir.join(format!(
             ".{FILE_NAME}.restoring-{}-{}",
@@ -487,6 +530,35 @@ mod tests {
         }
         let all: BTreeSet<String> = acks.into_iter().map(|(word, _)| word).collect();
         assert!(restored.is_subset(&all), "nothing made up");
+    }
+
+    #[test]
+    fn what_an_interrupted_backup_left_is_removed_by_the_next_once_its_process_is_gone() {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, _) = EmbeddedStore::open_or_create(dir.path(), Seed::Samples).unwrap();
+        let backups = tempfile::tempdir().unwrap();
+        let id = "abcdefghij0123456789";
+        // pid_max is at most 2^22: no process has this number.
+        let gone = format!(".old.sqlite3.partial-4194304-{id}");
+        let alive = format!(".old.sqlite3.partial-{}-{id}", std::process::id());
+        let fresh = format!(".new.sqlite3.partial-4194304-{id}");
+        let someone_elses = ".notes.partial-4194304-draft".to_owned();
+        let long_ago = std::time::SystemTime::now() - Duration::from_secs(3600);
+        for name in [&gone, &alive, &fresh, &someone_elses] {
+            let file = File::create(backups.path().join(name)).unwrap();
+            if name != &fresh {
+                file.set_modified(long_ago).unwrap();
+            }
+        }
+        store.backup(&backups.path().join("b.sqlite3")).unwrap();
+        let mut left: Vec<_> = std::fs::read_dir(backups.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        left.sort();
+        let mut expected = vec![alive, fresh, someone_elses, "b.sqlite3".to_owned()];
+        expected.sort();
+        assert_eq!(left, expected);
     }
 
     #[test]
