@@ -105,7 +105,7 @@ pub async fn run(config: &Store, command: PhrasesCommand) -> anyhow::Result<()> 
                         terminal_safe(&phrase.name)
                     );
                 }
-                eprintln!("{} phrases", phrases.len());
+                eprintln!("{}", counted(phrases.len()));
             }
         }
         PhrasesCommand::Add { word, name } => {
@@ -153,7 +153,7 @@ pub async fn run(config: &Store, command: PhrasesCommand) -> anyhow::Result<()> 
                     };
                     std::io::Write::write_all(&mut out, text.as_bytes())
                         .with_context(|| format!("cannot write {}", path.display()))?;
-                    eprintln!("exported {} phrases to {}", phrases.len(), path.display());
+                    eprintln!("exported {} to {}", counted(phrases.len()), path.display());
                 }
                 None => crate::cli::out(format_args!("{text}")),
             }
@@ -182,8 +182,8 @@ async fn backup(config: &Store, file: &std::path::Path) -> anyhow::Result<()> {
             .await??;
     let (report, file) = report;
     crate::say!(
-        "backed up {} phrases to {} ({} bytes, integrity checked)",
-        report.phrases,
+        "backed up {} to {} ({} bytes, integrity checked)",
+        counted(report.phrases),
         file.display(),
         report.bytes
     );
@@ -203,8 +203,8 @@ async fn restore(config: &Store, file: &std::path::Path, online: bool) -> anyhow
         "as a new file"
     };
     crate::say!(
-        "restored {} phrases from {} {how}",
-        report.phrases,
+        "restored {} from {} {how}",
+        counted(report.phrases),
         file.display()
     );
     if let Some(aside) = report.kept_aside {
@@ -224,8 +224,8 @@ fn init(config: &Store) -> anyhow::Result<()> {
             None => crate::say!("created {path}"),
             Some(import) => {
                 crate::say!(
-                    "created {path} with {} phrases from {}, renamed to {}",
-                    import.added,
+                    "created {path} with {} from {}, renamed to {}",
+                    counted(import.added),
                     embedded::LEGACY_FILE_NAME,
                     embedded::LEGACY_IMPORTED_NAME
                 );
@@ -373,4 +373,10 @@ async fn import(store: &dyn PhraseStore, file: &std::path::Path) -> anyhow::Resu
             rejected.len()
         )
     }
+}
+
+/// "1 phrase", "2 phrases".
+fn counted(n: impl TryInto<u64> + Copy) -> String {
+    let n: u64 = n.try_into().unwrap_or(u64::MAX);
+    format!("{n} phrase{}", if n == 1 { "" } else { "s" })
 }
