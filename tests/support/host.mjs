@@ -51,7 +51,14 @@ export async function startHost(options = {}) {
   }
   const user = options.user && { ...options.user, binary };
   const cli = (...args) => runCli(['--data-dir', dataDir, ...(options.args ?? []), ...args], options.env, user);
-  await options.prepare?.(cli);
+  try {
+    await options.prepare?.(cli);
+  } catch (error) {
+    // A host that never started has no caller to stop it and remove what it made.
+    if (ownDataDir) rmSync(dataDir, { recursive: true, force: true });
+    if (binaryDir) rmSync(binaryDir, { recursive: true, force: true });
+    throw error;
+  }
   // The host's own log filter unless a test sets one: RUST_LOG=info would let the
   // Firestore client's warning at every RESET (one per write on the emulator) through.
   const { RUST_LOG: _outer, ...outer } = process.env;
