@@ -105,7 +105,7 @@ function startHost() {
       void shutdown(`the host could not start (exit ${code})`, 1);
       return;
     }
-    say(`the host exited (code ${code}); it starts again after the next change under server/`);
+    say(`the host exited (code ${code}); it starts again after the next change under server/ or the next UI build`);
   });
 }
 
@@ -164,7 +164,18 @@ if (!existsSync(path.join(root, "ui", "dist", "manifest.json"))) {
 }
 
 try {
-  ui = await watchUi({ out: uiOut, log: (line) => console.log(`ui: ${line}`) });
+  ui = await watchUi({
+    out: uiOut,
+    log: (line) => {
+      console.log(`ui: ${line}`);
+      // A host that stopped on a UI bundle that would not load (a restart while it was
+      // broken) starts again on the build that mends it, not only after a Rust edit.
+      if (hostsStarted > 0 && !stopping && !host && !building && line.startsWith("built ")) {
+        say("a new UI build: starting the host again");
+        startHost();
+      }
+    },
+  });
 } catch (error) {
   say(`the first UI build failed (${error.errors?.[0]?.text ?? error.message.split("\n")[0]}): fix it and start again`);
   process.exit(1);

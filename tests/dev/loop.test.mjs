@@ -81,6 +81,21 @@ test('a change to the host\'s code rebuilds it and restarts it on the same port;
   await dev.stopLeavingNothing('SIGTERM');
 });
 
+test('a restart while the UI bundle cannot load: the host that stops on it starts again on the build that mends it', { timeout: 2 * STARTED_WITHIN_MS }, async (t) => {
+  const dev = await startDev(t);
+  const restore = editFile('ui/src/data/copy.ts', (text) => `${text}\nif (BRAND) throw new Error("broken on purpose");\n`);
+  t.after(restore);
+  await poll(() => /the new UI build was not taken up/.test(dev.log()), Boolean, 30_000, () => dev.log().slice(-2000));
+  assert.equal((await fetch(`${dev.url}/`)).status, 200, 'the last good build is still served');
+  utimesSync(join(root, 'server/src/site.rs'), new Date(), new Date());
+  await poll(() => /the host exited \(code 1\)/.test(dev.log()), Boolean, STARTED_WITHIN_MS, () => `the restarted host stopping on the bundle:\n${dev.log().slice(-2000)}`);
+  restore();
+  await poll(() => fetch(`${dev.url}/`).then((r) => r.status, () => 0), (status) => status === 200, 30_000, () => `the host started again on the mended build:\n${dev.log().slice(-2000)}`);
+  assert.match(dev.log(), /dev: a new UI build: starting the host again/);
+  assert.match(await get(`${dev.url}/`), /NFTs for the climate/);
+  await dev.stopLeavingNothing('SIGTERM');
+});
+
 test('a host that cannot start (its port taken) stops scripts/dev with the reason, leaving nothing running', { timeout: STARTED_WITHIN_MS + 60_000 }, async (t) => {
   const taken = createServer();
   const port = await freePort();
