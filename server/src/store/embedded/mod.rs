@@ -383,12 +383,8 @@ impl EmbeddedStore {
     /// own: the store's keeps pages in its cache that a write beside SQLite (which does
     /// not touch the log's index) leaves it believing current.
     fn check_on_disk(&self) -> Result<(), StoreError> {
-        let connection = Connection::open_with_flags(
-            &self.path,
-            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-        )
-        .map_err(|e| database_error(&self.path, e))?;
-        quick_check(&connection).map_err(|e| database_error(&self.path, e))
+        let fail = |e| database_error(&self.path, e);
+        quick_check(&inspect::read_only(&self.path).map_err(fail)?).map_err(fail)
     }
 
     /// What changed after `since`, in one read transaction.
