@@ -96,7 +96,7 @@ pub async fn serve(
         }
     };
     let mut stop = std::pin::pin!(stop);
-    accept_until(&listener, stop.next(), &accept).await;
+    accept_until(&listener, stop.next(), &accept, &state.metrics).await;
     tracing::info!("shutting down");
     // Unready first, still serving: the load balancer stops sending visitors here before
     // the listener closes, so none meets a refused connection.
@@ -111,7 +111,7 @@ pub async fn serve(
             stop.next().await;
             tracing::info!("a second signal: stopping now");
         };
-        accept_until(&listener, timeout(drain, again), &accept).await;
+        accept_until(&listener, timeout(drain, again), &accept, &state.metrics).await;
     }
     drop(listener);
     sockets.cancel();
@@ -137,19 +137,67 @@ async fn accept_until(
     listener: &TcpListener,
     stop: impl Future,
     accept: &impl Fn(TcpStream, SocketAddr),
+    metrics: &Metrics,
 ) {
     let mut stop = std::pin::pin!(stop);
+    let mut failing = Failing::default();
     loop {
         tokio::select! {
             accepted = listener.accept() => match accepted {
-                Ok((stream, peer)) => accept(stream, peer),
+                Ok((stream, peer)) => {
+                    failing.recovered();
+                    accept(stream, peer);
+                }
                 Err(error) => {
+                    metrics.accept_failures.inc();
+                    failing.failed(&error);
                     // Out of file descriptors, usually: wait for some to close.
-                    tracing::warn!(%error, "accept failed");
-                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    tokio::time::sleep(ACCEPT_RETRY).await;
                 }
             },
             _ = &mut stop => return,
+        }
+    }
+}
+
+/// How long the accept loop waits after a failed accept.
+const ACCEPT_RETRY: Duration = Duration::from_millis(50);
+/// How often a run of failed accepts that goes on is told again.
+const ACCEPT_FAILING_REPEAT: Duration = Duration::from_secs(60);
+
+/// A run of failed accepts, told when it starts, once a minute while it lasts and when
+/// it ends: retried every 50 ms, each failure in the log would be twenty lines a second.
+#[derive(Default)]
+struct Failing {
+    /// When the run started, when it was last told, and its failures since then.
+    run: Option<(Instant, Instant, u64)>,
+}
+
+impl Failing {
+    fn failed(&mut self, error: &std::io::Error) {
+        let now = Instant::now();
+        match &mut self.run {
+            None => {
+                tracing::warn!(%error, "accept failed: new connections wait until descriptors are free (raise ulimit -n); repeats are counted in lastwords_accept_failures_total");
+                self.run = Some((now, now, 0));
+            }
+            Some((started, told, since)) => {
+                *since += 1;
+                if now.duration_since(*told) >= ACCEPT_FAILING_REPEAT {
+                    tracing::warn!(%error, failures = *since, for_s = now.duration_since(*started).as_secs(), "accept still failing");
+                    *told = now;
+                    *since = 0;
+                }
+            }
+        }
+    }
+
+    fn recovered(&mut self) {
+        if let Some((started, _, _)) = self.run.take() {
+            tracing::info!(
+                after_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+                "accepting again"
+            );
         }
     }
 }

@@ -4,6 +4,7 @@
 // its probes, and its memory stays within the bound docs/operations.md states.
 import { test, before, after } from '../support/test.mjs';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import WebSocket from 'ws';
@@ -11,7 +12,7 @@ import { startHost } from '../support/host.mjs';
 import { rawRequest } from '../support/raw-http.mjs';
 import { rawLive } from '../support/live-client.mjs';
 import { metric, waitFor } from './metrics.mjs';
-import { poll } from '../support/poll.mjs';
+import { poll, sleep } from '../support/poll.mjs';
 import { margin, medianMs } from '../support/timing.mjs';
 
 let host;
@@ -135,6 +136,32 @@ test('thousands of silent connections: /healthz answers throughout, well before 
   } finally {
     for (const socket of held) socket.destroy();
     await flooded.stop();
+  }
+});
+
+test('out of descriptors: the host says so once, not at every retry, serves again when some close, and says that too', async () => {
+  const starved = await startHost({ args: ['--request-timeout-s', '5', '--rate-limit-per-s', '0'] });
+  const held = [];
+  const limit = (n) => execFileSync('prlimit', ['--pid', String(starved.pid), `--nofile=${n}:`]);
+  try {
+    // The open-file limit lowered under a running host to a few more than it holds: the
+    // connections past it wait in the kernel's backlog while every accept fails.
+    limit(openFiles(starved.pid) + 8);
+    for (let i = 0; i < 40; i++) held.push(await silent(starved.url, null));
+    await sleep(3000);
+    const told = starved.log().split('\n').filter((line) => line.includes('accept'));
+    assert.equal(told.length, 1, `one line for three seconds of failed accepts (one retry each 50 ms):\n${told.slice(0, 5).join('\n')}`);
+    assert.match(told[0], /accept failed.*ulimit -n/, 'and it says what to do');
+    for (const socket of held.splice(0)) socket.destroy();
+    limit(4096);
+    let health;
+    await poll(async () => (health = await rawRequest(starved.url, '/healthz').catch(() => null))?.status, (status) => status === 200, 10_000, '/healthz once descriptors are free');
+    assert.equal(health.text, 'ok');
+    await poll(() => starved.log(), (log) => /accepting again/.test(log), 5000, 'the log saying the host accepts again');
+    assert.ok((await metric(starved.url, 'lastwords_accept_failures_total')) > 10, 'the failures are counted');
+  } finally {
+    for (const socket of held) socket.destroy();
+    await starved.stop();
   }
 });
 

@@ -44,6 +44,8 @@ pub struct Metrics {
     pub connections_idle_closed: IntCounter,
     /// Connections closed because the peer read nothing within the request timeout.
     pub connections_write_stalled: IntCounter,
+    /// Accepts the kernel refused (out of file descriptors, usually).
+    pub accept_failures: IntCounter,
     /// Messages written to live WebSockets.
     pub socket_messages: IntCounter,
     /// Live sockets that fell behind the broadcast and were sent the whole list instead.
@@ -130,6 +132,10 @@ impl Metrics {
             "lastwords_connections_write_stalled_total",
             "Connections closed because the peer read nothing within the request timeout.",
         );
+        let accept_failures = counter(
+            "lastwords_accept_failures_total",
+            "Accepts that failed (out of file descriptors, usually); connections wait in the backlog.",
+        );
         let socket_messages = counter(
             "lastwords_websocket_messages_sent_total",
             "Messages written to live WebSockets.",
@@ -193,13 +199,14 @@ impl Metrics {
         )
         .expect("valid gauge options");
         build.set(1);
-        let collectors: [Box<dyn prometheus::core::Collector>; 21] = [
+        let collectors: [Box<dyn prometheus::core::Collector>; 22] = [
             Box::new(feed_skipped.clone()),
             Box::new(feed_store_problems.clone()),
             Box::new(feed_resyncs.clone()),
             Box::new(connections_refused.clone()),
             Box::new(connections_idle_closed.clone()),
             Box::new(connections_write_stalled.clone()),
+            Box::new(accept_failures.clone()),
             Box::new(cache_hits.clone()),
             Box::new(cache_misses.clone()),
             Box::new(card_renders.clone()),
@@ -231,6 +238,7 @@ impl Metrics {
             connections_refused,
             connections_idle_closed,
             connections_write_stalled,
+            accept_failures,
             socket_messages,
             socket_resnapshots,
             sockets_refused,
