@@ -232,6 +232,14 @@ fn init(config: &Store) -> anyhow::Result<()> {
                 for reason in &import.rejected {
                     crate::say!("  not imported {reason}");
                 }
+                if !import.rejected.is_empty() {
+                    bail!(
+                        "{} of the entries in {} were not imported (listed above); the file is kept as {}",
+                        import.rejected.len(),
+                        embedded::LEGACY_FILE_NAME,
+                        embedded::LEGACY_IMPORTED_NAME
+                    );
+                }
             }
         },
     }

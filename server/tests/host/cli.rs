@@ -786,6 +786,42 @@ fn a_bad_value_from_the_environment_names_the_variable() {
 }
 
 #[test]
+fn init_fails_when_entries_of_an_earlier_versions_file_were_not_imported() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().to_str().unwrap();
+    let long = "W".repeat(21);
+    std::fs::write(
+        dir.path().join("phrases.json"),
+        format!(
+            r#"[{{"id":"a1","word":"HELLO","name":"Rex"}},{{"id":"a2","word":"{long}","name":"Ann"}}]"#
+        ),
+    )
+    .unwrap();
+    let output = lastwords()
+        .args(["phrases", "init", "--data-dir", data])
+        .output()
+        .unwrap();
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(output.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains("not imported #2")
+            && said.contains("1 of the entries in phrases.json were not imported"),
+        "{said}"
+    );
+    // What was valid is in the store, and the file is kept for the operator to mend.
+    let listed = lastwords()
+        .args(["phrases", "list", "--data-dir", data])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&listed.stdout).contains("HELLO"));
+    assert!(dir.path().join("phrases.json.imported").exists());
+}
+
+#[test]
 fn a_reader_that_goes_ends_the_listing_quietly() {
     // `lastwords phrases list | head`: the reader leaves before the list is written.
     let dir = tempfile::tempdir().unwrap();

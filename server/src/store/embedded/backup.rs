@@ -264,6 +264,14 @@ impl EmbeddedStore {
         online: bool,
     ) -> Result<RestoreReport, StoreError> {
         let path = data_dir.join(FILE_NAME);
+        // What is wrong with the backup named is said first: it is what the operator mends.
+        let backup = regular_file(file)?;
+        if std::fs::metadata(&path).is_ok_and(|store| same_file(&store, &backup)) {
+            return Err(StoreError::File {
+                path: file.display().to_string(),
+                reason: "is this folder's store itself, not a backup of it: name a file `lastwords phrases backup` wrote".into(),
+            });
+        }
         let folder = File::open(data_dir).map_err(|e| file_error(data_dir, e))?;
         let host_present = match folder.try_lock() {
             Ok(()) => false,
@@ -383,6 +391,24 @@ impl EmbeddedStore {
     }
 }
 
+/// `file`'s metadata, if it is a regular file.
+fn regular_file(file: &Path) -> Result<std::fs::Metadata, StoreError> {
+    match std::fs::metadata(file) {
+        Ok(meta) if meta.is_file() => Ok(meta),
+        Ok(_) => Err(StoreError::File {
+            path: file.display().to_string(),
+            reason: "is not a regular file".into(),
+        }),
+        Err(error) => Err(file_error(file, error)),
+    }
+}
+
+/// Whether two paths' metadata are of one file (a hard link, or the same path spelled apart).
+fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt as _;
+    (a.dev(), a.ino()) == (b.dev(), b.ino())
+}
+
 /// Copies the backup `file` (and a `-wal` beside it) to `temp` and checks the copy as a
 /// store: header, application id, schema, SQLite's integrity check.
 fn prepare(file: &Path, temp: &Path) -> Result<u64, StoreError> {
@@ -392,16 +418,7 @@ fn prepare(file: &Path, temp: &Path) -> Result<u64, StoreError> {
         advice: "Name a file `lastwords phrases backup` wrote".into(),
         ..refusal
     };
-    match std::fs::metadata(file) {
-        Ok(meta) if meta.is_file() => {}
-        Ok(_) => {
-            return Err(StoreError::File {
-                path: file.display().to_string(),
-                reason: "is not a regular file".into(),
-            });
-        }
-        Err(error) => return Err(file_error(file, error)),
-    }
+    regular_file(file)?;
     std::fs::copy(file, temp).map_err(|e| file_error(temp, e))?;
     let wal = sidecar(file, "-wal");
     if wal.exists() {
@@ -591,5 +608,43 @@ mod tests {
             words(&kept).contains("AFTER THE BACKUP"),
             "kept aside whole"
         );
+    }
+
+    #[test]
+    fn a_restore_says_first_what_is_wrong_with_the_file_named_and_touches_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, _) = EmbeddedStore::open_or_create(dir.path(), Seed::Samples).unwrap();
+        let host = File::open(dir.path()).unwrap();
+        host.lock_shared().unwrap();
+        let listing = || {
+            let mut names: Vec<_> = std::fs::read_dir(dir.path())
+                .unwrap()
+                .map(|e| e.unwrap().file_name())
+                .collect();
+            names.sort();
+            names
+        };
+        let before = listing();
+        let kept = words(&store);
+        let missing = dir.path().join("no-such-backup.sqlite3");
+        let said = EmbeddedStore::restore(dir.path(), &missing, false)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            said.contains("no-such-backup") && !said.contains("a host is serving"),
+            "{said}"
+        );
+        // The store itself, by its own name or another path to it: not a backup.
+        let spelled_apart = dir.path().join(".").join(FILE_NAME);
+        for file in [dir.path().join(FILE_NAME), spelled_apart] {
+            let said = EmbeddedStore::restore(dir.path(), &file, true)
+                .err()
+                .unwrap()
+                .to_string();
+            assert!(said.contains("is this folder's store itself"), "{said}");
+        }
+        assert_eq!(listing(), before, "nothing written, nothing kept aside");
+        assert_eq!(words(&store), kept);
     }
 }
