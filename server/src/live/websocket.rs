@@ -224,7 +224,7 @@ pub async fn session(
                         return;
                     }
                 }
-                () = &mut shutting_down => break ((close_code::AWAY, "server restarting"), false),
+                () = &mut shutting_down => break ((close_code::AWAY, "server going away"), false),
             }
         }
     };
