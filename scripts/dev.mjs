@@ -6,7 +6,8 @@
 // `lastwords serve` (--port N). SIGINT, SIGTERM or SIGHUP stops the host, a
 // cargo build under way and the UI's watcher, and exits once they are gone.
 import { spawn } from "node:child_process";
-import { existsSync, statSync, watch } from "node:fs";
+import { existsSync, readFileSync, statSync, unlinkSync, watch, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { watchTree, watchUi } from "../ui/dev.mjs";
@@ -23,7 +24,62 @@ const SETTLE_MS = 200;
 const STOP_GRACE_MS = 10_000;
 
 const say = (line) => console.log(`dev: ${line}`);
-const hostArgs = process.argv.slice(2);
+
+/**
+ * The arguments for `lastwords serve`, with a port of 0 (`--port 0`, or PORT=0 and no
+ * --port) made a free one picked once: each restart would otherwise move the site
+ * from under the browser's tab.
+ */
+async function serveArgs(args) {
+  const at = args.findIndex((arg) => arg === "--port" || arg.startsWith("--port="));
+  const given = at < 0 ? process.env.PORT : args[at] === "--port" ? args[at + 1] : args[at].slice("--port=".length);
+  if (given === undefined || Number(given) !== 0 || given.trim() === "") return args;
+  const port = await new Promise((resolve, reject) => {
+    const probe = createServer().once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+  say(`port 0: serving on ${port}, kept across restarts`);
+  const rest = at < 0 ? args : args.filter((_, i) => i !== at && !(args[at] === "--port" && i === at + 1));
+  return [...rest, "--port", String(port)];
+}
+const hostArgs = await serveArgs(process.argv.slice(2));
+
+/**
+ * One scripts/dev per checkout: a second would build into the same ui/dist-dev as the
+ * first, and each would delete the other's files. The lock names the process holding it;
+ * one whose process is gone is taken over.
+ */
+const lockFile = path.join(root, "ui", "dist-dev.lock");
+const readOr = (file, fallback) => {
+  try {
+    return readFileSync(file, "utf8");
+  } catch {
+    return fallback;
+  }
+};
+function lock() {
+  for (;;) {
+    try {
+      writeFileSync(lockFile, `${process.pid}\n`, { flag: "wx" });
+      process.on("exit", () => {
+        if (readOr(lockFile, "").trim() === String(process.pid)) unlinkSync(lockFile);
+      });
+      return;
+    } catch (error) {
+      if (error.code !== "EEXIST") throw error;
+    }
+    const holder = readOr(lockFile, "").trim();
+    if (/^\d+$/.test(holder) && readOr(`/proc/${holder}/cmdline`, "").includes("dev.mjs")) {
+      say(`another scripts/dev (pid ${holder}) runs from this checkout and builds into ui/dist-dev: stop it first`);
+      process.exit(1);
+    }
+    unlinkSync(lockFile);
+  }
+}
+lock();
 
 /** Children still running, each with the promise of its exit. */
 const children = new Map();
@@ -183,6 +239,39 @@ try {
 // A signal came during the first build: shutdown() ends the process, nothing more starts.
 if (stopping) await new Promise(() => {});
 
+/**
+ * TypeScript's checker watching ui/src beside the build: esbuild strips the types without
+ * reading them, so a type error is served as it is, and said here, not first by scripts/test.
+ */
+function checkTypes() {
+  const tsc = path.join(root, "ui", "node_modules", "typescript", "bin", "tsc");
+  const { child } = run(process.execPath, [tsc, "--noEmit", "--watch", "--preserveWatchOutput", "--pretty", "false"], {
+    cwd: path.join(root, "ui"),
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  let clean = null;
+  let pending = "";
+  child.stdout.setEncoding("utf8");
+  child.stdout.on("data", (chunk) => {
+    const lines = (pending + chunk).split("\n");
+    pending = lines.pop();
+    for (const line of lines) {
+      const found = /Found (\d+) errors?\./.exec(line);
+      if (found) {
+        const now = found[1] === "0";
+        if (!now) console.log(`types: ${found[1]} error${found[1] === "1" ? "" : "s"} (the page is served all the same)`);
+        else if (clean !== true) console.log("types: no errors");
+        clean = now;
+      } else if (/error TS\d+/.test(line)) {
+        console.log(`types: ui/${line}`);
+      } else if (/^\s/.test(line)) {
+        console.log(`types: ${line}`);
+      }
+    }
+  });
+}
+checkTypes();
+
 /** One build of the host at a time: a change during one builds again after it. */
 let queued = false;
 let building = null;
@@ -213,5 +302,5 @@ const watches = [
 ];
 serverWatch = { close: () => watches.forEach((watcher) => watcher.close()) };
 
-say("watching ui/src (taken up on the next page load) and server/ (rebuilt, restarted); Ctrl-C stops");
+say("watching ui/src (taken up on the next page load, its types checked) and server/ (rebuilt, restarted); Ctrl-C stops");
 changed(0);

@@ -287,6 +287,8 @@ export class Tailwind {
   #scanner;
   /** The stylesheets the CSS is made from: a change to one starts over. */
   #stylesheets = new Set();
+  /** The last compile failed (an @import of a file not there yet): the next change starts over, whatever it is. */
+  #failed = false;
 
   static async start() {
     const tailwind = new Tailwind();
@@ -295,12 +297,22 @@ export class Tailwind {
   }
 
   async #compile() {
-    this.#stylesheets = new Set([stylesInput]);
+    const stylesheets = new Set([stylesInput]);
     const base = path.dirname(stylesInput);
-    this.#compiler = await compile(await readFile(stylesInput, "utf8"), {
-      base,
-      onDependency: (file) => this.#stylesheets.add(file),
-    });
+    try {
+      this.#compiler = await compile(await readFile(stylesInput, "utf8"), {
+        base,
+        onDependency: (file) => stylesheets.add(file),
+        customCssResolver: resolveRelative,
+      });
+    } catch (error) {
+      // Those the failed compile reached count too: mending one of them starts over.
+      for (const file of stylesheets) this.#stylesheets.add(file);
+      this.#failed = true;
+      throw error;
+    }
+    this.#stylesheets = stylesheets;
+    this.#failed = false;
     const { root, sources } = this.#compiler;
     const scanned = root === "none" ? [] : root === null ? [{ base, pattern: "**/*" }] : [root];
     this.#scanner = new Scanner({
@@ -311,7 +323,7 @@ export class Tailwind {
 
   /** The CSS once `changed` (absolute paths) are taken into account. */
   async update(changed) {
-    if (changed.some((file) => this.#stylesheets.has(file))) {
+    if (this.#failed || changed.some((file) => this.#stylesheets.has(file))) {
       await this.#compile();
       return this.css;
     }
@@ -320,6 +332,20 @@ export class Tailwind {
     if (found.length > 0) this.css = this.#compiler.build(found);
     return this.css;
   }
+}
+
+/**
+ * A stylesheet's relative @import, looked for on disk each time: Tailwind's own resolver
+ * remembers for 4 s that a file was not there, so a watcher's compile right after the
+ * file is written would still fail. Packages ("tailwindcss") are left to that resolver.
+ */
+async function resolveRelative(id, base) {
+  if (!id.startsWith("./") && !id.startsWith("../")) return undefined;
+  const file = path.resolve(base, id);
+  for (const candidate of [file, `${file}.css`]) {
+    if (statSync(candidate, { throwIfNoEntry: false })?.isFile()) return candidate;
+  }
+  return undefined;
 }
 
 /**

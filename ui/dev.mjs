@@ -46,7 +46,7 @@ export async function watchUi({ out = path.join(uiDir, "dist-dev"), log = consol
   const assetsDir = path.join(out, "assets");
   await rm(out, { recursive: true, force: true });
   await mkdir(assetsDir, { recursive: true });
-  const font = await buildFont(out);
+  let font = await buildFont(out);
   const tailwind = await Tailwind.start();
   let art;
   let bundles = [];
@@ -77,7 +77,17 @@ export async function watchUi({ out = path.join(uiDir, "dist-dev"), log = consol
   /** One build, after `changed` (absolute paths; none for the first). */
   async function build(changed) {
     const started = performance.now();
-    if (changed.some((file) => file === artDir || file.startsWith(artDir + path.sep))) await drawArt();
+    // dist-dev/ removed or emptied under the loop (a clean-up): all of it is made again.
+    const lost =
+      written.manifest !== null &&
+      !(existsSync(path.join(out, "manifest.json")) && existsSync(path.join(assetsDir, font)));
+    if (lost) {
+      await mkdir(assetsDir, { recursive: true });
+      font = await buildFont(out);
+      written = { server: null, manifest: null };
+      kept = new Set();
+    }
+    if (lost || changed.some((file) => file === artDir || file.startsWith(artDir + path.sep))) await drawArt();
     const [server, client, css] = await Promise.all([
       bundles[0].rebuild(),
       bundles[1].rebuild(),
@@ -157,6 +167,7 @@ export function watchTree(root, onChange) {
     let watcher;
     try {
       watcher = watch(dir, (_event, name) => {
+        if (name && editorFile(name)) return;
         const changed = name ? path.join(dir, name) : dir;
         const stat = statSync(changed, { throwIfNoEntry: false });
         if (stat?.isDirectory()) add(changed);
@@ -188,6 +199,15 @@ export function watchTree(root, onChange) {
       watchers.clear();
     },
   };
+}
+
+/**
+ * A file an editor keeps beside the one being edited (vim's .swp and its 4913 probe,
+ * emacs's .#lock and #autosave#, a backup~): its churn while typing is not an edit.
+ */
+export function editorFile(name) {
+  const base = path.basename(name);
+  return base.startsWith(".") || base.endsWith("~") || base === "4913" || /^#.*#$/.test(base);
 }
 
 /** What stopped a build, in a line: esbuild's first error (it printed them all), or the message's first line. */

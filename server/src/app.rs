@@ -46,7 +46,7 @@ pub async fn start(config: Arc<Config>, ui: Ui) -> anyhow::Result<AppState> {
 async fn follow_ui(folder: PathBuf, state: AppState) {
     let manifest = folder.join("manifest.json");
     let (changed_tx, mut changed) = tokio::sync::mpsc::channel::<()>(1);
-    let watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
+    let mut watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
         let names_manifest = |event: notify::Event| {
             let name = Some(std::ffi::OsStr::new("manifest.json"));
             event.paths.iter().any(|path| path.file_name() == name)
@@ -68,11 +68,22 @@ async fn follow_ui(folder: PathBuf, state: AppState) {
     };
     tracing::info!(folder = %folder.display(), "following the UI build");
     let mut seen = stamp(&manifest);
+    let inode = |path: &Path| stamp(path).map(|(_, _, inode)| inode);
+    let mut folder_seen = inode(&folder);
     loop {
         tokio::select! {
             () = state.shutdown.cancelled() => return,
             Some(()) = changed.recv(), if watching => {}
             () = tokio::time::sleep(LOOK_EVERY) => {}
+        }
+        // A folder removed and made again (a clean-up under scripts/dev) is watched anew:
+        // the watch went with the old one.
+        let folder_now = inode(&folder);
+        if folder_now != folder_seen {
+            folder_seen = folder_now;
+            if let (Ok(watcher), Some(_)) = (&mut watcher, folder_now) {
+                let _ = watcher.watch(&folder, notify::RecursiveMode::NonRecursive);
+            }
         }
         // Events come for reads too (this host's own): only a new file counts.
         let now = stamp(&manifest);

@@ -12,7 +12,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, utimesSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { poll, sleep } from '../support/poll.mjs';
-import { editFile } from '../support/edit.mjs';
+import { createFile, editFile } from '../support/edit.mjs';
 import { freePort } from '../support/free-port.mjs';
 
 const root = new URL('../..', import.meta.url).pathname;
@@ -50,6 +50,41 @@ test('an edit to a component, the copy or a style is served on the next page loa
   timings.style = await servedAfter(t, 'ui/src/styles.css', ['--color-accent: #22c55e;', '--color-accent: #0a7b3e;'], async () =>
     (await stylesheetOf(await home())).includes('#0a7b3e'),
   );
+  // A stylesheet imported before it is written: the build fails, and writing it mends the
+  // build, though Tailwind's compile that failed never saw the file.
+  const failures = () => dev.count(/ui: the build failed/g);
+  const failedBefore = failures();
+  const importing = editFile('ui/src/styles.css', (text) => text.replace('source("./");\n', 'source("./");\n@import "./loop-extra.css";\n'));
+  t.after(importing);
+  await poll(failures, (n) => n === failedBefore + 1, 30_000, () => `the build failing on the missing import:\n${dev.log().slice(-2000)}`);
+  const removeExtra = createFile('ui/src/loop-extra.css', '.loop-extra { letter-spacing: 0.0777em; }\n');
+  t.after(removeExtra);
+  timings.imported = await within(async () => (await stylesheetOf(await home())).includes('.0777em'), 'the imported stylesheet written, served');
+  importing();
+  removeExtra();
+  await within(async () => !(await stylesheetOf(await home())).includes('.0777em'), 'the import taken out, served');
+
+  // ui/dist-dev removed under the loop (a clean-up): the next edit makes all of it again.
+  rmSync(join(root, 'ui/dist-dev'), { recursive: true, force: true });
+  const copyEdit = editFile('ui/src/data/copy.ts', (text) => text.replace('eyebrow: "NFTs for the climate"', 'eyebrow: "NFTs, made again"'));
+  t.after(copyEdit);
+  await poll(() => home().catch(() => ''), (html) => html.includes('NFTs, made again'), 30_000, () => `the page after dist-dev was removed:\n${dev.log().slice(-2000)}`);
+  const html = await home();
+  const font = /url\((archivo-black-[0-9a-f]+\.woff2)\)/.exec(await stylesheetOf(html));
+  assert.ok(font, 'the stylesheet names the display font');
+  assert.equal((await fetch(`${dev.url}/assets/${font[1]}`)).status, 200, 'and the font is there');
+  copyEdit();
+  await within(async () => !(await home()).includes('NFTs, made again'), 'the copy put back, served');
+
+  // A type error: served all the same (esbuild strips types), and said by the loop.
+  await poll(() => dev.count(/types: no errors/g), (n) => n === 1, 60_000, () => `the first type check:\n${dev.log().slice(-2000)}`);
+  const typed = editFile('ui/src/data/copy.ts', (text) => `${text}\nexport const loopWrong: number = "not a number";\n`);
+  t.after(typed);
+  await poll(() => dev.log(), (log) => /types: ui\/src\/data\/copy\.ts\(\d+,\d+\): error TS2322/.test(log), 60_000, () => `the type error said:\n${dev.log().slice(-2000)}`);
+  assert.equal((await fetch(`${dev.url}/`)).status, 200, 'the page is served all the same');
+  typed();
+  await poll(() => dev.count(/types: no errors/g), (n) => n === 2, 60_000, () => `the type error mended, said:\n${dev.log().slice(-2000)}`);
+
   t.diagnostic(`saved to served, ms (edit, then put back): ${JSON.stringify(timings)}`);
   t.diagnostic(`of which the UI builds and the host taking them up: ${dev.log().match(/ui: built in \d+ ms|took_ms=\d+/g)?.slice(1).join(', ')}`);
   assert.equal(await home(), before, 'with every file put back, the page is what it was');
@@ -59,6 +94,12 @@ test('an edit to a component, the copy or a style is served on the next page loa
   // A change under server/ that is not part of the binary: cargo runs, the binary stays
   // as it was, so the host is not restarted. (One that is: the next test.)
   const attempts = dev.count(/dev: building the host/g);
+  // An editor's swap, probe and backup files beside the code are not a change to it.
+  const editorFiles = ['server/src/.site.rs.swp', 'server/src/4913', 'server/src/site.rs~'].map((file) => createFile(file, 'x'));
+  await sleep(1000);
+  editorFiles.forEach((remove) => remove());
+  await sleep(1000);
+  assert.equal(dev.count(/dev: building the host/g), attempts, 'an editor\'s own files built the host');
   const touched = join(root, 'server/tests/host/common.rs');
   utimesSync(touched, new Date(), new Date());
   await poll(() => dev.count(/the binary is as it was/g), (n) => n === 1, 600_000, 'scripts/dev to build the host after a change under server/');
@@ -68,9 +109,15 @@ test('an edit to a component, the copy or a style is served on the next page loa
   await dev.stopLeavingNothing('SIGINT');
 });
 
-test('a change to the host\'s code rebuilds it and restarts it on the same port; SIGTERM stops it all', { timeout: 2 * STARTED_WITHIN_MS }, async (t) => {
-  const dev = await startDev(t);
+test('a change to the host\'s code rebuilds it and restarts it on the same port, even one picked with --port 0; SIGTERM stops it all', { timeout: 2 * STARTED_WITHIN_MS }, async (t) => {
+  const dev = await startDev(t, 0);
   const [first] = dev.hostPids();
+  // A second scripts/dev from the same checkout would build into the same ui/dist-dev.
+  const second = spawnDev(t, await freePort());
+  await poll(() => second.child.exitCode, (code) => code !== null, 30_000, () => `the second scripts/dev to stop:\n${second.log().slice(-2000)}`);
+  assert.equal(second.child.exitCode, 1);
+  assert.match(second.log(), new RegExp(`another scripts/dev \\(pid ${dev.pid}\\) runs from this checkout`));
+  assert.match(await get(`${dev.url}/`), /NFTs for the climate/, 'the first goes on serving');
   // Touched, not changed: cargo builds the crate again (seconds with incremental builds,
   // a minute or so without), and the binary it makes behaves as the one the other tests use.
   utimesSync(join(root, 'server/src/site.rs'), new Date(), new Date());
@@ -139,16 +186,18 @@ async function within(check, what) {
   }
 }
 
-/** scripts/dev on a free port with a data folder of its own, serving; stopped after the test if it still runs. */
-async function startDev(t) {
-  const port = await freePort();
+/** scripts/dev on `port` (a free one if not given) with a data folder of its own, serving; stopped after the test if it still runs. */
+async function startDev(t, port) {
+  port ??= await freePort();
   const { child, exited, log } = spawnDev(t, port);
-  const url = `http://127.0.0.1:${port}`;
   await poll(() => /serving url=/.test(log()) || child.exitCode !== null, Boolean, STARTED_WITHIN_MS, () => `scripts/dev to serve:\n${log().slice(-3000)}`);
   assert.equal(child.exitCode, null, `scripts/dev exited:\n${log()}`);
+  if (port === 0) port = Number(/dev: port 0: serving on (\d+), kept across restarts/.exec(log())[1]);
+  const url = `http://127.0.0.1:${port}`;
   const hostPids = () => [...log().matchAll(/dev: host started \(pid (\d+)\)/g)].map((m) => Number(m[1]));
   return {
     url,
+    pid: child.pid,
     log,
     hostPids,
     count: (pattern) => [...log().matchAll(pattern)].length,
