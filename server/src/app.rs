@@ -91,6 +91,10 @@ async fn follow_ui(folder: PathBuf, state: AppState) {
             continue;
         }
         seen = now;
+        // Gone (a clean-up under way): the build it had stays served until another is written.
+        if seen.is_none() {
+            continue;
+        }
         let (folder, state) = (folder.clone(), state.clone());
         let started = Instant::now();
         let taken = tokio::task::spawn_blocking(move || take_up(&folder, &state)).await;

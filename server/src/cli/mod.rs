@@ -101,9 +101,12 @@ pub fn from_environment(command: &clap::Command, mut error: clap::Error) -> clap
 pub fn init_tracing(environment: Environment) {
     // The Firestore client warns at every RESET of the listen stream, a routine part of
     // the protocol that the feed handles (an emulator sends one per write): only its
-    // errors are worth a line.
+    // errors are worth a line. The file watcher (--ui-dir) tells of a watch that went
+    // with its folder at info: routine too.
     let default = || {
-        tracing_subscriber::EnvFilter::new("info,firestore::db::listen_changes::event_loop=error")
+        tracing_subscriber::EnvFilter::new(
+            "info,firestore::db::listen_changes::event_loop=error,notify=warn",
+        )
     };
     let mut unread = None;
     let filter = match std::env::var("RUST_LOG") {
