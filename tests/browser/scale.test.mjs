@@ -338,6 +338,44 @@ test('a visitor deep in the list keeps what is loaded and their place when the h
   }
 });
 
+test('phrases minted on top that take the loaded list past the cards kept in the document leave the card being read where it is', async () => {
+  const { context, page } = await openHydrated(browser, `${host.url}/words`, { width: 390, height: 844 });
+  const loaded = () => page.evaluate(() => Number(document.querySelector('main ul[role="list"] > li:last-child')?.getAttribute('aria-posinset')));
+  const burst = 13;
+  while ((await loaded()) <= ALL_CARDS - burst) {
+    const before = await loaded();
+    await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+    await page.waitForFunction((n) => Number(document.querySelector('main ul[role="list"] > li:last-child')?.getAttribute('aria-posinset')) > n, before, { timeout: 5000 });
+  }
+  const shown = await loaded();
+  assert.ok(shown <= ALL_CARDS && shown + burst > ALL_CARDS, `${shown} loaded: every card in the document, until the burst`);
+  await page.evaluate(() => window.scrollBy(0, -3000));
+  await page.waitForTimeout(500);
+  const reading = () => page.evaluate(() => {
+    const top = [...document.querySelectorAll('main ul[role="list"] > li')].find((li) => li.getBoundingClientRect().top >= 0);
+    return { word: top?.querySelector('bdi')?.textContent, top: Math.round(top?.getBoundingClientRect().top ?? -1) };
+  });
+  const before = await reading();
+  const folder = mkdtempSync(join(tmpdir(), 'lastwords-burst-'));
+  const file = join(folder, 'burst.json');
+  const words = Array.from({ length: burst }, (_, i) => `BURST ${i}`);
+  writeFileSync(file, JSON.stringify(words.map((word) => ({ word, name: 'Live' }))));
+  const minted = (await api('/api/phrases?limit=1')).count;
+  try {
+    const run = await host.cli('phrases', 'import', file);
+    assert.equal(run.code, 0, run.stderr);
+    await page.waitForFunction((n) => document.querySelector('main h2')?.textContent?.includes(n), (minted + burst).toLocaleString('en-US'), { timeout: 5000 });
+    await page.waitForTimeout(300);
+    assert.ok(Number(await page.locator('main ul[role="list"] > li').first().getAttribute('aria-posinset')) > 1, 'the grid is windowed now');
+    assert.deepEqual(await reading(), before, `after ${burst} phrases on top`);
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+    const ids = (await allPhrases(host.url, 'BURST')).filter((phrase) => words.includes(phrase.word)).map((phrase) => phrase.id);
+    for (const id of ids) assert.equal((await host.cli('phrases', 'remove', id)).code, 0);
+    await context.close();
+  }
+});
+
 test('past the few hundred cards kept in the document, a phrase minted on top leaves the card being read where it is', async () => {
   const { context, page } = await openHydrated(browser, `${host.url}/words`, { width: 390, height: 844 });
   const cards = page.locator('main ul[role="list"] > li');

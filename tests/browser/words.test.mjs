@@ -425,6 +425,43 @@ test('on a phone, a phrase minted on top leaves the card being read where it is,
   }
 });
 
+test('a reload of the list, or Back to it, leaves the visitor where the browser put them as the page comes alive', async () => {
+  // Cards shorter than the grid's estimate of one: each row above the place, measured at
+  // hydration, must not move the page.
+  const own = await startHost({ phrases: Array.from({ length: 46 }, (_, i) => ({ id: `s${i}`, word: `SMALL ${i}`, name: `Tester ${i}` })) });
+  const context = await browser.newContext({ viewport: { width: 360, height: 740 }, isMobile: true, hasTouch: true });
+  try {
+    const page = await context.newPage();
+    await page.goto(`${own.url}/words`);
+    await page.waitForSelector('html[data-hydrated="true"]');
+    await page.evaluate(() => window.scrollTo(0, 2500));
+    await page.waitForTimeout(300);
+    const atTop = () => page.evaluate(() => {
+      const card = [...document.querySelectorAll('main ul[role="list"] > li')].find((li) => li.getBoundingClientRect().bottom > 0);
+      return `${card.querySelector('bdi').textContent} at ${Math.round(card.getBoundingClientRect().top)}`;
+    });
+    const before = await atTop();
+    for (const [how, go] of [
+      ['a reload', () => page.reload()],
+      ['Back from a phrase page', async () => {
+        // Clicked where it is: a click of Playwright's would scroll the card into view first.
+        await page.evaluate(() => [...document.querySelectorAll('main ul[role="list"] > li')].find((li) => li.getBoundingClientRect().top > 0).querySelector('a').click());
+        await page.waitForURL(/\/words\/[^/?]+$/);
+        await page.goBack();
+      }],
+    ]) {
+      await go();
+      await page.waitForSelector('html[data-hydrated="true"]');
+      await page.waitForTimeout(500);
+      assert.equal(await page.evaluate(() => window.scrollY), 2500, `${how}: the place the browser restored`);
+      assert.equal(await atTop(), before, `${how}: the card read first`);
+    }
+  } finally {
+    await context.close();
+    await own.stop();
+  }
+});
+
 test('a card removed live while it has the keyboard focus hands the focus to the card now in its place', async () => {
   const phrases = Array.from({ length: 6 }, (_, i) => ({ id: `f${i}`, word: `FOCUS NUMBER ${i}`, name: `Name ${i}` }));
   const own = await startHost({ phrases });

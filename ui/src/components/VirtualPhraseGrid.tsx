@@ -63,11 +63,13 @@ export function VirtualPhraseGrid({ list, site, total, busy, onNearEnd, focusInd
 
   // Every card in the document, the browser's scroll anchoring keeps the visitor's place
   // when a card above changes; the virtualizer's own correction, made as a row's measured
-  // height differs from what it had for that index, would move them a second time.
-  useLayoutEffect(() => {
-    // eslint-disable-next-line react-hooks/immutability -- TanStack Virtual takes this as a property of its instance only, not as an option
-    virtualizer.shouldAdjustScrollPositionOnItemSizeChange = everyRow ? () => false : undefined;
-  }, [virtualizer, everyRow]);
+  // height differs from what it had for that index, would move them a second time. Set
+  // as the grid renders, not in an effect: the cards' refs measure them before any effect
+  // of the grid runs, and at hydration (a reload, Back) the page is already scrolled to
+  // where the visitor was, so each row above measured shorter than its estimate would
+  // move them up by the difference.
+  // eslint-disable-next-line react-hooks/immutability -- TanStack Virtual takes this as a property of its instance only, not as an option; the same value for the same render
+  virtualizer.shouldAdjustScrollPositionOnItemSizeChange = everyRow ? neverAdjust : undefined;
 
   // Where the list starts on the page moves with what is above it (the checker's message).
   // eslint-disable-next-line react-hooks/exhaustive-deps -- after every render on purpose: what moves the list is outside this component; the comparison ends the chain
@@ -92,7 +94,9 @@ export function VirtualPhraseGrid({ list, site, total, busy, onNearEnd, focusInd
     readingNow.current = () => {
       const rows = virtualizer.measurementsCache;
       const y = window.scrollY;
-      if (everyRow || measuredMargin === null || y <= measuredMargin || rows.length === 0) {
+      // Noted with every card in the document too: the change that takes the list past
+      // ALL_CARDS_UP_TO is the first the browser's anchoring no longer follows.
+      if (measuredMargin === null || y <= measuredMargin || rows.length === 0) {
         reading.current = null;
         return;
       }
@@ -227,6 +231,10 @@ export function VirtualPhraseGrid({ list, site, total, busy, onNearEnd, focusInd
       listRef={listElement}
     />
   );
+}
+
+function neverAdjust(): boolean {
+  return false;
 }
 
 function allRows(range: Range): number[] {
