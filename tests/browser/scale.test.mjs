@@ -338,6 +338,23 @@ test('a visitor deep in the list keeps what is loaded and their place when the h
   }
 });
 
+test('a next page that could not load while offline loads by itself once the browser is back online', async () => {
+  const { context, page } = await openHydrated(browser, `${host.url}/words`, { width: 360, height: 740 });
+  try {
+    const loaded = () => page.evaluate(() => Number(document.querySelector('main ul[role="list"] > li:last-child')?.getAttribute('aria-posinset')));
+    const before = await loaded();
+    await context.setOffline(true);
+    await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+    await page.getByRole('button', { name: 'Could not load: try again' }).waitFor({ timeout: 5000 });
+    assert.equal(await loaded(), before);
+    await context.setOffline(false);
+    await page.waitForFunction((n) => Number(document.querySelector('main ul[role="list"] > li:last-child')?.getAttribute('aria-posinset')) > n, before, { timeout: 5000 });
+    assert.equal(await page.getByRole('button', { name: 'Could not load: try again' }).count(), 0);
+  } finally {
+    await context.close();
+  }
+});
+
 test('phrases minted on top that take the loaded list past the cards kept in the document leave the card being read where it is', async () => {
   const { context, page } = await openHydrated(browser, `${host.url}/words`, { width: 390, height: 844 });
   const loaded = () => page.evaluate(() => Number(document.querySelector('main ul[role="list"] > li:last-child')?.getAttribute('aria-posinset')));

@@ -41,7 +41,8 @@ export function usePhraseFeed(props: WordsProps): PhraseFeed {
     current.current = next;
     setFeed(next);
   }, []);
-  const [more, setMore] = useState<{ key: string; failed: boolean } | null>(null);
+  // The next page on its way, or the one that did not come and how many times in a row.
+  const [more, setMore] = useState<{ key: string; failed: boolean; failures: number } | null>(null);
   const moreKey = useRef<string | null>(null);
 
   useEffect(
@@ -94,7 +95,7 @@ export function usePhraseFeed(props: WordsProps): PhraseFeed {
     const key = `${list.query}\n${list.next}`;
     if (moreKey.current === key) return;
     moreKey.current = key;
-    setMore({ key, failed: false });
+    setMore((state) => ({ key, failed: false, failures: state?.key === key ? state.failures : 0 }));
     const { query, next: after } = list;
     fetchPage(query, after).then(
       (page) => {
@@ -104,7 +105,7 @@ export function usePhraseFeed(props: WordsProps): PhraseFeed {
       },
       () => {
         if (moreKey.current === key) moreKey.current = null;
-        setMore((state) => (state?.key === key ? { key, failed: true } : state));
+        setMore((state) => (state?.key === key ? { key, failed: true, failures: state.failures + 1 } : state));
       },
     );
   }, [commit]);
@@ -112,6 +113,20 @@ export function usePhraseFeed(props: WordsProps): PhraseFeed {
   const find = useCallback((query: string) => commit(showQuery(current.current, query)), [commit]);
 
   const listKey = `${feed.list.query}\n${feed.list.next}`;
+  // A page that did not come is asked for again by itself, after a pause that grows with
+  // each failure and at once when the browser is back online: a visitor whose connection
+  // dropped at the end of the list need not find the button to go on scrolling.
+  const retryKey = more !== null && more.key === listKey && more.failed ? more.key : null;
+  const moreFailures = more?.failures ?? 0;
+  useEffect(() => {
+    if (retryKey === null) return;
+    const timer = setTimeout(loadMore, retryPause(moreFailures));
+    window.addEventListener("online", loadMore);
+    return () => {
+      clearTimeout(timer);
+      window.removeEventListener("online", loadMore);
+    };
+  }, [retryKey, moreFailures, loadMore]);
   // Every phrase loaded was removed (or the list kept during a find was emptied so): the
   // next page is what shows now, and nothing is on screen to scroll towards it.
   const emptied = feed.list.phrases.length === 0 && feed.list.next !== null;
