@@ -121,9 +121,12 @@ test('a phrase removed and minted again while its page is open says so live; its
   const { context, page, problems } = await openHydrated(browser, `${host.url}${pagePath('c3')}`, PHONE);
   // Let the socket connect before the change.
   await page.waitForTimeout(300);
+  const shareable = async () => [await page.getByRole('link', { name: /^Post on X/ }).count(), await page.getByRole('button', { name: 'Share' }).count()];
+  assert.deepEqual(await shareable(), [1, 1]);
   const removed = await host.cli('phrases', 'remove', 'c3');
   assert.equal(removed.code, 0, removed.stderr);
   await page.getByText('This Last Words has been removed.').waitFor({ timeout: 5000 });
+  assert.deepEqual(await shareable(), [0, 0], 'no post or share of a link that is gone');
   assert.equal((await fetch(`${host.url}${pagePath('c3')}`)).status, 410);
   assert.equal((await fetch(`${host.url}/words/never-was`)).status, 404);
 

@@ -71,21 +71,24 @@ export function PhraseLive({ site, version, phrase, url, postUrl }: Props) {
           </p>
         )}
       </div>
-      <div className="mt-8 flex flex-wrap items-center gap-4">
-        {/* The post link first: the Share button arrives with hydration, and coming
-            after it, moves nothing the visitor already sees (no layout shift). */}
-        <ButtonLink href={postUrl} variant="outline" newTab>
-          Post on X
-        </ButtonLink>
-        {hydrated && (
-          <button type="button" onClick={() => void onShare()} className={BUTTON_CLASSES}>
-            Share
-          </button>
-        )}
-        <p role="status" className="text-sm text-white/80 break-all">
-          {notice}
-        </p>
-      </div>
+      {/* A removed phrase's link answers 410: nothing offers to share it. */}
+      {!watched.removed && (
+        <div className="mt-8 flex flex-wrap items-center gap-4">
+          {/* The post link first: the Share button arrives with hydration, and coming
+              after it, moves nothing the visitor already sees (no layout shift). */}
+          <ButtonLink href={postUrl} variant="outline" newTab>
+            Post on X
+          </ButtonLink>
+          {hydrated && (
+            <button type="button" onClick={() => void onShare()} className={BUTTON_CLASSES}>
+              Share
+            </button>
+          )}
+          <p role="status" className="text-sm text-white/80 break-all">
+            {notice}
+          </p>
+        </div>
+      )}
     </>
   );
 }
