@@ -170,6 +170,12 @@ test('an edit that does not all fit says how much was left out, until the box ch
   await input.pressSequentially('TX');
   assert.equal(await input.inputValue(), 'I SHOULD HAVE BOUGHT');
   assert.equal(await note.innerText(), 'Only 20 characters fit — 1 more was left out.');
+  // The counter says 19/20, but ß is written SS: the note says why it did not fit.
+  await input.fill('A'.repeat(19));
+  await input.pressSequentially('ß');
+  assert.equal(await input.inputValue(), 'A'.repeat(19));
+  assert.match(await page.locator('#check-counter').innerText(), /19\/20$/);
+  assert.equal(await note.innerText(), 'Only 20 characters fit — 1 more was left out (“ß” is written “SS”: 2 characters).');
   assert.deepEqual(problems, []);
   await context.close();
 });

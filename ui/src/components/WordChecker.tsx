@@ -2,7 +2,7 @@ import { useRef, useState, type ChangeEvent, type CompositionEvent, type FormEve
 import type { Check, CheckStatus, Phrase } from "../types";
 import { classNames } from "../classNames";
 import { lineFit } from "../headline";
-import { MAX_GRAPHEMES, fitEdit, upperCasesInPlace } from "../text";
+import { MAX_GRAPHEMES, fitEdit, graphemeCount, graphemes, normalizeWord, upperCasesInPlace } from "../text";
 
 export interface Props {
   /** Where the form goes without JavaScript. */
@@ -41,15 +41,18 @@ export function WordChecker({ action, placeholder, check, phraseHref, checkHref,
   const beforeComposing = useRef<string | null>(null);
   // What the last edit left in the box when it did not all fit, and how much was left out:
   // said until the box holds something else.
-  const [cut, setCut] = useState<{ value: string; dropped: number } | null>(null);
+  const [cut, setCut] = useState<{ value: string; dropped: number; first: string } | null>(null);
   const fit = (box: HTMLInputElement, previous: string) => {
-    const fitted = fitEdit(previous, box.value, box.selectionEnd ?? box.value.length, MAX_GRAPHEMES);
+    const next = box.value;
+    const fitted = fitEdit(previous, next, box.selectionEnd ?? next.length, MAX_GRAPHEMES);
     // Written to the box here, so React finds it holding the new value and leaves the caret be.
     if (fitted.value !== box.value) {
       box.value = fitted.value;
       box.setSelectionRange(fitted.caret, fitted.caret);
     }
-    setCut(fitted.dropped > 0 ? { value: fitted.value, dropped: fitted.dropped } : null);
+    // The first left out, where the edit's cut began: it may be a letter written longer (ß).
+    const first = graphemes(next.slice(fitted.caret, fitted.caret + next.length - fitted.value.length))[0] ?? "";
+    setCut(fitted.dropped > 0 ? { value: fitted.value, dropped: fitted.dropped, first } : null);
     return fitted.value;
   };
   const change = (event: ChangeEvent<HTMLInputElement>) => {
@@ -117,7 +120,7 @@ export function WordChecker({ action, placeholder, check, phraseHref, checkHref,
       </p>
       {/* Always there, so what the host adds is announced when it comes. */}
       <div aria-live="polite" className="text-white/80" hidden={composing}>
-        {cut !== null && cut.value === check.input && <p className="mt-1">{leftOut(cut.dropped)}</p>}
+        {cut !== null && cut.value === check.input && <p className="mt-1">{leftOut(cut.dropped, cut.first)}</p>}
         {check.status === "taken" && check.taker !== null && <Taker taker={check.taker} href={phraseHref(check.taker.id)} />}
         {check.status === "taken" && check.alternatives.length > 0 && (
           <div className="mt-3">
@@ -141,9 +144,15 @@ export function WordChecker({ action, placeholder, check, phraseHref, checkHref,
   );
 }
 
-/** What is said of an edit that did not all fit in the box. */
-export function leftOut(dropped: number): string {
-  return `Only ${MAX_GRAPHEMES} characters fit — ${dropped} more ${dropped === 1 ? "was" : "were"} left out.`;
+/**
+ * What is said of an edit that did not all fit in the box; `first`, the first character
+ * left out, is named when it is written longer (ß as SS), which the counter could not show.
+ */
+export function leftOut(dropped: number, first = ""): string {
+  const said = `Only ${MAX_GRAPHEMES} characters fit — ${dropped} more ${dropped === 1 ? "was" : "were"} left out`;
+  const written = normalizeWord(first);
+  const length = graphemeCount(written);
+  return length > 1 ? `${said} (“${first}” is written “${written}”: ${length} characters).` : `${said}.`;
 }
 
 const ALTERNATIVES_ID = "check-alternatives";
