@@ -604,6 +604,42 @@ for (const [size, viewport] of [['mobile', mobile], ['desktop', desktop]]) {
   });
 }
 
+test('no star of the night sky shows within the intro\'s paragraph, where it would read as an accent on a letter', async () => {
+  const blank = await browser.newPage();
+  try {
+    for (const width of [360, 820, 1280, 1600]) {
+      const context = await browser.newContext({ viewport: { width, height: 900 }, deviceScaleFactor: 2 });
+      const page = await context.newPage();
+      await page.goto(`${host.url}/`);
+      await page.waitForSelector('html[data-hydrated="true"]');
+      await page.evaluate(() => document.fonts.ready);
+      const paragraph = page.locator('#intro p').filter({ hasText: 'raises money' });
+      // The sky behind the words, the words themselves taken away.
+      await paragraph.evaluate((element) => Object.assign(element.style, { color: 'transparent', textShadow: 'none' }));
+      const shot = await paragraph.screenshot();
+      await context.close();
+      // Read where no page's policy applies to a data: image.
+      const brightest = await blank.evaluate(async (png) => {
+        const image = new Image();
+        image.src = `data:image/png;base64,${png}`;
+        await image.decode();
+        const canvas = document.createElement('canvas');
+        [canvas.width, canvas.height] = [image.width, image.height];
+        const drawing = canvas.getContext('2d');
+        drawing.drawImage(image, 0, 0);
+        const { data } = drawing.getImageData(0, 0, canvas.width, canvas.height);
+        let most = 0;
+        for (let i = 0; i < data.length; i += 4) most = Math.max(most, (data[i] + data[i + 1] + data[i + 2]) / 3);
+        return Math.round(most);
+      }, shot.toString('base64'));
+      // A star is white at 70 %: about 180 over the sky, which is under 60.
+      assert.ok(brightest < 100, `${width} px: a point of ${brightest} behind the paragraph`);
+    }
+  } finally {
+    await blank.close();
+  }
+});
+
 test('on a phone the footer tagline leaves no word alone on its last line', async () => {
   const { context, page, problems } = await open('/', mobile);
   const tagline = page.locator('footer').getByText('THE END IS NEAR, HURRY UP!', { exact: true });

@@ -30,7 +30,11 @@ export function Intro({ site }: Props) {
           >
             {INTRO.heading}
           </h1>
-          <p className="mt-6 max-w-xl text-lg text-white/85 sm:text-xl">{INTRO.mission}</p>
+          {/* The sky blurred behind the words, and a halo of the night around each letter: a star
+              beside one would read as an accent, and the hill's line as a strike. */}
+          <p className="mt-6 max-w-xl text-lg text-white/85 backdrop-blur-[3px] [text-shadow:0_0_2px_#000,0_0_6px_#000] sm:text-xl">
+            {INTRO.mission}
+          </p>
           <JoinButtons site={site} />
         </div>
         {/* The meteorites fall through the picture's sky, behind it, so they never cross the text. */}
