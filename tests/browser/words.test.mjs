@@ -410,23 +410,37 @@ test('on a phone, a phrase minted on top leaves the card being read where it is,
   const phrases = Array.from({ length: 25 }, (_, i) => ({ id: `p${i}`, word: `PHRASE NUMBER ${i}`, name: `Name ${i}` }));
   phrases.push({ id: 'tall', word: 'SEE YOU LATER', name: 'Jean-Baptiste Emmanuel Zorg the Third' });
   const own = await startHost({ phrases });
-  const context = await browser.newContext({ viewport: { width: 320, height: 672 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
   try {
-    const page = await context.newPage();
-    await page.goto(`${own.url}/words`);
-    await page.waitForSelector('html[data-hydrated="true"]');
-    const card = page.locator('main ul[role="list"] > li', { hasText: 'PHRASE NUMBER 6' });
-    await card.evaluate((element) => window.scrollBy(0, element.getBoundingClientRect().top - 200));
-    await page.waitForTimeout(300);
-    const top = () => card.evaluate((element) => Math.round(element.getBoundingClientRect().top));
-    const before = await top();
-    const short = await own.cli('phrases', 'add', 'SHORT', '--name', 'bo');
-    assert.equal(short.code, 0, short.stderr);
-    await page.waitForFunction(() => document.querySelector('main ul[role="list"] > li bdi')?.textContent === 'SHORT', null, { timeout: 5000 });
-    await page.waitForTimeout(500);
-    assert.equal(await top(), before, 'the card read stays where it was');
+    // Chromium's scroll anchoring, then none, as in Safari, which has none.
+    for (const anchoring of [true, false]) {
+      const context = await browser.newContext({ viewport: { width: 320, height: 672 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
+      try {
+        const page = await context.newPage();
+        if (!anchoring) {
+          await page.addInitScript(() => {
+            const supports = CSS.supports.bind(CSS);
+            CSS.supports = (...args) => (String(args[0]).includes('overflow-anchor') ? false : supports(...args));
+          });
+        }
+        await page.goto(`${own.url}/words`);
+        await page.waitForSelector('html[data-hydrated="true"]');
+        if (!anchoring) await page.evaluate(() => { document.documentElement.style.overflowAnchor = 'none'; });
+        const card = page.locator('main ul[role="list"] > li', { hasText: 'PHRASE NUMBER 6' });
+        await card.evaluate((element) => window.scrollBy(0, element.getBoundingClientRect().top - 200));
+        await page.waitForTimeout(300);
+        const top = () => card.evaluate((element) => Math.round(element.getBoundingClientRect().top));
+        const before = await top();
+        const word = anchoring ? 'SHORT' : 'SHORTER';
+        const short = await own.cli('phrases', 'add', word, '--name', 'bo');
+        assert.equal(short.code, 0, short.stderr);
+        await page.waitForFunction((word) => document.querySelector('main ul[role="list"] > li bdi')?.textContent === word, word, { timeout: 5000 });
+        await page.waitForTimeout(500);
+        assert.equal(await top(), before, `the card read stays where it was (${anchoring ? 'the browser anchoring' : 'no scroll anchoring'})`);
+      } finally {
+        await context.close();
+      }
+    }
   } finally {
-    await context.close();
     await own.stop();
   }
 });

@@ -35,6 +35,12 @@ export const ALL_CARDS_UP_TO = 300;
  * the top of the page costs the host no second request.
  */
 const AHEAD_ROWS = 3;
+/**
+ * Whether the browser keeps the reader's place itself when content above changes (CSS
+ * scroll anchoring); Safari does not, so there the grid does it with every card in the
+ * document too.
+ */
+const BROWSER_ANCHORS = typeof CSS !== "undefined" && CSS.supports("overflow-anchor", "auto");
 
 /**
  * The grid once hydrated: the same list and cards, with only the rows near
@@ -118,7 +124,7 @@ export function VirtualPhraseGrid({ list, site, total, busy, onNearEnd, focusInd
   }, []);
   useLayoutEffect(() => {
     const was = reading.current;
-    if (!everyRow && was !== null) {
+    if ((!everyRow || !BROWSER_ANCHORS) && was !== null) {
       const index = phrases.findIndex((phrase) => phrase.id === was.id);
       const row = index < 0 ? was.row : Math.floor(index / columns);
       const rows = virtualizer.measurementsCache;
