@@ -445,6 +445,25 @@ test('on a phone, a phrase minted on top leaves the card being read where it is,
   }
 });
 
+test('while a find is on its way the list shown is dimmed, until the matches come', async () => {
+  const { context, page, problems } = await openWords();
+  let release;
+  const held = new Promise((resolve) => (release = resolve));
+  await page.route((url) => url.pathname === '/api/phrases' && url.searchParams.has('q'), async (route) => {
+    await held;
+    await route.continue();
+  });
+  const dimness = () => page.evaluate(() => Number(getComputedStyle(document.querySelector('main ul[role="list"]').parentElement).opacity));
+  assert.equal(await dimness(), 1);
+  await page.getByLabel('Type & Check').pressSequentially('good');
+  await page.waitForFunction(() => Number(getComputedStyle(document.querySelector('main ul[role="list"]').parentElement).opacity) <= 0.5, null, { timeout: 3000 });
+  release();
+  await page.waitForFunction(() => Number(getComputedStyle(document.querySelector('main ul[role="list"]').parentElement).opacity) === 1, null, { timeout: 3000 });
+  assert.deepEqual(await page.locator('main ul[role="list"] bdi').allInnerTexts(), ['GOOD LUCK!']);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test('a reload of the list, or Back to it, leaves the visitor where the browser put them as the page comes alive', async () => {
   // Cards shorter than the grid's estimate of one: each row above the place, measured at
   // hydration, must not move the page.

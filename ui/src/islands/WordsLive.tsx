@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useRef, useState, type FormEvent } from "react";
+import { classNames } from "../classNames";
 import { checkPath, phrasePath } from "../data/site";
 import { MAX_GRAPHEMES, findText, fitEdit, groupThousands } from "../text";
 import { takeTypedEarly } from "../typedEarly";
@@ -27,6 +28,7 @@ export function WordsLive(props: Props) {
   // Live, the verdict follows every keystroke and the grid scrolls on: the
   // button and the page links only served the no-script page.
   const hydrated = useHydrated();
+  const finding = hydrated && feed.want !== feed.list.query;
   const live = useChecker(typed ?? check.input, feed, check, composing);
   // Until the user types or the list moves, show the host's verdict: it is
   // what the server rendered, so hydration sees the same markup.
@@ -117,7 +119,8 @@ export function WordsLive(props: Props) {
           </a>
         </p>
       )}
-      <div className="mt-4">
+      {/* A find on its way: the list shown is the last one's, dimmed until the new one comes. */}
+      <div className={classNames("mt-4 transition-opacity motion-reduce:transition-none", finding && "opacity-50")}>
         {unavailable ? (
           <p role="status" className="text-white/70">
             {`The list of Last ${site.productName} is temporarily unavailable. It appears here by itself as soon as it loads.`}
