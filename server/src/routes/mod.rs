@@ -176,7 +176,15 @@ pub fn probe_router(state: AppState) -> Router {
             HeaderValue::from_static("close"),
         ))
         .layer(middleware::from_fn(headers::reject_malformed))
+        .layer(middleware::from_fn_with_state(state.clone(), secured))
         .with_state(state)
+}
+
+/// The security headers (HSTS in production) on a reserve connection's answers too.
+async fn secured(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    let mut response = next.run(request).await;
+    headers::add_security_headers(response.headers_mut(), state.config.hsts());
+    response
 }
 
 /// Runs `inner` on `request` and counts its response; a response of 500 or more is
