@@ -86,12 +86,18 @@ pub async fn serve(
             closing: closing.clone(),
             metrics: metrics.clone(),
         };
-        match connections.admit() {
+        // A trusted proxy's connections carry many clients: not counted against one.
+        let client = (!proxies.trusts_peer(peer.ip())).then_some(peer.ip());
+        match connections.admit(client) {
             Admission::Budget(place) => {
                 tasks.spawn(connection.serve(stream, place, site.clone(), fast.clone()));
             }
             Admission::Reserve(place, evicted) => {
                 tasks.spawn(connection.serve_reserve(stream, place, probes.clone(), evicted));
+            }
+            Admission::Refused => {
+                metrics.connections_refused.inc();
+                drop(stream);
             }
         }
     };

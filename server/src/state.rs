@@ -109,7 +109,10 @@ impl AppState {
             rate_limit: RateLimit::new(config.http.rate),
             draining: AtomicBool::new(false),
             sockets: SocketLimits::new(config.sockets),
-            connections: Connections::new(connections::budget(config.http.max_connections)),
+            connections: Connections::new(
+                connections::budget(config.http.max_connections),
+                config.http.max_connections_per_ip,
+            ),
             site_files,
             config,
             listings,

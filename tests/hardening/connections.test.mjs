@@ -105,7 +105,7 @@ test('a request without a Host header, or with two, gets 400; HTTP/1.0 may leave
 });
 
 test('thousands of silent connections: /healthz answers throughout, well before the silent ones expire, and the descriptors come back', async () => {
-  const flooded = await startHost({ args: ['--request-timeout-s', '2', '--max-connections', '300', '--rate-limit-per-s', '0'] });
+  const flooded = await startHost({ args: ['--request-timeout-s', '2', '--max-connections', '300', '--max-connections-per-ip', '0', '--rate-limit-per-s', '0'] });
   const held = [];
   try {
     const pid = pidOf(flooded);
@@ -127,6 +127,10 @@ test('thousands of silent connections: /healthz answers throughout, well before 
     assert.ok(Number(busy.headers['retry-after']) > 0, JSON.stringify(busy.headers) + busy.text);
     const ready = await rawRequest(flooded.url, '/readyz');
     assert.deepEqual([ready.status, ready.text], [200, 'ready'], 'and /readyz answered');
+    for (const answer of [busy, ready]) {
+      assert.equal(answer.headers['x-content-type-options'], 'nosniff', 'the security headers past the budget too');
+      assert.match(answer.headers['content-security-policy'] ?? '', /default-src/);
+    }
     assert.ok((await metric(flooded.url, 'lastwords_connections_refused_total')) > 0);
     // The attacker still holds its end of every connection; the host has closed its own.
     await poll(() => openFiles(pid), (n) => n < baseline + 20, 6000, 'open descriptors of the host');
@@ -136,6 +140,30 @@ test('thousands of silent connections: /healthz answers throughout, well before 
   } finally {
     for (const socket of held) socket.destroy();
     await flooded.stop();
+  }
+});
+
+test('one client holding its share of connections cannot take the rest: its next is closed, everyone else is served', async () => {
+  const shared = await startHost({ args: ['--max-connections', '40', '--max-connections-per-ip', '10', '--request-timeout-s', '30', '--rate-limit-per-s', '0'] });
+  const held = [];
+  try {
+    // A client that holds connections open and asks /healthz on each now and then, as the
+    // probes are answered past the budget and not rate limited.
+    for (let i = 0; i < 10; i++) held.push(await silent(shared.url, 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n', '127.0.0.2'));
+    const extra = await silent(shared.url, null, '127.0.0.2');
+    await poll(() => extra.closedAt, (closed) => closed !== null, 3000, 'the connection past the client\'s share to be closed');
+    // Everyone else: a page and the probes, from other addresses.
+    for (const source of ['127.0.0.1', '127.0.0.3']) {
+      const page = await rawRequest(shared.url, '/words', { localAddress: source });
+      assert.equal(page.status, 200, `a page for ${source}`);
+    }
+    assert.ok((await metric(shared.url, 'lastwords_connections_refused_total')) >= 1);
+    // Its connections given back, the client is served again.
+    for (const socket of held.splice(0)) socket.destroy();
+    await poll(async () => (await rawRequest(shared.url, '/words', { localAddress: '127.0.0.2' }).catch(() => null))?.status, (status) => status === 200, 5000, 'the client served again');
+  } finally {
+    for (const socket of held) socket.destroy();
+    await shared.stop();
   }
 });
 
@@ -211,7 +239,7 @@ test('sockets joining a big list each get one page, and cost the host little', a
   const longestName = '\u{1F44D}\u{1F3FD}'.repeat(40);
   const phrases = Array.from({ length: 5_500 }, (_, i) => ({ id: `p${String(i).padStart(4, '0')}`, word: `PHRASE ${i}`, name: longestName }));
   // Hundreds of clients from one address: the per-address caps and the rate limit are off.
-  const big = await startHost({ phrases, args: ['--max-sockets-per-ip', '0', '--rate-limit-per-s', '0'] });
+  const big = await startHost({ phrases, args: ['--max-sockets-per-ip', '0', '--max-connections-per-ip', '0', '--rate-limit-per-s', '0'] });
   const sockets = [];
   try {
     const pid = pidOf(big);

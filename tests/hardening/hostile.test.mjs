@@ -188,7 +188,7 @@ test('slow requests: a request still waiting at the request timeout gets 408; he
   // seconds, well past the timeout.
   const many = Array.from({ length: 2_000 }, (_, i) => ({ id: `p${String(i).padStart(5, '0')}`, word: `PHRASE ${i}`, name: `Minter ${i}` }));
   // Many requests from one address at once: the rate limit is off (proxy.test.mjs tries it).
-  const slow = await startHost({ phrases: many, args: ['--request-timeout-s', '1', '--render-timeout-ms', '30000', '--render-threads', '1', '--rate-limit-per-s', '0'] });
+  const slow = await startHost({ phrases: many, args: ['--request-timeout-s', '1', '--render-timeout-ms', '30000', '--render-threads', '1', '--rate-limit-per-s', '0', '--max-connections-per-ip', '0'] });
   try {
     // A check's render on this machine now: waiting for the queue would take 800 of them,
     // so a 408 later than the timeout by half of that did not come at the timeout.

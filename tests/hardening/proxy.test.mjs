@@ -157,7 +157,7 @@ test('a second signal ends the drain at once', async () => {
 
 test('SIGTERM during a reconnect storm: every socket is told 1001 or refused, and the host exits 0', async () => {
   // No per-address limits: the storm comes from one address.
-  const host = await startHost({ args: ['--drain-s', '1', '--shutdown-timeout-s', '3', '--max-sockets-per-ip', '0', '--rate-limit-per-s', '0'] });
+  const host = await startHost({ args: ['--drain-s', '1', '--shutdown-timeout-s', '3', '--max-sockets-per-ip', '0', '--max-connections-per-ip', '0', '--rate-limit-per-s', '0'] });
   try {
     const sockets = [];
     let storming = true;

@@ -36,7 +36,7 @@ test('SIGTERM: sockets get 1001, requests in flight finish with 200, nothing new
   // The shutdown deadline is far past what the 300 take on any machine: this test is about
   // the host finishing its work and then going at once (the next one tries the deadline).
   const starting = Date.now();
-  const host = await startHost({ phrases: PHRASES, args: ['--render-timeout-ms', '30000', '--render-threads', '1', '--rate-limit-per-s', '0', '--shutdown-timeout-s', '60'] });
+  const host = await startHost({ phrases: PHRASES, args: ['--render-timeout-ms', '30000', '--render-threads', '1', '--rate-limit-per-s', '0', '--shutdown-timeout-s', '60', '--max-connections-per-ip', '0'] });
   // Stopping undoes what starting did: twice what starting took here bounds it.
   const lateBy = margin(Date.now() - starting, 2, 3000);
   try {

@@ -226,7 +226,7 @@ test('a client that never reads is cut off after the send timeout, while 1,000 o
   // that peer is sent those messages.
   const longestName = '\u{1F44D}\u{1F3FD}'.repeat(40);
   // A thousand clients from one address: the per-address caps and the rate limit are off.
-  const crowded = await startHost({ phrases: [{ id: 'a1', word: 'HELLO', name: 'Rex' }], args: ['--max-sockets-per-ip', '0', '--rate-limit-per-s', '0'] });
+  const crowded = await startHost({ phrases: [{ id: 'a1', word: 'HELLO', name: 'Rex' }], args: ['--max-sockets-per-ip', '0', '--max-connections-per-ip', '0', '--rate-limit-per-s', '0'] });
   try {
     const before = await currentVersion(crowded.url);
     // Each import waits until a live client has it, so each is a change message of

@@ -50,12 +50,12 @@ function unchunk(body) {
  * Opens a connection to `url`'s host and port, writes each of `parts` (waiting for
  * `between(i)` before part i > 0, if given; calling `written()` once the last is handed
  * to the kernel), and resolves to the parsed response once the server closes the
- * connection. Rejects after `timeoutMs`.
+ * connection (from `localAddress`, if given). Rejects after `timeoutMs`.
  */
-export function rawExchange(url, parts, { between, written, timeoutMs = 15_000 } = {}) {
+export function rawExchange(url, parts, { between, written, timeoutMs = 15_000, localAddress } = {}) {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
-    const socket = net.connect(Number(port), hostname);
+    const socket = net.connect({ port: Number(port), host: hostname, localAddress });
     const chunks = [];
     const timer = setTimeout(() => {
       socket.destroy();

@@ -95,6 +95,8 @@ pub struct HttpLimits {
     pub listen_backlog: u32,
     /// TCP connections held at once; None: as many as the open-file limit allows.
     pub max_connections: Option<usize>,
+    /// TCP connections one client address may hold at once; 0: no limit.
+    pub max_connections_per_ip: usize,
     /// HTTP requests handled at once.
     pub max_concurrent_requests: usize,
     /// Longest a request may take before it gets 408.
@@ -247,6 +249,13 @@ impl Config {
                     .map_or("nine tenths of the open-file limit, less 64".into(), |n| {
                         n.to_string()
                     }),
+            ),
+            (
+                "max_connections_per_ip",
+                match http.max_connections_per_ip {
+                    0 => "no limit".into(),
+                    n => n.to_string(),
+                },
             ),
             ("listen_backlog", http.listen_backlog.to_string()),
             (

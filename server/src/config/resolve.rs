@@ -148,6 +148,7 @@ fn http(settings: &Settings, addr: SocketAddr) -> Result<HttpLimits, ConfigError
         addr,
         listen_backlog,
         max_connections,
+        max_connections_per_ip: settings.max_connections_per_ip.unwrap_or(256),
         max_concurrent_requests,
         request_timeout: seconds("request_timeout_s", settings.request_timeout_s, 15, 3600)?,
         shutdown_timeout: seconds("shutdown_timeout_s", settings.shutdown_timeout_s, 5, 3600)?,

@@ -152,6 +152,11 @@ settings! {
         "TCP connections held at once, WebSockets included; past it only /healthz, /readyz \
          and /metrics are answered and everything else gets 503";
 
+    max_connections_per_ip: usize = "256", env "LASTWORDS_MAX_CONNECTIONS_PER_IP", value "N",
+        "TCP connections one client address (an IPv6 one by its /64) may hold at once, \
+         so one cannot take them all; a trusted proxy's are not counted (set \
+         --trusted-proxies behind one); past it a connection is closed unanswered; 0 for no limit";
+
     listen_backlog: u32 = "4096", env "LASTWORDS_LISTEN_BACKLOG", value "N",
         "Connections the kernel queues before the host accepts them, for reconnect storms; \
          capped by net.core.somaxconn";

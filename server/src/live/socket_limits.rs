@@ -67,7 +67,7 @@ impl SocketLimits {
             limits: self.clone(),
             ip: None,
         };
-        if let (Some(ip), true) = (ip, self.max_per_ip > 0) {
+        if let (Some(ip), true) = (ip.map(crate::net::client::subscriber), self.max_per_ip > 0) {
             let mut per_ip = self.per_ip.lock().unwrap_or_else(|e| e.into_inner());
             let count = per_ip.entry(ip).or_default();
             if *count >= self.max_per_ip {
@@ -92,5 +92,30 @@ impl Drop for SocketPermit {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_ipv6_subscriber_counts_once_for_its_whole_slash_64() {
+        let limits = SocketLimits::new(SocketCaps {
+            max: 100,
+            max_per_ip: 2,
+        });
+        let ip = |text: &str| Some(text.parse::<IpAddr>().unwrap());
+        let held: Vec<_> = ["2001:db8:1:2::1", "2001:db8:1:2:ffff::9"]
+            .into_iter()
+            .map(|text| limits.try_acquire(ip(text)).unwrap())
+            .collect();
+        assert_eq!(
+            limits.try_acquire(ip("2001:db8:1:2::abcd")).err(),
+            Some(Full::Address)
+        );
+        assert!(limits.try_acquire(ip("2001:db8:1:3::1")).is_ok());
+        drop(held);
+        assert!(limits.try_acquire(ip("2001:db8:1:2::abcd")).is_ok());
     }
 }

@@ -140,6 +140,16 @@ fn canonical(ip: IpAddr) -> IpAddr {
     ip.to_canonical()
 }
 
+/// What one client is counted as by the limits on it: an IPv4 address, or an IPv6
+/// address's /64, which one subscriber is given whole (it could take a new address of
+/// it for every connection).
+pub fn subscriber(ip: IpAddr) -> IpAddr {
+    match canonical(ip) {
+        IpAddr::V6(v6) => IpAddr::V6((u128::from(v6) & !((1u128 << 64) - 1)).into()),
+        v4 => v4,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,9 +7,10 @@
 //! request timeout of being accepted or of its last response, and a write the peer
 //! does not take within that timeout ends it.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::future::Future;
 use std::io;
+use std::net::IpAddr;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -23,6 +24,8 @@ use prometheus::IntCounter;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::time::{Instant, Sleep};
 use tokio_util::sync::CancellationToken;
+
+use crate::net::client::subscriber;
 
 /// Connections past the budget that may still be answered at once (the probes, and a
 /// 503 for everyone else). When it is full the oldest place is taken back.
@@ -78,6 +81,9 @@ pub struct Connections {
     reserve: Mutex<VecDeque<(u64, CancellationToken)>>,
     /// The id the next reserve place gets.
     next_id: AtomicU64,
+    /// Connections one client may hold at once (0: no limit), and how many each holds.
+    per_client: usize,
+    by_client: Mutex<HashMap<IpAddr, usize>>,
 }
 
 /// Where an accepted connection is served.
@@ -86,6 +92,8 @@ pub enum Admission {
     Budget(Place),
     /// Past it: the probes only, until the deadline or until the token is cancelled.
     Reserve(Place, CancellationToken),
+    /// Its client holds as many connections as one may: closed unanswered.
+    Refused,
 }
 
 /// A connection's place, given back when the socket closes (which for a WebSocket is
@@ -95,15 +103,20 @@ pub struct Place {
     connections: Arc<Connections>,
     /// The reserve place's id; None for a place under the budget.
     reserve_id: Option<u64>,
+    /// The client it is counted against, if any.
+    client: Option<IpAddr>,
 }
 
 impl Connections {
-    pub fn new(budget: usize) -> Arc<Self> {
+    /// `per_client`: connections one client address may hold at once; 0 for no limit.
+    pub fn new(budget: usize, per_client: usize) -> Arc<Self> {
         Arc::new(Self {
             budget,
             open: AtomicUsize::new(0),
             reserve: Mutex::default(),
             next_id: AtomicU64::new(0),
+            per_client,
+            by_client: Mutex::default(),
         })
     }
 
@@ -117,9 +130,21 @@ impl Connections {
         self.open.load(Ordering::Relaxed) + self.lock_reserve().len()
     }
 
-    /// Takes a place for a new connection: under the budget if there is room, else in
-    /// the reserve, closing the reserve's oldest connection when it is full.
-    pub fn admit(self: &Arc<Self>) -> Admission {
+    /// Takes a place for a new connection from `client` (None: not counted, such as a
+    /// trusted proxy's, which carries many clients): refused when that client holds its
+    /// share already, else under the budget if there is room, else in the reserve,
+    /// closing the reserve's oldest connection when it is full. One client cannot take
+    /// the whole budget and leave every other visitor a 503.
+    pub fn admit(self: &Arc<Self>, client: Option<IpAddr>) -> Admission {
+        let client = client.filter(|_| self.per_client > 0).map(subscriber);
+        if let Some(client) = client {
+            let mut by_client = self.lock_by_client();
+            let held = by_client.entry(client).or_default();
+            if *held >= self.per_client {
+                return Admission::Refused;
+            }
+            *held += 1;
+        }
         let under = self
             .open
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |open| {
@@ -129,6 +154,7 @@ impl Connections {
             return Admission::Budget(Place {
                 connections: self.clone(),
                 reserve_id: None,
+                client,
             });
         }
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
@@ -145,9 +171,14 @@ impl Connections {
             Place {
                 connections: self.clone(),
                 reserve_id: Some(id),
+                client,
             },
             token,
         )
+    }
+
+    fn lock_by_client(&self) -> std::sync::MutexGuard<'_, HashMap<IpAddr, usize>> {
+        self.by_client.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     fn lock_reserve(&self) -> std::sync::MutexGuard<'_, VecDeque<(u64, CancellationToken)>> {
@@ -157,6 +188,15 @@ impl Connections {
 
 impl Drop for Place {
     fn drop(&mut self) {
+        if let Some(client) = self.client {
+            let mut by_client = self.connections.lock_by_client();
+            if let Some(held) = by_client.get_mut(&client) {
+                *held -= 1;
+                if *held == 0 {
+                    by_client.remove(&client);
+                }
+            }
+        }
         match self.reserve_id {
             None => {
                 self.connections.open.fetch_sub(1, Ordering::AcqRel);
@@ -387,10 +427,10 @@ mod tests {
 
     #[test]
     fn past_the_budget_connections_go_to_the_reserve_whose_oldest_place_is_taken_back() {
-        let connections = Connections::new(2);
-        let under: Vec<_> = (0..2).map(|_| connections.admit()).collect();
+        let connections = Connections::new(2, 0);
+        let under: Vec<_> = (0..2).map(|_| connections.admit(None)).collect();
         assert!(under.iter().all(|a| matches!(a, Admission::Budget(_))));
-        let mut reserve: Vec<_> = (0..RESERVE + 1).map(|_| connections.admit()).collect();
+        let mut reserve: Vec<_> = (0..RESERVE + 1).map(|_| connections.admit(None)).collect();
         let Admission::Reserve(_, first) = &reserve[0] else {
             panic!("past the budget comes the reserve");
         };
@@ -402,6 +442,36 @@ mod tests {
         reserve.clear();
         drop(under);
         assert_eq!(connections.open(), 0);
+    }
+
+    #[test]
+    fn one_client_holds_its_share_of_connections_and_no_more_an_ipv6_one_by_its_slash_64() {
+        let connections = Connections::new(100, 3);
+        let ip = |text: &str| Some(text.parse::<IpAddr>().unwrap());
+        let held: Vec<_> = ["2001:db8::1", "2001:db8::2", "2001:db8::ffff:3"]
+            .into_iter()
+            .map(|text| connections.admit(ip(text)))
+            .collect();
+        assert!(held.iter().all(|a| matches!(a, Admission::Budget(_))));
+        assert!(matches!(
+            connections.admit(ip("2001:db8::4")),
+            Admission::Refused
+        ));
+        // Another client, and connections not counted (a trusted proxy's), go on.
+        assert!(matches!(
+            connections.admit(ip("2001:db8:0:1::1")),
+            Admission::Budget(_)
+        ));
+        assert!(matches!(connections.admit(None), Admission::Budget(_)));
+        drop(held);
+        assert!(matches!(
+            connections.admit(ip("2001:db8::4")),
+            Admission::Budget(_)
+        ));
+        assert!(
+            connections.lock_by_client().is_empty(),
+            "every place given back"
+        );
     }
 
     #[tokio::test]

@@ -72,7 +72,7 @@ impl RateLimit {
         let Some(limiter) = &self.limiter else {
             return Ok(());
         };
-        let outcome = limiter.check_key(&key(client));
+        let outcome = limiter.check_key(&crate::net::client::subscriber(client));
         if self
             .requests
             .fetch_add(1, Ordering::Relaxed)
@@ -101,17 +101,6 @@ impl RateLimit {
     /// Addresses in the table, for tests and `/metrics`.
     pub fn addresses(&self) -> usize {
         self.limiter.as_ref().map_or(0, |limiter| limiter.len())
-    }
-}
-
-/// An IPv6 client by its /64; an IPv4 one by its address.
-fn key(ip: IpAddr) -> IpAddr {
-    match ip {
-        IpAddr::V4(_) => ip,
-        IpAddr::V6(v6) => {
-            let bits = u128::from(v6) & !((1u128 << 64) - 1);
-            IpAddr::V6(bits.into())
-        }
     }
 }
 
