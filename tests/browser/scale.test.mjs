@@ -338,15 +338,32 @@ test('a visitor deep in the list keeps what is loaded and their place when the h
   }
 });
 
+/** The position of the last card loaded. */
+const lastLoaded = (page) => page.evaluate(() => Number(document.querySelector('main ul[role="list"] > li:last-child')?.getAttribute('aria-posinset')));
+
+/** Scrolls to the end, page by page, until `enough(loaded)` holds of the last card loaded. */
+async function scrollUntil(page, enough) {
+  while (!enough(await lastLoaded(page))) {
+    const before = await lastLoaded(page);
+    await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+    await page.waitForFunction((n) => Number(document.querySelector('main ul[role="list"] > li:last-child')?.getAttribute('aria-posinset')) > n, before, { timeout: 5000 });
+  }
+}
+
+/** The card at the top of the viewport, and where it is. */
+const reading = (page) => page.evaluate(() => {
+  const top = [...document.querySelectorAll('main ul[role="list"] > li')].find((li) => li.getBoundingClientRect().top >= 0);
+  return { word: top?.querySelector('bdi')?.textContent, top: Math.round(top?.getBoundingClientRect().top ?? -1) };
+});
+
 test('a next page that could not load while offline loads by itself once the browser is back online', async () => {
   const { context, page } = await openHydrated(browser, `${host.url}/words`, { width: 360, height: 740 });
   try {
-    const loaded = () => page.evaluate(() => Number(document.querySelector('main ul[role="list"] > li:last-child')?.getAttribute('aria-posinset')));
-    const before = await loaded();
+    const before = await lastLoaded(page);
     await context.setOffline(true);
     await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
     await page.getByRole('button', { name: 'Could not load: try again' }).waitFor({ timeout: 5000 });
-    assert.equal(await loaded(), before);
+    assert.equal(await lastLoaded(page), before);
     await context.setOffline(false);
     await page.waitForFunction((n) => Number(document.querySelector('main ul[role="list"] > li:last-child')?.getAttribute('aria-posinset')) > n, before, { timeout: 5000 });
     assert.equal(await page.getByRole('button', { name: 'Could not load: try again' }).count(), 0);
@@ -357,22 +374,13 @@ test('a next page that could not load while offline loads by itself once the bro
 
 test('phrases minted on top that take the loaded list past the cards kept in the document leave the card being read where it is', async () => {
   const { context, page } = await openHydrated(browser, `${host.url}/words`, { width: 390, height: 844 });
-  const loaded = () => page.evaluate(() => Number(document.querySelector('main ul[role="list"] > li:last-child')?.getAttribute('aria-posinset')));
   const burst = 13;
-  while ((await loaded()) <= ALL_CARDS - burst) {
-    const before = await loaded();
-    await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
-    await page.waitForFunction((n) => Number(document.querySelector('main ul[role="list"] > li:last-child')?.getAttribute('aria-posinset')) > n, before, { timeout: 5000 });
-  }
-  const shown = await loaded();
+  await scrollUntil(page, (loaded) => loaded > ALL_CARDS - burst);
+  const shown = await lastLoaded(page);
   assert.ok(shown <= ALL_CARDS && shown + burst > ALL_CARDS, `${shown} loaded: every card in the document, until the burst`);
   await page.evaluate(() => window.scrollBy(0, -3000));
   await page.waitForTimeout(500);
-  const reading = () => page.evaluate(() => {
-    const top = [...document.querySelectorAll('main ul[role="list"] > li')].find((li) => li.getBoundingClientRect().top >= 0);
-    return { word: top?.querySelector('bdi')?.textContent, top: Math.round(top?.getBoundingClientRect().top ?? -1) };
-  });
-  const before = await reading();
+  const before = await reading(page);
   const folder = mkdtempSync(join(tmpdir(), 'lastwords-burst-'));
   const file = join(folder, 'burst.json');
   const words = Array.from({ length: burst }, (_, i) => `BURST ${i}`);
@@ -384,7 +392,7 @@ test('phrases minted on top that take the loaded list past the cards kept in the
     await page.waitForFunction((n) => document.querySelector('main h2')?.textContent?.includes(n), (minted + burst).toLocaleString('en-US'), { timeout: 5000 });
     await page.waitForTimeout(300);
     assert.ok(Number(await page.locator('main ul[role="list"] > li').first().getAttribute('aria-posinset')) > 1, 'the grid is windowed now');
-    assert.deepEqual(await reading(), before, `after ${burst} phrases on top`);
+    assert.deepEqual(await reading(page), before, `after ${burst} phrases on top`);
   } finally {
     rmSync(folder, { recursive: true, force: true });
     const ids = (await allPhrases(host.url, 'BURST')).filter((phrase) => words.includes(phrase.word)).map((phrase) => phrase.id);
@@ -396,19 +404,10 @@ test('phrases minted on top that take the loaded list past the cards kept in the
 test('past the few hundred cards kept in the document, a phrase minted on top leaves the card being read where it is', async () => {
   const { context, page } = await openHydrated(browser, `${host.url}/words`, { width: 390, height: 844 });
   const cards = page.locator('main ul[role="list"] > li');
-  const loaded = () => page.evaluate(() => Number(document.querySelector('main ul[role="list"] > li:last-child')?.getAttribute('aria-posinset')));
-  while ((await loaded()) < 400) {
-    const before = await loaded();
-    await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
-    await page.waitForFunction((n) => Number(document.querySelector('main ul[role="list"] > li:last-child')?.getAttribute('aria-posinset')) > n, before, { timeout: 5000 });
-  }
+  await scrollUntil(page, (loaded) => loaded >= 400);
   await page.evaluate(() => window.scrollBy(0, -3000));
   await page.waitForTimeout(500);
-  const reading = () => page.evaluate(() => {
-    const top = [...document.querySelectorAll('main ul[role="list"] > li')].find((li) => li.getBoundingClientRect().top >= 0);
-    return { word: top?.querySelector('bdi')?.textContent, top: Math.round(top?.getBoundingClientRect().top ?? -1) };
-  });
-  const before = await reading();
+  const before = await reading(page);
   assert.ok(Number(await cards.first().getAttribute('aria-posinset')) > 1, 'the grid is windowed');
   const added = [];
   const minted = (await api('/api/phrases?limit=1')).count;
@@ -418,7 +417,7 @@ test('past the few hundred cards kept in the document, a phrase minted on top le
     added.push(run.stdout.split(' ')[1]);
     await page.waitForFunction((n) => document.querySelector('main h2')?.textContent?.includes(n), (minted + added.length).toLocaleString('en-US'), { timeout: 5000 });
     await page.waitForTimeout(300);
-    assert.deepEqual(await reading(), before, `after ${word}`);
+    assert.deepEqual(await reading(page), before, `after ${word}`);
   }
   for (const id of added) assert.equal((await host.cli('phrases', 'remove', id)).code, 0);
   await context.close();
