@@ -3,7 +3,9 @@
 //! Connections are held to a budget well under the open-file limit (which
 //! [`crate::net::listener`] raises at start); past it, a connection gets a short-lived place
 //! in a small reserve where only the probes are served (everything else gets 503), so `/healthz` answers however many
-//! sockets are open. Each connection has deadlines: it must send a request within the
+//! sockets are open. One client address (an IPv6 one by its /64; a trusted proxy's
+//! connections are not counted) holds at most its share; past it a connection is closed
+//! unanswered. Each connection has deadlines: it must send a request within the
 //! request timeout of being accepted or of its last response, and a write the peer
 //! does not take within that timeout ends it.
 
