@@ -77,28 +77,28 @@ pub async fn serve(
     let proxies = Arc::new(state.config.http.trusted_proxies.clone());
     let metrics = state.metrics.clone();
     let accept = |stream: TcpStream, peer: SocketAddr| {
-        let _ = stream.set_nodelay(true);
-        let connection = Connection {
-            builder: builder.clone(),
-            peer,
-            proxies: proxies.clone(),
-            limit,
-            closing: closing.clone(),
-            metrics: metrics.clone(),
+        // Made only for a connection that is served.
+        let connection = || {
+            let _ = stream.set_nodelay(true);
+            Connection {
+                builder: builder.clone(),
+                peer,
+                proxies: proxies.clone(),
+                limit,
+                closing: closing.clone(),
+                metrics: metrics.clone(),
+            }
         };
         // A trusted proxy's connections carry many clients: not counted against one.
         let client = (!proxies.trusts_peer(peer.ip())).then_some(peer.ip());
         match connections.admit(client) {
             Admission::Budget(place) => {
-                tasks.spawn(connection.serve(stream, place, site.clone(), fast.clone()));
+                tasks.spawn(connection().serve(stream, place, site.clone(), fast.clone()));
             }
             Admission::Reserve(place, evicted) => {
-                tasks.spawn(connection.serve_reserve(stream, place, probes.clone(), evicted));
+                tasks.spawn(connection().serve_reserve(stream, place, probes.clone(), evicted));
             }
-            Admission::Refused => {
-                metrics.connections_refused.inc();
-                drop(stream);
-            }
+            Admission::Refused => metrics.connections_refused.inc(),
         }
     };
     let mut stop = std::pin::pin!(stop);

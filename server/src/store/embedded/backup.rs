@@ -409,8 +409,9 @@ fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
     (a.dev(), a.ino()) == (b.dev(), b.ino())
 }
 
-/// Copies the backup `file` (and a `-wal` beside it) to `temp` and checks the copy as a
-/// store: header, application id, schema, SQLite's integrity check.
+/// Copies the backup `file` (a regular file, as the caller found it) and a `-wal` beside
+/// it to `temp`, and checks the copy as a store: header, application id, schema,
+/// SQLite's integrity check.
 fn prepare(file: &Path, temp: &Path) -> Result<u64, StoreError> {
     // What is wrong is the backup's, and so is what to do: the store is not touched.
     let rename = |refusal: Refusal| Refusal {
@@ -418,7 +419,6 @@ fn prepare(file: &Path, temp: &Path) -> Result<u64, StoreError> {
         advice: "Name a file `lastwords phrases backup` wrote".into(),
         ..refusal
     };
-    regular_file(file)?;
     std::fs::copy(file, temp).map_err(|e| file_error(temp, e))?;
     let wal = sidecar(file, "-wal");
     if wal.exists() {
