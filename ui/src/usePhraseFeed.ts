@@ -116,17 +116,17 @@ export function usePhraseFeed(props: WordsProps): PhraseFeed {
   // A page that did not come is asked for again by itself, after a pause that grows with
   // each failure and at once when the browser is back online: a visitor whose connection
   // dropped at the end of the list need not find the button to go on scrolling.
-  const retryKey = more !== null && more.key === listKey && more.failed ? more.key : null;
+  const failed = more !== null && more.key === listKey && more.failed;
   const moreFailures = more?.failures ?? 0;
   useEffect(() => {
-    if (retryKey === null) return;
+    if (!failed) return;
     const timer = setTimeout(loadMore, retryPause(moreFailures));
     window.addEventListener("online", loadMore);
     return () => {
       clearTimeout(timer);
       window.removeEventListener("online", loadMore);
     };
-  }, [retryKey, moreFailures, loadMore]);
+  }, [failed, moreFailures, loadMore]);
   // Every phrase loaded was removed (or the list kept during a find was emptied so): the
   // next page is what shows now, and nothing is on screen to scroll towards it.
   const emptied = feed.list.phrases.length === 0 && feed.list.next !== null;
@@ -137,7 +137,7 @@ export function usePhraseFeed(props: WordsProps): PhraseFeed {
     feed,
     loadMore,
     loading: wanted !== null || (more !== null && more.key === listKey && !more.failed),
-    failed: more !== null && more.key === listKey && more.failed,
+    failed,
     emptied,
     find,
   };

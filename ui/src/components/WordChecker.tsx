@@ -46,7 +46,7 @@ export function WordChecker({ action, placeholder, check, phraseHref, checkHref,
     const next = box.value;
     const fitted = fitEdit(previous, next, box.selectionEnd ?? next.length, MAX_GRAPHEMES);
     // Written to the box here, so React finds it holding the new value and leaves the caret be.
-    if (fitted.value !== box.value) {
+    if (fitted.value !== next) {
       box.value = fitted.value;
       box.setSelectionRange(fitted.caret, fitted.caret);
     }
