@@ -422,3 +422,50 @@ test('past the few hundred cards kept in the document, a phrase minted on top le
   for (const id of added) assert.equal((await host.cli('phrases', 'remove', id)).code, 0);
   await context.close();
 });
+
+test('Back to the list from a phrase deep in it, or a reload, brings the visitor to the card they were reading, phrases minted meanwhile', async () => {
+  // The browser loads the page afresh (these tests keep no back-forward cache): the host's
+  // first page only, where its own restoring of the scroll would stop.
+  for (const { width, height, loaded } of [{ width: 390, height: 844, loaded: 400 }, { width: 1280, height: 900, loaded: 150 }]) {
+    const { context, page, problems } = await openHydrated(browser, `${host.url}/words`, { width, height });
+    const added = [];
+    try {
+      await scrollUntil(page, (n) => n >= loaded);
+      await page.evaluate(() => window.scrollBy(0, -1500));
+      await page.waitForTimeout(500);
+      const before = await reading(page);
+      // Where that card is now: with several columns, the phrases minted on top move it
+      // along its row.
+      const topOf = (word) => page.evaluate((word) => {
+        const card = [...document.querySelectorAll('main ul[role="list"] bdi')].find((bdi) => bdi.textContent === word)?.closest('li');
+        return card === undefined ? null : Math.round(card.getBoundingClientRect().top);
+      }, word);
+      const back = async (how) => {
+        await page.waitForSelector('html[data-hydrated="true"]');
+        await poll(() => topOf(before.word), (top) => top === before.top, 5000, `${how} at ${width} px: ${before.word} at ${before.top}`);
+        await page.waitForTimeout(300);
+        assert.equal(await topOf(before.word), before.top, `${how} at ${width} px`);
+      };
+      // Clicked where it is: a click of Playwright's would scroll the card into view first.
+      await page.evaluate(() => [...document.querySelectorAll('main ul[role="list"] > li')].find((li) => li.getBoundingClientRect().top > 0).querySelector('a').click());
+      await page.waitForURL(/\/words\/[^/?]+$/);
+      for (const word of [`MINTED AWAY ${width}`, `AND ONE MORE ${width}`]) {
+        const run = await host.cli('phrases', 'add', word, '--name', 'Live');
+        assert.equal(run.code, 0, run.stderr);
+        added.push(run.stdout.split(' ')[1]);
+      }
+      await page.goBack();
+      await back('Back');
+      await page.reload();
+      await back('a reload');
+      // And the list goes on from there as before.
+      const last = await lastLoaded(page);
+      await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+      await page.waitForFunction((n) => Number(document.querySelector('main ul[role="list"] > li:last-child')?.getAttribute('aria-posinset')) > n, last, { timeout: 5000 });
+      assert.deepEqual(problems, []);
+    } finally {
+      for (const id of added) assert.equal((await host.cli('phrases', 'remove', id)).code, 0);
+      await context.close();
+    }
+  }
+});

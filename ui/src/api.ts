@@ -28,10 +28,13 @@ async function within<T>(signal: AbortSignal | null, request: (signal: AbortSign
   }
 }
 
-/** `GET /api/phrases`: the first page of `query`'s list, or the one after `after`. */
-export function fetchPage(query: string, after: string | null, signal: AbortSignal | null = null): Promise<PhrasePage> {
+/**
+ * `GET /api/phrases`: the first page of `query`'s list, or the one after `after`; of
+ * `limit` phrases (up to `MAX_PAGE`) rather than the host's page size when given.
+ */
+export function fetchPage(query: string, after: string | null, signal: AbortSignal | null = null, limit: number | null = null): Promise<PhrasePage> {
   return within(signal, async (signal) => {
-    const response = await fetch(phrasesUrl(query, after), { signal, headers: { accept: "application/json" } });
+    const response = await fetch(phrasesUrl(query, after, limit), { signal, headers: { accept: "application/json" } });
     if (!response.ok) throw new Error(`GET /api/phrases: ${response.status}`);
     const page = parsePage(await response.json());
     if (page === null) throw new Error("GET /api/phrases: not a page");
@@ -79,8 +82,15 @@ export function askAfterPause(ask: (signal: AbortSignal) => void, pause: number)
   };
 }
 
-export function phrasesUrl(query: string, after: string | null): string {
-  const params = [query === "" ? null : `q=${encodeURIComponent(query)}`, after === null ? null : `after=${encodeURIComponent(after)}`];
+/** The most phrases the host gives in one page (its `MAX_LIMIT`). */
+export const MAX_PAGE = 200;
+
+export function phrasesUrl(query: string, after: string | null, limit: number | null = null): string {
+  const params = [
+    query === "" ? null : `q=${encodeURIComponent(query)}`,
+    after === null ? null : `after=${encodeURIComponent(after)}`,
+    limit === null ? null : `limit=${Math.min(MAX_PAGE, Math.max(1, Math.floor(limit)))}`,
+  ];
   const search = params.filter((param) => param !== null).join("&");
   return search === "" ? "/api/phrases" : `/api/phrases?${search}`;
 }

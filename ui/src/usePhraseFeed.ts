@@ -31,8 +31,11 @@ export interface PhraseFeed {
  * The list as the page holds it: the page the host rendered, later pages as
  * they are asked for, a find's matches, all kept current over the live
  * WebSocket (jittered reconnects; a gap in versions starts the socket over).
+ * With `loadTo`, pages are asked for until that many phrases are loaded, each as large
+ * as that needs, rather than as the grid scrolls near its end (a place kept from
+ * before: see place.ts).
  */
-export function usePhraseFeed(props: WordsProps): PhraseFeed {
+export function usePhraseFeed(props: WordsProps, loadTo: number | null = null): PhraseFeed {
   const [feed, setFeed] = useState(() => initialFeed(props));
   // The one source of truth for callbacks that outlive a render; `setFeed` only re-renders.
   const current = useRef(feed);
@@ -89,6 +92,7 @@ export function usePhraseFeed(props: WordsProps): PhraseFeed {
     );
   }, [wanted, stale, commit, failures]);
 
+  const target = useRef(loadTo);
   const loadMore = useCallback(() => {
     const { list } = current.current;
     if (list.next === null || needsFirstPage(current.current)) return;
@@ -97,7 +101,8 @@ export function usePhraseFeed(props: WordsProps): PhraseFeed {
     moreKey.current = key;
     setMore((state) => ({ key, failed: false, failures: state?.key === key ? state.failures : 0 }));
     const { query, next: after } = list;
-    fetchPage(query, after).then(
+    const wanting = (target.current ?? 0) - list.phrases.length;
+    fetchPage(query, after, null, wanting > 0 ? wanting : null).then(
       (page) => {
         commit(receiveMore(current.current, query, after, page));
         if (moreKey.current === key) moreKey.current = null;
@@ -133,6 +138,11 @@ export function usePhraseFeed(props: WordsProps): PhraseFeed {
   useEffect(() => {
     if (emptied) loadMore();
   }, [emptied, listKey, loadMore]);
+  const loaded = feed.list.phrases.length;
+  useEffect(() => {
+    target.current = loadTo;
+    if (loadTo !== null && loaded < loadTo) loadMore();
+  }, [loadTo, loaded, listKey, loadMore]);
   return {
     feed,
     loadMore,

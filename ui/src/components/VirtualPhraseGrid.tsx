@@ -1,6 +1,7 @@
 import { defaultRangeExtractor, useWindowVirtualizer, type Range } from "@tanstack/react-virtual";
 import { useEffect, useLayoutEffect, useRef, useState } from "react";
 import type { PagedList } from "../live";
+import { keepPlace, type Place } from "../place";
 import type { SiteProps } from "../types";
 import { useColumns } from "../useColumns";
 import { PhraseGrid } from "./PhraseGrid";
@@ -16,6 +17,11 @@ export interface Props {
   /** Index of a phrase to bring into view and focus once it is loaded ("Load more"). */
   focusIndex: number | null;
   onFocused: () => void;
+  /** How many phrases the host's page held: past them the grid restores its place itself. */
+  served: number;
+  /** A place kept from before, its phrases loaded: scrolled to once, then `onPlaced`. */
+  place: Place | null;
+  onPlaced: () => void;
 }
 
 /** A card's height at one line of phrase; rows are measured as they render. */
@@ -47,7 +53,7 @@ const BROWSER_ANCHORS = typeof CSS !== "undefined" && CSS.supports("overflow-anc
  * the viewport in the document (the others are padding of their measured or
  * estimated height), so it stays small however far the visitor scrolls.
  */
-export function VirtualPhraseGrid({ list, site, total, busy, onNearEnd, focusIndex, onFocused }: Props) {
+export function VirtualPhraseGrid({ list, site, total, busy, onNearEnd, focusIndex, onFocused, served, place, onPlaced }: Props) {
   const columns = useColumns();
   const listElement = useRef<HTMLUListElement>(null);
   // Null until measured: the rows in view are not known before, nor whether the end is near.
@@ -148,10 +154,10 @@ export function VirtualPhraseGrid({ list, site, total, busy, onNearEnd, focusInd
   // the card now in its place, so the card last focused in the list is noted.
   const [keyboardInside, setKeyboardInside] = useState(false);
   const focused = useRef<{ id: string; index: number } | null>(null);
-  const shown = useRef({ phrases, start });
+  const shown = useRef({ phrases, start, list });
   // After every render: the listeners below read this render's cards.
   useLayoutEffect(() => {
-    shown.current = { phrases, start };
+    shown.current = { phrases, start, list };
   });
   useEffect(() => {
     const inside = (target: EventTarget | null): target is Element =>
@@ -199,6 +205,56 @@ export function VirtualPhraseGrid({ list, site, total, busy, onNearEnd, focusInd
     const card = listElement.current?.children[index - shown.current.start]?.querySelector("a");
     if (lost && card instanceof HTMLElement) card.focus();
   }, [phrases]);
+
+  // The visitor's place, kept in the history entry as they follow a link or leave the
+  // page (a reload too): the card at the top of the viewport, and as many phrases as
+  // reach the bottom of it.
+  useEffect(() => {
+    const keep = () => {
+      const { phrases, start, list } = shown.current;
+      const items = listElement.current?.children;
+      if (items === undefined || items.length === 0 || !list.fromTop) return;
+      const edges = (index: number) => items[index]?.getBoundingClientRect() ?? { top: 0, bottom: 0 };
+      let top = 0;
+      while (top + 1 < items.length && edges(top).bottom <= 0) top++;
+      let last = top;
+      while (last + 1 < items.length && edges(last + 1).top < window.innerHeight) last++;
+      const phrase = phrases[start + top];
+      if (phrase === undefined) return;
+      keepPlace({ query: list.query, loaded: start + last + 1, id: phrase.id, index: start + top, top: Math.round(edges(top).top) }, served);
+    };
+    document.addEventListener("click", keep, true);
+    window.addEventListener("pagehide", keep);
+    return () => {
+      document.removeEventListener("click", keep, true);
+      window.removeEventListener("pagehide", keep);
+    };
+  }, [served]);
+
+  // Back to the place kept, once the list is measured where it starts on the page.
+  useLayoutEffect(() => {
+    if (place === null || measuredMargin === null || count === 0) return;
+    const index = phrases.findIndex((phrase) => phrase.id === place.id);
+    const row = Math.floor(Math.min(index < 0 ? place.index : index, count - 1) / columns);
+    const rowStart = virtualizer.measurementsCache[row]?.start;
+    if (rowStart !== undefined) window.scrollTo(0, rowStart - place.top);
+    onPlaced();
+    // The rows brought into view are measured as they render, and may move the card a
+    // little from where the estimates put it: it is put back for a few frames.
+    const id = index < 0 ? null : place.id;
+    // Not called off as `place` is cleared, which is at once.
+    let frames = 3;
+    const settle = () => {
+      const { phrases, start } = shown.current;
+      const at = phrases.findIndex((phrase) => phrase.id === id);
+      const item = listElement.current?.children[at - start];
+      if (id === null || at < start || item === undefined) return;
+      const off = Math.round(item.getBoundingClientRect().top) - place.top;
+      if (off !== 0) window.scrollBy(0, off);
+      if (--frames > 0) requestAnimationFrame(settle);
+    };
+    requestAnimationFrame(settle);
+  }, [place, measuredMargin, phrases, count, columns, virtualizer, onPlaced]);
 
   const measured = measuredMargin !== null;
   useEffect(() => {

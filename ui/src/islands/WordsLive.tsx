@@ -1,7 +1,8 @@
 import { useCallback, useEffect, useRef, useState, type FormEvent } from "react";
 import { classNames } from "../classNames";
 import { checkPath, phrasePath } from "../data/site";
-import { MAX_GRAPHEMES, findText, fitEdit, groupThousands } from "../text";
+import { MAX_GRAPHEMES, findText, fitEdit, groupThousands, normalizeWord } from "../text";
+import { readPlace, type Place } from "../place";
 import { takeTypedEarly } from "../typedEarly";
 import type { SiteProps, WordsProps } from "../types";
 import { useChecker } from "../useChecker";
@@ -20,7 +21,10 @@ export type Props = WordsProps;
  */
 export function WordsLive(props: Props) {
   const { site, version, loaded, check } = props;
-  const { feed, loadMore, loading, failed, emptied, find } = usePhraseFeed(props);
+  // Where the visitor was when they left this page, if Back or a reload brought them to
+  // it afresh with fewer phrases than they had scrolled through (see place.ts).
+  const [place, setPlace] = useState(() => placeToRestore(props));
+  const { feed, loadMore, loading, failed, emptied, find } = usePhraseFeed(props, place?.loaded ?? null);
   const [typed, setTyped] = useState<string | null>(null);
   // An IME is building a character: the box's text is not a word yet.
   const [composing, setComposing] = useState(false);
@@ -55,8 +59,24 @@ export function WordsLive(props: Props) {
     find(findText(value));
   }, [find]);
 
+  // Restoring the place gives way to whatever the visitor does first.
+  const placed = useCallback(() => {
+    setPlace(null);
+    window.history.scrollRestoration = "auto";
+  }, []);
+  useEffect(() => {
+    if (place === null) return;
+    const events = ["wheel", "touchstart", "keydown", "mousedown"] as const;
+    for (const event of events) window.addEventListener(event, placed, { passive: true });
+    return () => {
+      for (const event of events) window.removeEventListener(event, placed);
+    };
+  }, [place, placed]);
+  const placeLoaded = place !== null && (feed.list.phrases.length >= place.loaded || feed.list.next === null);
+
   // The checker keeps the box within the limit; an IME's unfinished character finds nothing yet.
   const onInput = (value: string, composing: boolean) => {
+    if (place !== null) placed();
     setTyped(value);
     setComposing(composing);
     if (!composing) find(findText(value));
@@ -134,6 +154,9 @@ export function WordsLive(props: Props) {
             onNearEnd={failed ? noop : loadOnByItself}
             focusIndex={focusIndex}
             onFocused={onFocused}
+            served={props.phrases.length}
+            place={placeLoaded ? place : null}
+            onPlaced={placed}
           />
         ) : emptied ? null : (
           <PhraseGrid phrases={list.phrases} site={site} query={list.query} busy={hydrated && loading} />
@@ -155,6 +178,15 @@ export function WordsLive(props: Props) {
 }
 
 function noop() {}
+
+/** The place kept in this history entry, when it is further down this list than the page holds. */
+function placeToRestore(props: Props): Place | null {
+  // Read as the page hydrates; the server has no history.
+  if (typeof window === "undefined" || props.prev !== null) return null;
+  const place = readPlace(window.history.state);
+  if (place === null || place.query !== normalizeWord(props.query) || place.loaded <= props.phrases.length) return null;
+  return place;
+}
 
 const LOAD_MORE_ID = "load-more";
 

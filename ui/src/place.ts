@@ -1,0 +1,52 @@
+/**
+ * Where the visitor was in the list, kept in the page's history entry as they leave it.
+ * Back (when the browser loads the page afresh rather than from its back-forward cache)
+ * and a reload bring the host's first page only, and the browser's own scroll restoring
+ * stops at its end: the page loads as many phrases again and scrolls to the same card.
+ */
+import { isRecord } from "./guards";
+
+export interface Place {
+  /** The list's find text ("" for the newest-first list). */
+  query: string;
+  /** How many phrases were loaded. */
+  loaded: number;
+  /** The card at the top of the viewport: its phrase, its index then and its top edge. */
+  id: string;
+  index: number;
+  top: number;
+}
+
+/** The history state's key, beside whatever else the entry holds. */
+const KEY = "wordsPlace";
+
+/** The place kept in `state`, if it holds one that makes sense. */
+export function readPlace(state: unknown): Place | null {
+  const place = isRecord(state) ? state[KEY] : undefined;
+  if (!isRecord(place)) return null;
+  const { query, loaded, id, index, top } = place;
+  if (typeof query !== "string" || typeof id !== "string") return null;
+  if (!isCount(loaded) || !isCount(index) || typeof top !== "number" || !Number.isFinite(top)) return null;
+  return { query, loaded, id, index, top };
+}
+
+/** `state` with `place` kept in it (or taken out), the rest as it was. */
+export function withPlace(state: unknown, place: Place | null): Record<string, unknown> {
+  const rest = isRecord(state) ? { ...state } : {};
+  if (place === null) delete rest[KEY];
+  else rest[KEY] = place;
+  return rest;
+}
+
+/**
+ * Keeps `place` in the current history entry. Past the first page the page restores it
+ * itself, so the browser is told not to scroll first, to the end of the first page.
+ */
+export function keepPlace(place: Place | null, served: number): void {
+  window.history.replaceState(withPlace(window.history.state, place), "");
+  window.history.scrollRestoration = place !== null && place.loaded > served ? "manual" : "auto";
+}
+
+function isCount(value: unknown): value is number {
+  return typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
+}
