@@ -59,7 +59,7 @@ test('behind a trusted proxy each client has its own cap, and a spoofed leftmost
   assert.deepEqual([...others, ...v6].map((r) => r.status), [101, 101, 101, 101], 'other clients behind the same proxy');
 });
 
-test('the rate limit: 429 with Retry-After past the burst, per client behind the proxy; probes and /metrics exempt', async (t) => {
+test('the rate limit: 429 with Retry-After past the burst, per client behind the proxy; probes and /metrics from inside exempt, /metrics through the proxy refused', async (t) => {
   const host = await startHost({ args: ['--rate-limit-per-s', '1', '--rate-limit-burst', '5', '--trusted-proxies', '127.0.0.1'] });
   t.after(() => host.stop());
   const get = (path, client) => fetch(`${host.url}${path}`, { headers: xff(client) });
@@ -75,13 +75,28 @@ test('the rate limit: 429 with Retry-After past the burst, per client behind the
   const other = await get('/', '198.51.100.21');
   assert.equal(other.status, 200, 'another client is not held back');
   assert.match(await other.text(), /<\/html>\s*$/, 'the home page, whole');
-  for (const [path, body] of [['/healthz', /^ok$/], ['/readyz', /^ready$/], ['/metrics', /^# TYPE lastwords_rate_limited_total counter$/m]]) {
+  for (const [path, body] of [['/healthz', /^ok$/], ['/readyz', /^ready$/]]) {
     for (let i = 0; i < 10; i++) {
       const answer = await get(path, '198.51.100.20');
       assert.deepEqual([answer.status, body.test(await answer.text())], [200, true], `${path}: its own answer, not a refusal`);
     }
   }
-  assert.equal(await metric(host.url, 'lastwords_rate_limited_total'), 4);
+  // /metrics is Prometheus's, inside the network: never limited, and never served through
+  // the proxy, to a visitor, whose asking is limited as any other.
+  for (let i = 0; i < 10; i++) {
+    const answer = await fetch(`${host.url}/api/phrases?limit=1`);
+    assert.ok([200, 429].includes(answer.status));
+  }
+  assert.equal((await fetch(`${host.url}/api/phrases?limit=1`)).status, 429, 'the loopback is past its rate too');
+  for (let i = 0; i < 10; i++) {
+    const answer = await fetch(`${host.url}/metrics`);
+    assert.deepEqual([answer.status, /^# TYPE lastwords_rate_limited_total counter$/m.test(await answer.text())], [200, true], '/metrics, its own answer');
+  }
+  const visitor = await get('/metrics', '198.51.100.21');
+  assert.equal(visitor.status, 403);
+  assert.match(await visitor.text(), /^\/metrics is served to the networks --metrics-from names/);
+  const refused = await metric(host.url, 'lastwords_rate_limited_total');
+  assert.ok(refused >= 4 + 1, `${refused} refused`);
   // A second later the client has one request again.
   await sleep(1100);
   const again = await get('/api/phrases?limit=1', '198.51.100.20');

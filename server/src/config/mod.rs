@@ -107,6 +107,8 @@ pub struct HttpLimits {
     pub drain: Duration,
     /// The proxies whose forwarded headers name the client.
     pub trusted_proxies: crate::net::client::TrustedProxies,
+    /// Who may read `/metrics`.
+    pub metrics_from: crate::net::client::MetricsReaders,
     /// Requests per client address; `None`: no limit.
     pub rate: Option<crate::net::rate_limit::Rate>,
 }
@@ -272,6 +274,7 @@ impl Config {
                 http.shutdown_timeout.as_secs().to_string(),
             ),
             ("trusted_proxies", http.trusted_proxies.describe()),
+            ("metrics_from", http.metrics_from.describe()),
             (
                 "rate_limit_per_s",
                 http.rate

@@ -167,6 +167,11 @@ fn http(settings: &Settings, addr: SocketAddr) -> Result<HttpLimits, ConfigError
                 &reason,
             )
         })?,
+        metrics_from: match settings.metrics_from.as_deref() {
+            None => crate::net::client::MetricsReaders::private(),
+            Some(entries) => crate::net::client::MetricsReaders::parse(entries)
+                .map_err(|reason| invalid("metrics_from", &entries.join(","), &reason))?,
+        },
         rate: rate(settings)?,
     })
 }

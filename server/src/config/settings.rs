@@ -173,6 +173,13 @@ settings! {
          X-Forwarded-For (or Forwarded), for the per-address caps, the rate limit and the \
          logs; from any other peer those headers are ignored";
 
+    metrics_from: Vec<String> = "loopback and private networks", env "LASTWORDS_METRICS_FROM", value "RANGES", split ',',
+        "Client addresses and CIDR ranges that may read /metrics, comma-separated, or any: \
+         by default loopback and the private networks (127.0.0.0/8, ::1, 10.0.0.0/8, \
+         172.16.0.0/12, 192.168.0.0/16, fc00::/7), which Prometheus scrapes each replica \
+         from; a request that came through a proxy (X-Forwarded-For, Forwarded or X-Real-IP) \
+         is refused unless any, and the others get 403";
+
     rate_limit_per_s: u32 = "20", env "LASTWORDS_RATE_LIMIT_PER_S", value "N",
         "Requests a second one client address may make on average (probes and /metrics are \
          exempt); past it, 429 with Retry-After; 0 for no limit";

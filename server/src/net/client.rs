@@ -28,22 +28,9 @@ pub struct TrustedProxies {
 impl TrustedProxies {
     /// Reads addresses (`10.0.0.7`, `::1`) and ranges (`10.0.0.0/8`, `fd00::/8`).
     pub fn parse(entries: &[String]) -> Result<Self, String> {
-        let mut nets = Vec::with_capacity(entries.len());
-        for entry in entries.iter().map(|e| e.trim()).filter(|e| !e.is_empty()) {
-            let net = match entry.parse::<IpNet>() {
-                Ok(net) => net.trunc(),
-                Err(_) => match entry.parse::<IpAddr>() {
-                    Ok(ip) => IpNet::from(canonical(ip)),
-                    Err(_) => {
-                        return Err(format!(
-                            "{entry:?} is neither an address nor a range such as 10.0.0.0/8"
-                        ));
-                    }
-                },
-            };
-            nets.push(net);
-        }
-        Ok(Self { nets })
+        Ok(Self {
+            nets: parse_nets(entries)?,
+        })
     }
 
     pub fn is_empty(&self) -> bool {
@@ -87,6 +74,97 @@ impl TrustedProxies {
         match chain.first() {
             Some(Some(ip)) if chain.len() <= MAX_HOPS => *ip,
             _ => peer,
+        }
+    }
+}
+
+/// Addresses (`10.0.0.7`, `::1`) and ranges (`10.0.0.0/8`, `fd00::/8`); blank entries
+/// are skipped.
+fn parse_nets(entries: &[String]) -> Result<Vec<IpNet>, String> {
+    let mut nets = Vec::with_capacity(entries.len());
+    for entry in entries.iter().map(|e| e.trim()).filter(|e| !e.is_empty()) {
+        let net = match entry.parse::<IpNet>() {
+            Ok(net) => net.trunc(),
+            Err(_) => match entry.parse::<IpAddr>() {
+                Ok(ip) => IpNet::from(canonical(ip)),
+                Err(_) => {
+                    return Err(format!(
+                        "{entry:?} is neither an address nor a range such as 10.0.0.0/8"
+                    ));
+                }
+            },
+        };
+        nets.push(net);
+    }
+    Ok(nets)
+}
+
+/// Who may read `/metrics`. Prometheus scrapes each replica directly from inside the
+/// network; a visitor comes from outside it, or through the load balancer, whose
+/// forwarded headers say so even when it is not configured as trusted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MetricsReaders {
+    Any,
+    Nets(Vec<IpNet>),
+}
+
+impl MetricsReaders {
+    /// Loopback and the private networks (RFC 1918, unique local IPv6).
+    pub const PRIVATE: [&str; 6] = [
+        "127.0.0.0/8",
+        "::1/128",
+        "10.0.0.0/8",
+        "172.16.0.0/12",
+        "192.168.0.0/16",
+        "fc00::/7",
+    ];
+
+    /// `any`, or addresses and ranges as [`TrustedProxies::parse`] reads them; at least one.
+    pub fn parse(entries: &[String]) -> Result<Self, String> {
+        let named: Vec<&str> = entries
+            .iter()
+            .map(|entry| entry.trim())
+            .filter(|entry| !entry.is_empty())
+            .collect();
+        match named.as_slice() {
+            [] => Err("name at least one address or range, or any".into()),
+            ["any"] => Ok(Self::Any),
+            _ if named.contains(&"any") => Err("any stands alone".into()),
+            _ => parse_nets(entries).map(Self::Nets),
+        }
+    }
+
+    pub fn private() -> Self {
+        Self::Nets(
+            Self::PRIVATE
+                .iter()
+                .map(|net| net.parse().expect("a range"))
+                .collect(),
+        )
+    }
+
+    /// Whether `client` may read the metrics with a request of these `headers`.
+    pub fn allow(&self, client: IpAddr, headers: &HeaderMap) -> bool {
+        match self {
+            Self::Any => true,
+            Self::Nets(nets) => {
+                let proxied = ["x-forwarded-for", "forwarded", "x-real-ip"]
+                    .iter()
+                    .any(|name| headers.contains_key(*name));
+                let client = canonical(client);
+                !proxied && nets.iter().any(|net| net.contains(&client))
+            }
+        }
+    }
+
+    /// The readers, as configured, for `config check`.
+    pub fn describe(&self) -> String {
+        match self {
+            Self::Any => "any".into(),
+            Self::Nets(nets) => {
+                let nets: Vec<String> = nets.iter().map(ToString::to_string).collect();
+                format!("{}, never through a proxy", nets.join(", "))
+            }
         }
     }
 }
@@ -168,6 +246,70 @@ mod tests {
 
     fn ip(text: &str) -> IpAddr {
         text.parse().unwrap()
+    }
+
+    fn readers(list: &[&str]) -> Result<MetricsReaders, String> {
+        MetricsReaders::parse(&list.iter().map(|s| s.to_string()).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn metrics_are_read_from_inside_the_network_and_never_through_a_proxy() {
+        let private = MetricsReaders::private();
+        let none = HeaderMap::new();
+        for inside in [
+            "127.0.0.1",
+            "::1",
+            "10.1.2.3",
+            "172.31.255.255",
+            "192.168.0.9",
+            "fd00::7",
+            "::ffff:10.0.0.1",
+        ] {
+            assert!(private.allow(ip(inside), &none), "{inside}");
+        }
+        for outside in [
+            "8.8.8.8",
+            "172.32.0.1",
+            "169.254.1.1",
+            "100.64.0.1",
+            "2001:db8::1",
+            "fe80::1",
+        ] {
+            assert!(!private.allow(ip(outside), &none), "{outside}");
+        }
+        for proxied in [
+            headers(&[("x-forwarded-for", "203.0.113.9")]),
+            headers(&[("forwarded", "for=203.0.113.9")]),
+            headers(&[("x-real-ip", "203.0.113.9")]),
+        ] {
+            assert!(!private.allow(ip("10.0.0.2"), &proxied), "{proxied:?}");
+        }
+        let any = readers(&["any"]).unwrap();
+        assert!(any.allow(ip("8.8.8.8"), &headers(&[("x-forwarded-for", "8.8.8.8")])));
+        let own = readers(&["203.0.113.0/24", " "]).unwrap();
+        assert!(own.allow(ip("203.0.113.77"), &none));
+        assert!(!own.allow(ip("127.0.0.1"), &none));
+    }
+
+    #[test]
+    fn metrics_readers_that_make_no_sense_are_refused() {
+        assert_eq!(
+            readers(&[]).unwrap_err(),
+            "name at least one address or range, or any"
+        );
+        assert_eq!(
+            readers(&[" ", ""]).unwrap_err(),
+            "name at least one address or range, or any"
+        );
+        assert_eq!(
+            readers(&["any", "10.0.0.0/8"]).unwrap_err(),
+            "any stands alone"
+        );
+        assert!(
+            readers(&["everyone"])
+                .unwrap_err()
+                .contains("\"everyone\" is neither")
+        );
     }
 
     #[test]

@@ -97,7 +97,7 @@ async fn every_request(State(state): State<AppState>, request: Request, next: Ne
                 refusal(status, why)
             };
         }
-        if let Some(refusal) = rate_limited(limit, &request) {
+        if let Some(refusal) = rate_limited(app, limit, &request) {
             metrics.rate_limited.inc();
             return refusal;
         }
@@ -143,11 +143,14 @@ fn wants_page(request: &Request) -> bool {
             .any(|accept| memchr::memmem::find(accept.as_bytes(), b"text/html").is_some())
 }
 
-/// 429 with `Retry-After` for a client past its rate; the probes and `/metrics` are
-/// never limited (a load balancer or Prometheus behind one address asks them often).
-fn rate_limited(limit: &RateLimit, request: &Request) -> Option<Response> {
-    if matches!(request.uri().path(), "/healthz" | "/readyz" | "/metrics") {
-        return None;
+/// 429 with `Retry-After` for a client past its rate; the probes and `/metrics` (for
+/// those who may read it) are never limited (a load balancer or Prometheus behind one
+/// address asks them often).
+fn rate_limited(app: &AppState, limit: &RateLimit, request: &Request) -> Option<Response> {
+    match request.uri().path() {
+        "/healthz" | "/readyz" => return None,
+        "/metrics" if ops::may_scrape(app, request) => return None,
+        _ => {}
     }
     let ClientAddr(client) = *request.extensions().get::<ClientAddr>()?;
     let wait = limit.check(client).err()?;

@@ -2,12 +2,13 @@
 
 use std::sync::atomic::Ordering;
 
-use axum::extract::State;
+use axum::extract::{Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
 use crate::error::refusal;
 use crate::metrics::gauge;
+use crate::net::client::ClientAddr;
 use crate::state::AppState;
 
 pub async fn healthz() -> &'static str {
@@ -46,9 +47,31 @@ pub async fn readyz(State(state): State<AppState>) -> Response {
     }
 }
 
+/// Whether `request` may read `/metrics` (`--metrics-from`); the accept loop names every
+/// request's client.
+pub fn may_scrape<B>(state: &AppState, request: &axum::http::Request<B>) -> bool {
+    request
+        .extensions()
+        .get::<ClientAddr>()
+        .is_some_and(|&ClientAddr(client)| {
+            state
+                .config
+                .http
+                .metrics_from
+                .allow(client, request.headers())
+        })
+}
+
 /// `GET /metrics`: the counters and histograms of [`crate::metrics::Metrics`], and the
-/// gauges below, read now.
-pub async fn scrape(State(state): State<AppState>) -> Response {
+/// gauges below, read now; 403 for a client `--metrics-from` does not name.
+pub async fn scrape(State(state): State<AppState>, request: Request) -> Response {
+    if !may_scrape(&state, &request) {
+        return refusal(
+            StatusCode::FORBIDDEN,
+            "/metrics is served to the networks --metrics-from names (by default loopback \
+             and private ones, not through a proxy)",
+        );
+    }
     let cache = state.pages.cache();
     let sockets = &state.sockets;
     let health = state.feed.health();

@@ -565,7 +565,7 @@ async fn a_card_is_a_png_with_an_etag_drawn_once_then_served_from_the_cache() {
     assert_eq!(cards.card_renders.get(), 2);
     assert_ne!(all[0].0.headers()[header::ETAG], etag.as_str());
 
-    let (_, metrics) = host.get("/metrics").await;
+    let (_, metrics) = host.scrape().await;
     assert!(
         metrics.contains("lastwords_card_renders_total 2"),
         "{metrics}"

@@ -9,6 +9,7 @@ use axum::http::{Request, Response};
 use http_body_util::BodyExt as _;
 use lastwords::config::{Config, Settings};
 use lastwords::feed::Phrase;
+use lastwords::net::client::ClientAddr;
 use lastwords::net::rate_limit::Rate;
 use lastwords::render::assets::Ui;
 use lastwords::routes;
@@ -96,6 +97,15 @@ impl TestHost {
             .oneshot(request)
             .await
             .expect("the router never fails")
+    }
+
+    /// `/metrics` as Prometheus on the same machine reads it (a request without a client,
+    /// as only these tests make, may not).
+    pub async fn scrape(&self) -> (Response<()>, String) {
+        let mut request = Request::get("/metrics").body(Body::empty()).unwrap();
+        let loopback = std::net::Ipv4Addr::LOCALHOST.into();
+        request.extensions_mut().insert(ClientAddr(loopback));
+        text(self.send(request).await).await
     }
 
     pub async fn get(&self, uri: &str) -> (Response<()>, String) {

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 use axum::body::Body;
 use axum::http::{Request, StatusCode, header};
 use lastwords::config::Environment;
+use lastwords::net::client::{ClientAddr, MetricsReaders};
 
 use crate::common::{TestHost, text};
 
@@ -104,8 +105,8 @@ async fn metrics_count_requests_by_route_renders_and_the_feed() {
     get_with(&host, "/words", &[]).await;
     get_with(&host, "/words", &[]).await;
     get_with(&host, "/no/such/page", &[]).await;
-    let (status, metrics) = get_with(&host, "/metrics", &[]).await;
-    assert_eq!(status, StatusCode::OK);
+    let (response, metrics) = host.scrape().await;
+    assert_eq!(response.status(), StatusCode::OK);
     for line in [
         "lastwords_http_requests_total{route=\"/words\",status=\"200\"} 2",
         "lastwords_http_requests_total{route=\"unmatched\",status=\"404\"} 1",
@@ -120,6 +121,46 @@ async fn metrics_count_requests_by_route_renders_and_the_feed() {
     ] {
         assert!(metrics.contains(line), "{line} missing from\n{metrics}");
     }
+}
+
+#[tokio::test]
+async fn metrics_are_for_the_network_inside_not_a_visitor_nor_through_the_load_balancer() {
+    let scrape = async |host: &TestHost, client: &str, headers: &[(&str, &str)]| {
+        let mut request = Request::get("/metrics");
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        let mut request = request.body(Body::empty()).unwrap();
+        let client: std::net::IpAddr = client.parse().unwrap();
+        request.extensions_mut().insert(ClientAddr(client));
+        let (response, body) = text(host.send(request).await).await;
+        (response.status(), body)
+    };
+    let host = TestHost::start(None).await;
+    for client in ["127.0.0.1", "10.4.0.9", "fd12::3"] {
+        let (status, body) = scrape(&host, client, &[]).await;
+        assert_eq!(status, StatusCode::OK, "{client}");
+        assert!(body.contains("# TYPE lastwords_build_info gauge"), "{body}");
+    }
+    for (client, headers) in [
+        ("203.0.113.5", &[][..]),
+        ("10.0.0.2", &[("x-forwarded-for", "203.0.113.5")][..]),
+        ("127.0.0.1", &[("forwarded", "for=203.0.113.5")][..]),
+    ] {
+        let (status, body) = scrape(&host, client, headers).await;
+        assert_eq!(status, StatusCode::FORBIDDEN, "{client} {headers:?}");
+        assert_eq!(
+            body,
+            "/metrics is served to the networks --metrics-from names (by default loopback and \
+             private ones, not through a proxy)\n"
+        );
+    }
+    let open = TestHost::start_with(None, |config| {
+        config.http.metrics_from = MetricsReaders::Any;
+    })
+    .await;
+    let (status, _) = scrape(&open, "203.0.113.5", &[("x-forwarded-for", "203.0.113.5")]).await;
+    assert_eq!(status, StatusCode::OK);
 }
 
 #[tokio::test]
@@ -225,8 +266,8 @@ async fn a_failing_renderer_serves_the_last_good_page_or_an_html_500_page() {
     // Other requests are unaffected.
     let (status, _) = get_with(&host, "/api/phrases", &[]).await;
     assert_eq!(status, StatusCode::OK);
-    let (status, metrics) = get_with(&host, "/metrics", &[]).await;
-    assert_eq!(status, StatusCode::OK);
+    let (response, metrics) = host.scrape().await;
+    assert_eq!(response.status(), StatusCode::OK);
     assert!(
         metrics.contains("lastwords_render_failures_total 2"),
         "{metrics}"
