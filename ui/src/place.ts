@@ -43,7 +43,13 @@ export function withPlace(state: unknown, place: Place | null): Record<string, u
  * itself, so the browser is told not to scroll first, to the end of the first page.
  */
 export function keepPlace(place: Place | null, served: number): void {
-  window.history.replaceState(withPlace(window.history.state, place), "");
+  try {
+    window.history.replaceState(withPlace(window.history.state, place), "");
+  } catch {
+    // Safari throws past some 100 calls in a few seconds (clicks in a hurry, on top of
+    // typing in the checker): the place kept before stands.
+    return;
+  }
   window.history.scrollRestoration = place !== null && place.loaded > served ? "manual" : "auto";
 }
 
