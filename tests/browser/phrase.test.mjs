@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { startHost } from '../support/host.mjs';
 import { launch, openHydrated, watchProblems } from '../support/browser.mjs';
-import { brokenWords } from './text-lines.mjs';
+import { brokenWords, touchingEmojiLines } from './text-lines.mjs';
 
 const PHRASES = [
   { id: 'a.b ü', word: 'SEE YOU LATER', name: '<b>Rex</b> "the" king' },
@@ -184,8 +184,10 @@ test("a phrase's headline breaks only between its words, at every width from a s
       }));
       assert.deepEqual(split, [], `"${word}" at ${width} px: a word broken across lines (${layout.size} px)`);
       assert.equal(layout.overflow, false, `"${word}" at ${width} px overflows its column`);
-      // Twenty emoji wrap between them at the full size, as words do, rather than shrink to one line.
+      // Twenty emoji wrap between them at the full size, as words do, rather than shrink to
+      // one line, whose lines do not touch.
       if (id === 'r18') assert.ok(layout.size >= 40, `"${word}" at ${width} px is set at ${layout.size} px`);
+      assert.deepEqual(await touchingEmojiLines(headline), [], `"${word}" at ${width} px: emoji reaching into the line below`);
     }
   }
   await context.close();

@@ -50,3 +50,31 @@ export async function wordsOnLastLine(locator) {
 export async function brokenWords(locator) {
   return (await wordLines(locator)).filter(({ tops }) => tops.length > 1).map(({ word }) => word);
 }
+
+/**
+ * Where the emoji of `locator`'s text overlap the line below theirs, as laid out now: the
+ * boxes of a line's emoji (each as tall as the face draws it) reach into the next line's.
+ */
+export function touchingEmojiLines(locator) {
+  return locator.evaluate((element) => {
+    const emoji = /\p{Extended_Pictographic}|\p{Regional_Indicator}/u;
+    const segmenter = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+    const lines = new Map();
+    const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (const { segment, index } of segmenter.segment(node.textContent)) {
+        if (!emoji.test(segment)) continue;
+        const range = document.createRange();
+        range.setStart(node, index);
+        range.setEnd(node, index + segment.length);
+        for (const rect of range.getClientRects()) {
+          const key = Math.round(rect.top + rect.height / 2);
+          const line = lines.get(key) ?? { top: rect.top, bottom: rect.bottom };
+          lines.set(key, { top: Math.min(line.top, rect.top), bottom: Math.max(line.bottom, rect.bottom) });
+        }
+      }
+    }
+    const sorted = [...lines.values()].sort((a, b) => a.top - b.top);
+    return sorted.slice(1).flatMap((line, i) => (sorted[i].bottom > line.top + 1 ? [`${Math.round(sorted[i].bottom - line.top)} px`] : []));
+  });
+}

@@ -9,6 +9,8 @@ export interface Props {
   page: Extract<RenderRequest, { route: "phrase" }>;
 }
 
+const EMOJI = /\p{Extended_Pictographic}|\p{Regional_Indicator}/u;
+
 /** One minted phrase, large, with who minted it; Share and the live status are the island. */
 export function PhrasePage({ page }: Props) {
   const { site, phrase } = page.props;
@@ -18,7 +20,9 @@ export function PhrasePage({ page }: Props) {
       <p className="font-display text-sm font-bold uppercase tracking-widest text-accent">{hashtag(site.productName)}</p>
       <h1
         data-fit={headlineFit(phrase.word)}
-        className="headline-fit mt-6 font-display font-black uppercase leading-[1.05] tracking-tight break-words"
+        // An emoji stands taller than a capital (some 1.2 em in colour faces): lines of
+        // them at the capitals' spacing would touch.
+        className={`headline-fit mt-6 font-display font-black uppercase tracking-tight break-words ${EMOJI.test(phrase.word) ? "leading-[1.2]" : "leading-[1.05]"}`}
       >
         <bdi>{phrase.word}</bdi>
       </h1>
