@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { readPlace, withPlace } from "./place";
+import { MOST_RESTORED, readPlace, restorable, withPlace } from "./place";
 
 const place = { query: "", loaded: 400, id: "abc", index: 351, top: -12 };
 
@@ -25,5 +25,15 @@ describe("the place kept in a history entry", () => {
     ]) {
       expect(readPlace({ wordsPlace: { ...place, ...odd } })).toBeNull();
     }
+  });
+});
+
+describe("a place the page restores itself", () => {
+  it("is one past the host's first page, and not so far down that loading it again would be a crawl", () => {
+    expect(restorable(null, 48)).toBe(false);
+    expect(restorable({ ...place, loaded: 48 }, 48)).toBe(false);
+    expect(restorable({ ...place, loaded: 49 }, 48)).toBe(true);
+    expect(restorable({ ...place, loaded: MOST_RESTORED }, 48)).toBe(true);
+    expect(restorable({ ...place, loaded: MOST_RESTORED + 1 }, 48)).toBe(false);
   });
 });

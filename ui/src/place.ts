@@ -17,6 +17,13 @@ export interface Place {
   top: number;
 }
 
+/**
+ * The most phrases loaded again to restore a place: 25 requests of the host's largest
+ * page, well within one address's rate limit. A visitor further down (some 1,000 screens
+ * of a phone) is left where the browser's own restoring puts them.
+ */
+export const MOST_RESTORED = 5000;
+
 /** The history state's key, beside whatever else the entry holds. */
 const KEY = "wordsPlace";
 
@@ -50,7 +57,12 @@ export function keepPlace(place: Place | null, served: number): void {
     // typing in the checker): the place kept before stands.
     return;
   }
-  window.history.scrollRestoration = place !== null && place.loaded > served ? "manual" : "auto";
+  window.history.scrollRestoration = restorable(place, served) ? "manual" : "auto";
+}
+
+/** Whether the page restores `place` itself, its host's page holding `served` phrases. */
+export function restorable(place: Place | null, served: number): place is Place {
+  return place !== null && place.loaded > served && place.loaded <= MOST_RESTORED;
 }
 
 function isCount(value: unknown): value is number {

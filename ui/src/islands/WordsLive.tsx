@@ -2,7 +2,7 @@ import { useCallback, useEffect, useRef, useState, type FormEvent } from "react"
 import { classNames } from "../classNames";
 import { checkPath, phrasePath } from "../data/site";
 import { MAX_GRAPHEMES, findText, fitEdit, groupThousands, normalizeWord } from "../text";
-import { readPlace, type Place } from "../place";
+import { readPlace, restorable, type Place } from "../place";
 import { takeTypedEarly } from "../typedEarly";
 import type { SiteProps, WordsProps } from "../types";
 import { useChecker } from "../useChecker";
@@ -184,8 +184,7 @@ function placeToRestore(props: Props): Place | null {
   // Read as the page hydrates; the server has no history.
   if (typeof window === "undefined" || props.prev !== null) return null;
   const place = readPlace(window.history.state);
-  if (place === null || place.query !== normalizeWord(props.query) || place.loaded <= props.phrases.length) return null;
-  return place;
+  return restorable(place, props.phrases.length) && place.query === normalizeWord(props.query) ? place : null;
 }
 
 const LOAD_MORE_ID = "load-more";
