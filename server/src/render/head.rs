@@ -2,6 +2,8 @@
 //! description, its canonical URL and place in a series, whether to index it, the
 //! preview image, the Atom feed it offers and schema.org data about it.
 
+use std::borrow::Cow;
+
 use serde_json::json;
 
 use crate::config::Site;
@@ -210,9 +212,22 @@ impl Head {
 }
 
 /// `text` isolated from the direction of what surrounds it (Unicode's first-strong
-/// isolate), for the lines a browser tab or a search result shows without markup.
-fn isolated(text: &str) -> String {
-    format!("\u{2068}{text}\u{2069}")
+/// isolate), for the lines a browser tab or a search result shows without markup; as it
+/// is when nothing in it could reorder them (no right-to-left letter, Arabic digit or
+/// direction control), so a plain title copied holds no invisible characters.
+fn isolated(text: &str) -> Cow<'_, str> {
+    use unicode_bidi::BidiClass::{AL, AN, FSI, LRE, LRI, LRO, PDF, PDI, R, RLE, RLI, RLO};
+    let turns = text.chars().any(|c| {
+        matches!(
+            unicode_bidi::bidi_class(c),
+            R | AL | AN | LRE | RLE | LRO | RLO | PDF | LRI | RLI | FSI | PDI
+        )
+    });
+    if turns {
+        Cow::Owned(format!("\u{2068}{text}\u{2069}"))
+    } else {
+        Cow::Borrowed(text)
+    }
 }
 
 /// schema.org's description of who runs the site, for search engines.

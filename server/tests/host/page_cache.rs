@@ -183,7 +183,7 @@ async fn a_page_of_the_list_has_one_address_however_it_is_asked_for_and_an_empty
         // Each page a title of its own for a crawler's list, the page's newest phrase.
         assert_eq!(
             title(&html),
-            "Already-minted Last Words: “\u{2068}WORD 151\u{2069}” and older — Dinos",
+            "Already-minted Last Words: “WORD 151” and older — Dinos",
             "{path}"
         );
     }
