@@ -5,6 +5,7 @@
 use std::borrow::Cow;
 
 use serde_json::json;
+use sha2::{Digest, Sha256};
 
 use crate::config::Site;
 use crate::escape::inert_json;
@@ -171,7 +172,7 @@ impl Head {
         } else {
             "characters"
         };
-        let image = config.absolute_url(&format!("{}/card.png", config.phrase_path(&phrase.id)));
+        let image = config.absolute_url(&card_path(config, phrase));
         let mut work = json!({
             "@context": "https://schema.org",
             "@type": "CreativeWork",
@@ -209,6 +210,20 @@ impl Head {
             next: None,
         }
     }
+}
+
+/// The path of `phrase`'s card, with a version of what it shows: link previews are
+/// kept by their image's address (for weeks, by some networks), so a phrase edited gets
+/// a new one, and its previews the new card. The host serves the card whatever the version.
+pub fn card_path(config: &Site, phrase: &Phrase) -> String {
+    let mut hash = Sha256::new();
+    for part in [&phrase.word, &phrase.name] {
+        // Lengths first, so no two pairs hash alike.
+        hash.update((part.len() as u64).to_be_bytes());
+        hash.update(part.as_bytes());
+    }
+    let version = hex::encode(&hash.finalize()[..6]);
+    format!("{}/card.png?v={version}", config.phrase_path(&phrase.id))
 }
 
 /// `text` isolated from the direction of what surrounds it (Unicode's first-strong

@@ -166,8 +166,12 @@ async fn names_and_phrases_stay_text_in_the_page_the_head_and_the_json_ld() {
                 "{key}: {value}"
             );
         }
-        let card = site.absolute_url(&format!("{}/card.png", site.phrase_path(id)));
-        assert_eq!(unescape(meta(&html, "property", "og:image")), card);
+        let card = unescape(meta(&html, "property", "og:image"));
+        let unversioned = site.absolute_url(&format!("{}/card.png?v=", site.phrase_path(id)));
+        assert!(
+            card.starts_with(&unversioned) && card.len() == unversioned.len() + 12,
+            "{card}"
+        );
         assert_eq!(unescape(meta(&html, "name", "twitter:image")), card);
         assert_eq!(meta(&html, "name", "twitter:card"), "summary_large_image");
         let ld = between(&html, "<script type=\"application/ld+json\">", "</script>").unwrap();
@@ -319,4 +323,36 @@ async fn the_longest_ids_have_their_page_and_card_and_the_sitemap_keeps_to_its_l
     assert!(locs.iter().all(|loc| loc.len() < 2048), "{locs:?}");
     assert!(locs.contains(&site.absolute_url(&site.phrase_path(&plain)).as_str()));
     assert_eq!(locs.len(), 3, "the two pages and the plain id's");
+}
+
+#[tokio::test]
+async fn a_phrase_edited_gets_a_card_address_of_its_own_so_link_previews_show_the_new_card() {
+    let host = TestHost::start(None).await;
+    let image = async |word: &str, name: &str| {
+        host.state.feed.replace(vec![phrase("e1", word, name)]);
+        let (_, html) = host.get("/words/e1").await;
+        unescape(meta(&html, "property", "og:image"))
+    };
+    let first = image("FIRST WORDS", "Ann").await;
+    assert_eq!(
+        image("FIRST WORDS", "Ann").await,
+        first,
+        "unchanged, the same"
+    );
+    let renamed = image("FIRST WORDS", "Anne").await;
+    let reworded = image("OTHER WORDS", "Anne").await;
+    assert!(first != renamed && renamed != reworded && first != reworded);
+    // Every version, old or new, is answered with the card as the phrase is now.
+    let path = first
+        .split_once("/words/")
+        .map(|(_, rest)| format!("/words/{rest}"));
+    let response = host
+        .send(
+            axum::http::Request::get(path.unwrap())
+                .body(axum::body::Body::empty())
+                .unwrap(),
+        )
+        .await;
+    assert_eq!(response.status(), StatusCode::OK);
+    assert_eq!(response.headers()["content-type"], "image/png");
 }
