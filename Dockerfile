@@ -67,6 +67,10 @@ COPY --from=host /usr/local/bin/lastwords /usr/local/bin/lastwords
 # phrases when the volume is empty, except in production (LASTWORDS_ENV=production), where
 # `lastwords phrases init` makes it first: a volume lost or not mounted is then an error.
 ENV HOST=0.0.0.0 PORT=8080 LASTWORDS_DATA_DIR=/data
+# glibc gives each busy thread (the runtime's workers, the renderers) an arena of its own,
+# up to eight per core, and keeps what they freed: under a long load the host held twice
+# the memory it does with two (docs/benchmarks.md, "Memory over an hour of traffic").
+ENV MALLOC_ARENA_MAX=2
 VOLUME /data
 WORKDIR /data
 EXPOSE 8080
