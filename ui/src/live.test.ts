@@ -80,6 +80,26 @@ describe("the live socket on a paged list", () => {
     expect(ids(applied(feed(run(9, 8, 7), { next: null }), older))).toEqual(["p9", "p8", "p7", "p3"]);
   });
 
+  it("keeps the phrases minted in the same burst that removed every one loaded, and leaves older ones to the next page", () => {
+    // The loaded stretch ended at p7, where the next page starts.
+    const start = feed(run(9, 8, 7), { next: "7-p7" });
+    const burst = changes(
+      10,
+      497,
+      { op: "remove", id: "p9" },
+      { op: "remove", id: "p8" },
+      { op: "remove", id: "p7" },
+      { op: "upsert", phrase: phrase("p12", 12) },
+      { op: "upsert", phrase: phrase("p11", 11) },
+      { op: "upsert", phrase: phrase("p3", 3) },
+    );
+    const next = applied(start, burst);
+    expect(ids(next)).toEqual(["p12", "p11"]);
+    expect(next.list.next).toBe("7-p7");
+    // A cursor the client cannot read leaves them to the pages, as before.
+    expect(ids(applied(feed(run(9, 8, 7), { next: "odd" }), burst))).toEqual([]);
+  });
+
   it("orders phrases of the same moment by id in code-point order", () => {
     // U+FF5E sorts before U+1F600 by code point, after it by UTF-16 unit.
     const astral = phrase("\u{1F600}", 5);

@@ -245,12 +245,23 @@ function applyChange(list: PagedList, change: Change): PagedList {
   }
   const phrase = change.phrase;
   const first = rest[0];
-  const last = rest[rest.length - 1];
-  const aboveEnd = list.next === null || (last !== undefined && comparePosition(phrase, last) < 0);
+  // Where the loaded stretch ends: the place the next page starts after, which stays when
+  // the last phrases loaded are removed (a burst that removes every one and mints anew
+  // keeps what it mints), else the last phrase loaded.
+  const end = (list.next === null ? undefined : cursorPlace(list.next)) ?? rest[rest.length - 1];
+  const aboveEnd = list.next === null || (end !== undefined && comparePosition(phrase, end) < 0);
   const belowTop = list.fromTop || (first !== undefined && comparePosition(first, phrase) < 0);
   if (at < 0 && !(aboveEnd && belowTop)) return list;
   const index = insertionIndex(rest, phrase);
   return { ...list, phrases: [...rest.slice(0, index), phrase, ...rest.slice(index)] };
+}
+
+/** The place a page cursor (`{created}-{id}`, the host's) names, as a phrase there would sit. */
+function cursorPlace(cursor: string): Phrase | undefined {
+  const dash = cursor.indexOf("-");
+  const created = Number(cursor.slice(0, dash));
+  if (dash < 1 || !isVersion(created)) return undefined;
+  return { id: cursor.slice(dash + 1), word: "", name: "", created };
 }
 
 function insertionIndex(phrases: readonly Phrase[], phrase: Phrase): number {
