@@ -401,26 +401,54 @@ test('phrases minted on top that take the loaded list past the cards kept in the
   }
 });
 
-test('past the few hundred cards kept in the document, a phrase minted on top leaves the card being read where it is', async () => {
-  const { context, page } = await openHydrated(browser, `${host.url}/words`, { width: 390, height: 844 });
-  const cards = page.locator('main ul[role="list"] > li');
-  await scrollUntil(page, (loaded) => loaded >= 400);
-  await page.evaluate(() => window.scrollBy(0, -3000));
-  await page.waitForTimeout(500);
-  const before = await reading(page);
-  assert.ok(Number(await cards.first().getAttribute('aria-posinset')) > 1, 'the grid is windowed');
-  const added = [];
-  const minted = (await api('/api/phrases?limit=1')).count;
-  for (const word of ['ON TOP WHILE READING', 'AND ANOTHER ON TOP']) {
-    const run = await host.cli('phrases', 'add', word, '--name', 'Live');
-    assert.equal(run.code, 0, run.stderr);
-    added.push(run.stdout.split(' ')[1]);
-    await page.waitForFunction((n) => document.querySelector('main h2')?.textContent?.includes(n), (minted + added.length).toLocaleString('en-US'), { timeout: 5000 });
-    await page.waitForTimeout(300);
-    assert.deepEqual(await reading(page), before, `after ${word}`);
+test('past the few hundred cards kept in the document, phrases minted on top leave the card being read where it is, in one column or four', async () => {
+  for (const { width, height } of [{ width: 390, height: 844 }, { width: 1280, height: 900 }]) {
+    const { context, page } = await openHydrated(browser, `${host.url}/words`, { width, height });
+    const cards = page.locator('main ul[role="list"] > li');
+    const added = [];
+    try {
+      await scrollUntil(page, (loaded) => loaded >= 400);
+      await page.evaluate(() => window.scrollBy(0, -2000));
+      await page.waitForTimeout(500);
+      const before = await reading(page);
+      assert.ok(Number(await cards.first().getAttribute('aria-posinset')) > 1, 'the grid is windowed');
+      // Where that card is: with several columns a phrase minted on top moves it along its row.
+      const topOf = (word) => page.evaluate((word) => {
+        const card = [...document.querySelectorAll('main ul[role="list"] bdi')].find((bdi) => bdi.textContent === word)?.closest('li');
+        return card === undefined ? null : Math.round(card.getBoundingClientRect().top);
+      }, word);
+      const minted = (await api('/api/phrases?limit=1')).count;
+      // Enough to move it down a row or two in four columns.
+      for (let i = 0; i < 6; i++) {
+        const word = `ON TOP ${width} ${i}`;
+        const run = await host.cli('phrases', 'add', word, '--name', 'Live');
+        assert.equal(run.code, 0, run.stderr);
+        added.push(run.stdout.split(' ')[1]);
+        await page.waitForFunction((n) => document.querySelector('main h2')?.textContent?.includes(n), (minted + added.length).toLocaleString('en-US'), { timeout: 5000 });
+        await page.waitForTimeout(300);
+        const top = await topOf(before.word);
+        assert.ok(top !== null && Math.abs(top - before.top) <= 1, `${width} px, after ${word}: ${before.word} at ${top}, was ${before.top}`);
+      }
+      // And as they are removed again, above it: in several columns the grid keeps one
+      // phrase of a row in place, and the others move along it and at most a row, never
+      // further with each change.
+      const pitch = await page.evaluate(() => {
+        const [a, b] = [...document.querySelectorAll('main ul[role="list"] > li')].map((li) => li.getBoundingClientRect().top).filter((top, i, all) => all.indexOf(top) === i);
+        return Math.round(b - a);
+      });
+      while (added.length > 0) {
+        const id = added.pop();
+        assert.equal((await host.cli('phrases', 'remove', id)).code, 0);
+        await page.waitForFunction((n) => document.querySelector('main h2')?.textContent?.includes(n), (minted + added.length).toLocaleString('en-US'), { timeout: 5000 });
+        await page.waitForTimeout(300);
+        const top = await topOf(before.word);
+        assert.ok(top !== null && Math.abs(top - before.top) <= (width > 640 ? pitch : 1), `${width} px, after removing ${id}: ${before.word} at ${top}, was ${before.top}`);
+      }
+    } finally {
+      for (const id of added) assert.equal((await host.cli('phrases', 'remove', id)).code, 0);
+      await context.close();
+    }
   }
-  for (const id of added) assert.equal((await host.cli('phrases', 'remove', id)).code, 0);
-  await context.close();
 });
 
 test('Back to the list from a phrase deep in it, or a reload, brings the visitor to the card they were reading, phrases minted meanwhile', async () => {

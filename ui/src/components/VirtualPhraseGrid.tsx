@@ -123,8 +123,14 @@ export function VirtualPhraseGrid({ list, site, total, busy, onNearEnd, focusInd
       reading.current = phrase === undefined ? null : { id: phrase.id, row: low };
     };
   });
+  // The grid's own scrolling (below) keeps the phrase followed: noted afresh, it would be
+  // whichever began the row then, and the next change would follow another.
+  const adjusted = useRef(false);
   useEffect(() => {
-    const onScroll = () => readingNow.current();
+    const onScroll = () => {
+      if (adjusted.current) adjusted.current = false;
+      else readingNow.current();
+    };
     window.addEventListener("scroll", onScroll, { passive: true });
     return () => window.removeEventListener("scroll", onScroll);
   }, []);
@@ -135,7 +141,17 @@ export function VirtualPhraseGrid({ list, site, total, busy, onNearEnd, focusInd
       const row = index < 0 ? was.row : Math.floor(index / columns);
       const rows = virtualizer.measurementsCache;
       const [from, to] = [rows[was.row]?.start, rows[row]?.start];
-      if (row !== was.row && from !== undefined && to !== undefined) window.scrollBy(0, to - from);
+      if (row !== was.row && from !== undefined && to !== undefined && to !== from) {
+        adjusted.current = true;
+        window.scrollBy(0, to - from);
+      }
+      // The same phrase stays the one followed: in several columns a phrase minted on top
+      // moves it along its row, and only every few a row down, which the next change
+      // must still see. Noted afresh as the visitor scrolls, or once it is gone.
+      if (index >= 0) {
+        reading.current = { id: was.id, row };
+        return;
+      }
     }
     readingNow.current();
   }, [phrases, columns, everyRow, virtualizer]);
