@@ -1,6 +1,8 @@
 // The phrases page as a visitor uses it: the checker, the limit, the grid, live updates.
 import { test, before, after } from '../support/test.mjs';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
 import { startHost } from '../support/host.mjs';
 import { launch, watchProblems } from '../support/browser.mjs';
 import { wordsOnLastLine } from './text-lines.mjs';
@@ -522,6 +524,31 @@ test('a card removed live while it has the keyboard focus hands the focus to the
     // The keyboard goes on from there.
     await page.keyboard.press('Tab');
     assert.equal(await page.evaluate(() => document.activeElement?.closest('li')?.querySelector('bdi')?.textContent), 'FOCUS NUMBER 2');
+  } finally {
+    await context.close();
+    await own.stop();
+  }
+});
+
+test('one change that removes every phrase loaded and mints new ones shows the new ones, not an empty list', async () => {
+  const own = await startHost({ phrases: Array.from({ length: 60 }, (_, i) => ({ id: `o${i}`, word: `OLD ${i}`, name: 'Old' })) });
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  try {
+    const page = await context.newPage();
+    const problems = watchProblems(page);
+    await page.goto(`${own.url}/words`);
+    await page.waitForSelector('html[data-hydrated="true"]');
+    // In one transaction, as an emulator restarted empty and refilled, or a restore, does.
+    execFileSync('python3', [
+      '-c',
+      'import sqlite3,sys\nc=sqlite3.connect(sys.argv[1])\nc.execute("BEGIN IMMEDIATE")\nc.execute("DELETE FROM phrases")\nfor i in range(5): c.execute("INSERT INTO phrases (id, word, name) VALUES (?, ?, ?)", ("n%d" % i, "NEW %d" % i, "New"))\nc.execute("COMMIT")\nc.close()',
+      join(own.dataDir, 'phrases.sqlite3'),
+    ]);
+    const shown = () => page.evaluate(() => [...document.querySelectorAll('main ul[role="list"] bdi')].map((bdi) => bdi.textContent));
+    await page.waitForFunction(() => document.querySelectorAll('main ul[role="list"] bdi').length === 5, null, { timeout: 5000 }).catch(() => {});
+    assert.deepEqual(await shown(), ['NEW 4', 'NEW 3', 'NEW 2', 'NEW 1', 'NEW 0']);
+    assert.match(await page.locator('main h2', { hasText: /minted/i }).innerText(), /^5 Last Words minted$/i);
+    assert.deepEqual(problems, []);
   } finally {
     await context.close();
     await own.stop();
