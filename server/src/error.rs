@@ -42,6 +42,12 @@ pub fn refusal(status: StatusCode, message: impl Display) -> Response {
     response
 }
 
+/// Marks a refusal of work the host has no room for (a full render queue, every live
+/// socket taken): counted where it is made, and told in the log as a run, not once a
+/// request, which a crowd would make a line each.
+#[derive(Debug, Clone, Copy)]
+pub struct Shed(pub &'static str);
+
 /// What went wrong, as the client sees it. Internal causes are logged, never sent.
 #[derive(Debug, thiserror::Error)]
 pub enum AppError {
@@ -80,6 +86,11 @@ impl AppError {
             response
                 .headers_mut()
                 .insert(header::RETRY_AFTER, RETRY_AFTER_BUSY);
+        }
+        if let AppError::Busy = self {
+            response
+                .extensions_mut()
+                .insert(Shed("the render queue is full (--render-queue)"));
         }
         response
     }

@@ -353,6 +353,11 @@ test('past the per-address cap the upgrade gets 429 with Retry-After (the client
     assert.equal(sixth.status, 503, 'the 6th socket in all, from a fresh address');
     assert.ok(Number(sixth.headers['retry-after']) > 0);
     assert.equal(await metric(capped.url, 'lastwords_websocket_refused_total'), 2);
+    // A crowd refused is a run told once (and once a minute while it lasts), not a line each.
+    for (let i = 0; i < 30; i++) assert.equal((await open('127.0.0.4')).status, 503);
+    assert.equal(capped.log().match(/refusing work for want of room: every live connection is taken/g)?.length, 1, capped.log());
+    assert.doesNotMatch(capped.log(), /request failed/);
+    assert.equal(await metric(capped.url, 'lastwords_websocket_refused_total'), 32);
 
     first.shift().close();
     await waitFor(capped.url, 'lastwords_websocket_connections', (n) => n === 4, 3000);

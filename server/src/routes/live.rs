@@ -8,7 +8,7 @@ use axum::response::{IntoResponse, Response};
 use hyper_util::rt::TokioIo;
 use serde::Deserialize;
 
-use crate::error::refusal;
+use crate::error::{Shed, refusal};
 use crate::live::socket_limits::Full;
 use crate::live::websocket;
 use crate::net::client::ClientAddr;
@@ -102,10 +102,15 @@ pub async fn upgrade(
         Err(full) => {
             state.metrics.sockets_refused.inc();
             return match full {
-                Full::Host => refusal(
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    "too many live connections; try again shortly",
-                ),
+                Full::Host => {
+                    let mut refused = refusal(
+                        StatusCode::SERVICE_UNAVAILABLE,
+                        "too many live connections; try again shortly",
+                    );
+                    let shed = Shed("every live connection is taken (--max-sockets)");
+                    refused.extensions_mut().insert(shed);
+                    refused
+                }
                 // The client's own doing, as a rate limit is: not the host's failure, so
                 // not an error its alerts and logs count (one office's tabs would page).
                 Full::Address => {

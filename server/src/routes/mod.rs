@@ -11,7 +11,8 @@ mod ops;
 mod pages;
 mod phrase;
 
-use std::time::Instant;
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 use axum::Router;
 use axum::extract::{DefaultBodyLimit, MatchedPath, Request, State};
@@ -25,7 +26,7 @@ use tower_http::set_header::SetResponseHeaderLayer;
 use tower_http::timeout::TimeoutLayer;
 use tracing::Instrument as _;
 
-use crate::error::refusal;
+use crate::error::{Shed, refusal};
 use crate::metrics::Metrics;
 use crate::net::client::ClientAddr;
 use crate::net::headers;
@@ -190,6 +191,42 @@ async fn secured(State(state): State<AppState>, request: Request, next: Next) ->
     response
 }
 
+/// How often a run of refusals for want of room is told again while it lasts.
+const SHEDDING_REPEAT: Duration = Duration::from_secs(60);
+
+/// The run of refusals for want of room under way: when it was last told, and how many
+/// came since.
+static SHEDDING: Mutex<Shedding> = Mutex::new(Shedding {
+    told: None,
+    since: 0,
+});
+
+struct Shedding {
+    told: Option<Instant>,
+    since: u64,
+}
+
+impl Shedding {
+    /// Told at the first refusal, then once a minute with the count while they go on.
+    fn refused(&mut self, why: &'static str) {
+        let now = Instant::now();
+        match self.told {
+            Some(told) if now.duration_since(told) < SHEDDING_REPEAT => self.since += 1,
+            Some(_) => {
+                let refused = self.since + 1;
+                tracing::warn!(refused, "still refusing work for want of room: {why}");
+                (self.told, self.since) = (Some(now), 0);
+            }
+            None => {
+                tracing::warn!(
+                    "refusing work for want of room: {why}; told again once a minute while it lasts"
+                );
+                (self.told, self.since) = (Some(now), 0);
+            }
+        }
+    }
+}
+
 /// Runs `inner` on `request` and counts its response; a response of 500 or more is
 /// logged with the request's method, route, status, latency and client address. Routes are the
 /// router's templates, so `/assets/{*path}` is one series, not one per file.
@@ -221,7 +258,12 @@ where
     let latency_ms = took.as_secs_f64() * 1000.0;
     // A probe's 503 is its answer (the host draining, or its store down, which is logged
     // where it happens), not a request that failed.
-    if status.is_server_error() && route != "/readyz" {
+    if let Some(&Shed(why)) = response.extensions().get::<Shed>() {
+        SHEDDING
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .refused(why);
+    } else if status.is_server_error() && route != "/readyz" {
         let client = client.map(tracing::field::display);
         tracing::warn!(method = %method, route, status = status.as_u16(), latency_ms, client, "request failed");
     } else if !span.is_disabled() {
