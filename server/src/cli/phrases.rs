@@ -339,7 +339,15 @@ async fn import(store: &dyn PhraseStore, file: &std::path::Path) -> anyhow::Resu
              (and perhaps the ones it was writing): importing the same file again adds the \
              rest, skipping those already in as taken"
         ),
-        Err(error) => return Err(error).context("nothing imported"),
+        // A write that timed out may have been applied all the same (Firestore's commit
+        // is not undone by the client giving up on it), so "nothing" would not be sure.
+        Err(error) => {
+            return Err(error).context(
+                "the import did not finish, nothing of it known to be committed (a write that \
+             timed out may be in all the same): importing the same file again adds what is \
+             missing, skipping what is already in as taken",
+            );
+        }
     };
     let added_phrases: Vec<Phrase> = outcomes
         .iter()
