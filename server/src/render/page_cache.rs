@@ -554,6 +554,13 @@ impl PageCache {
         self.pages.entry_count()
     }
 
+    /// What the pages cached now weigh (their bytes, compressed variants included), the
+    /// cache's own bookkeeping brought up to date first.
+    pub async fn bytes(&self) -> u64 {
+        self.pages.run_pending_tasks().await;
+        self.pages.weighted_size()
+    }
+
     /// Follows `feed`, evicting what each change changed.
     pub fn follow(self: &Arc<Self>, feed: &Feed) {
         let mut deltas = feed.deltas();

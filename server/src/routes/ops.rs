@@ -73,6 +73,7 @@ pub async fn scrape(State(state): State<AppState>, request: Request) -> Response
         );
     }
     let cache = state.pages.cache();
+    let (page_bytes, card_bytes) = (cache.bytes().await, state.cards.cached_bytes().await);
     let sockets = &state.sockets;
     let health = state.feed.health();
     let snapshot = state.feed.current();
@@ -95,6 +96,16 @@ pub async fn scrape(State(state): State<AppState>, request: Request) -> Response
             "lastwords_render_cache_pages",
             "Pages in the render cache now (phrase pages, pages of the list).",
             cache.entries() as f64,
+        ),
+        gauge(
+            "lastwords_render_cache_bytes",
+            "What the pages in the render cache weigh now, compressed variants included.",
+            page_bytes as f64,
+        ),
+        gauge(
+            "lastwords_card_cache_bytes",
+            "Bytes of PNG in the card cache now.",
+            card_bytes as f64,
         ),
         gauge(
             "lastwords_websocket_connections",

@@ -118,9 +118,16 @@ async fn metrics_count_requests_by_route_renders_and_the_feed() {
         "lastwords_feed_up 1",
         "lastwords_feed_documents_skipped_total 0",
         "# TYPE lastwords_render_seconds histogram",
+        "lastwords_card_cache_bytes 0",
     ] {
         assert!(metrics.contains(line), "{line} missing from\n{metrics}");
     }
+    // The pages rendered weigh what they hold, with their compressed variants.
+    let weight = metrics
+        .lines()
+        .find_map(|line| line.strip_prefix("lastwords_render_cache_bytes "))
+        .and_then(|value| value.parse::<f64>().ok());
+    assert!(weight.is_some_and(|bytes| bytes > 10_000.0), "{metrics}");
 }
 
 #[tokio::test]

@@ -92,6 +92,12 @@ impl Cards {
         }
     }
 
+    /// Bytes of PNG cached now, for the metrics.
+    pub async fn cached_bytes(&self) -> u64 {
+        self.cache.run_pending_tasks().await;
+        self.cache.weighted_size()
+    }
+
     /// What the cards are drawn with.
     pub fn painter(&self) -> &'static Painter {
         self.painter
