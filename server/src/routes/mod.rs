@@ -194,35 +194,46 @@ async fn secured(State(state): State<AppState>, request: Request, next: Next) ->
 /// How often a run of refusals for want of room is told again while it lasts.
 const SHEDDING_REPEAT: Duration = Duration::from_secs(60);
 
-/// The run of refusals for want of room under way: when it was last told, and how many
-/// came since.
+/// The run of refusals for want of room under way: when it was last told, how many
+/// came since, and when the last came (a minute without one ends the run).
 static SHEDDING: Mutex<Shedding> = Mutex::new(Shedding {
     told: None,
+    last: None,
     since: 0,
 });
 
 struct Shedding {
     told: Option<Instant>,
+    last: Option<Instant>,
     since: u64,
 }
 
 impl Shedding {
-    /// Told at the first refusal, then once a minute with the count while they go on.
+    /// Told at the first refusal of a run, then once a minute with the count while they
+    /// go on; the ones at the end of the last run that were not told yet are told with
+    /// the next run's first.
     fn refused(&mut self, why: &'static str) {
         let now = Instant::now();
-        match self.told {
-            Some(told) if now.duration_since(told) < SHEDDING_REPEAT => self.since += 1,
-            Some(_) => {
-                let refused = self.since + 1;
-                tracing::warn!(refused, "still refusing work for want of room: {why}");
-                (self.told, self.since) = (Some(now), 0);
-            }
-            None => {
-                tracing::warn!(
-                    "refusing work for want of room: {why}; told again once a minute while it lasts"
-                );
-                (self.told, self.since) = (Some(now), 0);
-            }
+        let new_run = self
+            .last
+            .is_none_or(|last| now.duration_since(last) >= SHEDDING_REPEAT);
+        self.last = Some(now);
+        if new_run {
+            let untold = std::mem::take(&mut self.since);
+            tracing::warn!(
+                untold,
+                "refusing work for want of room: {why}; told again once a minute while it lasts"
+            );
+            self.told = Some(now);
+        } else if self
+            .told
+            .is_none_or(|told| now.duration_since(told) >= SHEDDING_REPEAT)
+        {
+            let refused = std::mem::take(&mut self.since) + 1;
+            tracing::warn!(refused, "still refusing work for want of room: {why}");
+            self.told = Some(now);
+        } else {
+            self.since += 1;
         }
     }
 }
