@@ -5,13 +5,13 @@
 use std::borrow::Cow;
 
 use serde_json::json;
-use sha2::{Digest, Sha256};
 
 use crate::config::Site;
 use crate::escape::inert_json;
 use crate::feed::Phrase;
 use crate::feed::list::Cursor;
 use crate::render::listings::rfc3339;
+use crate::render::negotiate::digest;
 use crate::render::site_files::{ATOM_FEED, ICON_512, OG_IMAGE};
 use crate::site;
 use crate::text::grapheme_count;
@@ -215,15 +215,15 @@ impl Head {
 /// The path of `phrase`'s card, with a version of what it shows: link previews are
 /// kept by their image's address (for weeks, by some networks), so a phrase edited gets
 /// a new one, and its previews the new card. The host serves the card whatever the version.
-pub fn card_path(config: &Site, phrase: &Phrase) -> String {
-    let mut hash = Sha256::new();
-    for part in [&phrase.word, &phrase.name] {
-        // Lengths first, so no two pairs hash alike.
-        hash.update((part.len() as u64).to_be_bytes());
-        hash.update(part.as_bytes());
-    }
-    let version = hex::encode(&hash.finalize()[..6]);
-    format!("{}/card.png?v={version}", config.phrase_path(&phrase.id))
+fn card_path(config: &Site, phrase: &Phrase) -> String {
+    let (word, name) = (phrase.word.as_bytes(), phrase.name.as_bytes());
+    // The word's length first, so no two pairs hash alike.
+    let digest = digest(&[&(word.len() as u64).to_be_bytes(), word, name]);
+    format!(
+        "{}/card.png?v={}",
+        config.phrase_path(&phrase.id),
+        &digest[..12]
+    )
 }
 
 /// `text` isolated from the direction of what surrounds it (Unicode's first-strong
