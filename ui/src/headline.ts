@@ -20,13 +20,16 @@ const ADVANCES: readonly (readonly [string, number])[] = [
   ["ǄǱ", 1.6],
 ];
 
+/** An emoji (a pictograph, or half a flag), wherever it is in a string. */
+export const EMOJI = /\p{Extended_Pictographic}|\p{Regional_Indicator}/u;
+
 /**
  * Characters measured whole: an enclosing mark (a keycap, a circle) drawn beside its
  * base by a face that cannot compose them (up to 1.9 em), and emoji (1.22 em).
  */
 const WIDE_GRAPHEMES: readonly (readonly [RegExp, number])[] = [
   [/\p{Me}/u, 2],
-  [/\p{Extended_Pictographic}|\p{Regional_Indicator}/u, 1.3],
+  [EMOJI, 1.3],
 ];
 
 /**

@@ -1,6 +1,6 @@
 import type { RenderRequest } from "../types";
 import { hashtag } from "../data/copy";
-import { headlineFit } from "../headline";
+import { EMOJI, headlineFit } from "../headline";
 import { graphemeCount } from "../text";
 import { ButtonLink } from "./ButtonLink";
 import { Island } from "./Island";
@@ -8,8 +8,6 @@ import { Island } from "./Island";
 export interface Props {
   page: Extract<RenderRequest, { route: "phrase" }>;
 }
-
-const EMOJI = /\p{Extended_Pictographic}|\p{Regional_Indicator}/u;
 
 /** One minted phrase, large, with who minted it; Share and the live status are the island. */
 export function PhrasePage({ page }: Props) {

@@ -170,10 +170,10 @@ export function VirtualPhraseGrid({ list, site, total, busy, onNearEnd, focusInd
   // the card now in its place, so the card last focused in the list is noted.
   const [keyboardInside, setKeyboardInside] = useState(false);
   const focused = useRef<{ id: string; index: number } | null>(null);
-  const shown = useRef({ phrases, start, list });
+  const shown = useRef({ list, start });
   // After every render: the listeners below read this render's cards.
   useLayoutEffect(() => {
-    shown.current = { phrases, start, list };
+    shown.current = { list, start };
   });
   useEffect(() => {
     const inside = (target: EventTarget | null): target is Element =>
@@ -183,7 +183,7 @@ export function VirtualPhraseGrid({ list, site, total, busy, onNearEnd, focusInd
       const item = target instanceof Element ? target.closest("li") : null;
       if (list === null || item === null || item.parentElement !== list) return null;
       const index = shown.current.start + Array.prototype.indexOf.call(list.children, item);
-      const phrase = shown.current.phrases[index];
+      const phrase = shown.current.list.phrases[index];
       return phrase === undefined ? null : { id: phrase.id, index };
     };
     const entered = (event: FocusEvent) => {
@@ -227,7 +227,7 @@ export function VirtualPhraseGrid({ list, site, total, busy, onNearEnd, focusInd
   // reach the bottom of it.
   useEffect(() => {
     const keep = () => {
-      const { phrases, start, list } = shown.current;
+      const { list, start } = shown.current;
       const items = listElement.current?.children;
       if (items === undefined || items.length === 0 || !list.fromTop) return;
       const edges = (index: number) => items[index]?.getBoundingClientRect() ?? { top: 0, bottom: 0 };
@@ -235,7 +235,7 @@ export function VirtualPhraseGrid({ list, site, total, busy, onNearEnd, focusInd
       while (top + 1 < items.length && edges(top).bottom <= 0) top++;
       let last = top;
       while (last + 1 < items.length && edges(last + 1).top < window.innerHeight) last++;
-      const phrase = phrases[start + top];
+      const phrase = list.phrases[start + top];
       if (phrase === undefined) return;
       keepPlace({ query: list.query, loaded: start + last + 1, id: phrase.id, index: start + top, top: Math.round(edges(top).top) }, served);
     };
@@ -256,15 +256,15 @@ export function VirtualPhraseGrid({ list, site, total, busy, onNearEnd, focusInd
     if (rowStart !== undefined) window.scrollTo(0, rowStart - place.top);
     onPlaced();
     // The rows brought into view are measured as they render, and may move the card a
-    // little from where the estimates put it: it is put back for a few frames.
-    const id = index < 0 ? null : place.id;
-    // Not called off as `place` is cleared, which is at once.
+    // little from where the estimates put it: it is put back for a few frames (not
+    // called off as `place` is cleared, which is at once).
+    if (index < 0) return;
     let frames = 3;
     const settle = () => {
-      const { phrases, start } = shown.current;
-      const at = phrases.findIndex((phrase) => phrase.id === id);
+      const { list, start } = shown.current;
+      const at = list.phrases.findIndex((phrase) => phrase.id === place.id);
       const item = listElement.current?.children[at - start];
-      if (id === null || at < start || item === undefined) return;
+      if (at < start || item === undefined) return;
       const off = Math.round(item.getBoundingClientRect().top) - place.top;
       if (off !== 0) window.scrollBy(0, off);
       if (--frames > 0) requestAnimationFrame(settle);
