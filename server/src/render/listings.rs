@@ -3,9 +3,10 @@
 //! phrases. Each document is made when first asked for, once however many ask at once,
 //! off the async threads, and kept with its ETag until a change falls in it.
 //!
-//! Child sitemaps are [`shelves`]: stretches of the list, oldest first, that keep their
-//! phrases and their names, so a change makes again only the child it falls in (an
-//! addition, the last) and a crawler's `If-None-Match` matches every other. A `lastmod`
+//! Child sitemaps are [`shelves`]: the phrases created in one span of time, oldest
+//! first, named by the span, so every replica names the same children with the same
+//! phrases, a change makes again only the child it falls in (an addition, the newest)
+//! and a crawler's `If-None-Match` matches every other. A `lastmod`
 //! is a phrase's creation time (Firestore's create time, or the embedded store's); for
 //! a phrase with none (a row a program gave an order and no time) the host says when it
 //! first saw it, or, for what it loaded at start, when it started. A change that leaves
@@ -24,7 +25,7 @@ use crate::config::Site;
 use crate::feed::list::{Cursor, Phrase};
 use crate::feed::{Change, Delta, Feed, Snapshot, now_ms};
 use crate::render::page_cache::CachedPage;
-use shelves::{Altered, Label, Shelves};
+use shelves::{Label, Shelves};
 
 /// The most URLs one sitemap may hold (sitemaps.org).
 pub const SITEMAP_URLS: usize = 50_000;
@@ -56,13 +57,8 @@ impl Document {
         if file == "pages.xml" {
             return Some(Document::SitePages);
         }
-        let n: Label = file
-            .strip_prefix("phrases-")?
-            .strip_suffix(".xml")?
-            .parse()
-            .ok()?;
-        // "phrases-01.xml" is not a name the index gives.
-        (n >= 1 && file == format!("phrases-{n}.xml")).then_some(Document::Phrases(n))
+        let label = file.strip_prefix("phrases-")?.strip_suffix(".xml")?;
+        Label::parse(label).map(Document::Phrases)
     }
 }
 
@@ -87,8 +83,8 @@ struct Kept {
     snapshot: Arc<Snapshot>,
     shelves: Shelves,
     /// Where and when, while this process ran, a change left no phrase to date it: one
-    /// place per child, the latest. A place, not a label, so that the children packed
-    /// anew date the one that holds it.
+    /// place per child, the latest. A place, not a label, so that a span cut again or
+    /// put back together dates the child that holds it.
     left: Vec<(Cursor, u64)>,
     /// When such a change last altered the site's pages (which count the phrases).
     pages_left: Option<u64>,
@@ -119,7 +115,9 @@ impl Kept {
         }
         let mut latest: HashMap<Label, (Cursor, u64)> = HashMap::new();
         for (place, at) in self.left.drain(..) {
-            let label = self.shelves.label_at(&place);
+            let Some(label) = self.shelves.label_at(place.created) else {
+                continue;
+            };
             if latest.get(&label).is_none_or(|(_, known)| *known <= at) {
                 latest.insert(label, (place, at));
             }
@@ -131,7 +129,7 @@ impl Kept {
         let mut dated: Dated = self
             .left
             .iter()
-            .map(|(place, at)| (Some(self.shelves.label_at(place)), *at))
+            .filter_map(|(place, at)| Some((Some(self.shelves.label_at(place.created)?), *at)))
             .collect();
         if let Some(at) = self.pages_left {
             dated.insert(None, at);
@@ -217,23 +215,27 @@ impl Listings {
         let altered = match listed {
             Some(changes) => {
                 let ids = changes.iter().map(Change::id);
-                kept.shelves.follow(&before.list, &delta.after.list, ids)
+                Some(kept.shelves.follow(&before.list, &delta.after.list, ids))
             }
             // A change too big to list, or one after versions this follower missed.
             None => {
                 kept.shelves = Shelves::pack(&delta.after.list, SITEMAP_URLS);
-                Altered::All
+                None
             }
         };
         kept.note_left(traceless);
         self.note_edited(edited);
         kept.snapshot = delta.after.clone();
         // The rest are small, and whether they exist at all can change with the count.
-        kept.documents
-            .retain(|document, _| match (document, &altered) {
-                (Document::Phrases(label), Altered::Only(labels)) => !labels.contains(label),
-                _ => false,
-            });
+        let Kept {
+            shelves, documents, ..
+        } = &mut *kept;
+        documents.retain(|document, _| match (document, &altered) {
+            (Document::Phrases(label), Some(altered)) => {
+                shelves.has(*label) && !altered.contains(label)
+            }
+            _ => false,
+        });
     }
 
     fn note_edited(&self, ids: Vec<String>) {
@@ -336,7 +338,7 @@ impl Listings {
                 // Only documents that exist get a slot: any number names a child, and
                 // asking for a billion of them must not keep a billion empty slots.
                 if let Document::Phrases(label) = document
-                    && !kept.shelves.labels().contains(&label)
+                    && !kept.shelves.has(label)
                 {
                     return None;
                 }
@@ -451,7 +453,7 @@ impl Listings {
             ),
         );
         let len = snapshot.list.len();
-        for &label in shelves.labels() {
+        for label in shelves.labels() {
             // The child's newest phrase, whose time is its lastmod.
             let lastmod = shelves
                 .places(label)
@@ -651,12 +653,16 @@ mod tests {
     #[test]
     fn only_names_the_index_gives_are_children() {
         assert_eq!(Document::child("pages.xml"), Some(Document::SitePages));
-        assert_eq!(Document::child("phrases-2.xml"), Some(Document::Phrases(2)));
+        assert_eq!(
+            Document::child("phrases-8-15.xml"),
+            Label::parse("8-15").map(Document::Phrases)
+        );
+        assert!(Document::child("phrases-8-15.xml").is_some());
         for bad in [
-            "phrases-0.xml",
-            "phrases-01.xml",
-            "phrases-+1.xml",
-            "phrases-1.xml.gz",
+            "phrases-8-14.xml",
+            "phrases-08-15.xml",
+            "phrases-1.xml",
+            "phrases-8-15.xml.gz",
             "x.xml",
         ] {
             assert_eq!(Document::child(bad), None, "{bad}");

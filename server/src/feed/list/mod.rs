@@ -175,6 +175,18 @@ impl PhraseList {
         Some(before + index)
     }
 
+    /// How many phrases were created after `created`, in a step per chunk.
+    pub fn newer_than(&self, created: u64) -> usize {
+        // The empty id sorts before every id at one time, so the cursor sits after every
+        // phrase newer than `created` and before all the others.
+        let (chunk, index) = self.position(&Cursor {
+            created,
+            id: String::new(),
+        });
+        let before: usize = self.chunks[..chunk].iter().map(|c| c.phrases.len()).sum();
+        before + index
+    }
+
     /// Adds `phrase` or replaces the one with its id; false when it was there as it is.
     pub fn upsert(&mut self, phrase: Phrase) -> bool {
         match self.get(&phrase.id) {

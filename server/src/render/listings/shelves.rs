@@ -1,205 +1,174 @@
-//! Which phrases each child sitemap holds. A child is a shelf: a stretch of the list's
-//! order, oldest first, holding at most `capacity` phrases, named by a label that stays
-//! with it. A change alters only the shelves its phrases fall in, so a crawler's
-//! `If-None-Match` keeps matching every other child: a removal no longer moves the
-//! phrases after it to another child.
+//! Which phrases each child sitemap holds. A child is a shelf: the phrases created in one
+//! span of time, a span of `2^k` microseconds aligned to its length. The whole of time
+//! is cut in half, and each half again, until every span holds at most `capacity`
+//! phrases; the spans that hold any are the shelves, oldest first.
 //!
-//! An addition past the newest phrase goes on the last shelf, or starts a new one when
-//! that is full. A shelf that overflows all the same (a phrase created before newer ones,
-//! arriving late) is cut: the last keeps its oldest `capacity` and passes the rest to a
-//! new last shelf; any other splits in half. An emptied shelf goes. When the shelves are
-//! on average less than half full they are packed again, full from the oldest; since a
-//! split leaves two halves, that takes at least `capacity / 2` changes per shelf to
-//! earn: O(1) per change, amortised, besides the change's own lookups.
+//! So the shelves are a function of the phrases' creation times alone, not of the
+//! changes a host saw: two replicas behind one load balancer, or a host before and after
+//! a restart, name the same children with the same phrases, and a crawler that reads the
+//! index from one and a child from another misses nothing. A change alters only the
+//! shelf its phrase's time falls in (an addition, the newest), unless that shelf, or the
+//! span it was cut from, crosses `capacity`: then the span is cut again, or put back
+//! together, and its shelves get new names.
 
 use std::collections::HashSet;
+use std::fmt;
 use std::ops::Range;
 
-use crate::feed::list::{Cursor, Phrase, PhraseList};
+use crate::feed::list::PhraseList;
 
-/// A child's name: `/sitemaps/phrases-{label}.xml`.
-pub type Label = u32;
-
-/// The shelves of one version of the list.
-#[derive(Debug, Clone)]
-pub struct Shelves {
-    /// The most phrases a shelf holds.
-    capacity: usize,
-    /// The oldest place of every shelf but the first, oldest shelf first. A place is in
-    /// the last shelf whose start it is not older than (`Cursor`'s order is newest first,
-    /// so these descend).
-    starts: Vec<Cursor>,
-    /// How many phrases each shelf holds; where a shelf's phrases sit in the list is the
-    /// sum of the sizes before it.
-    sizes: Vec<usize>,
-    /// Each shelf's name, kept while it lives.
-    labels: Vec<Label>,
-    /// The label the next new shelf gets.
-    next_label: Label,
+/// A shelf's span of creation times, first to last microsecond: a child's name,
+/// `/sitemaps/phrases-{first}-{last}.xml`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Label {
+    first: u64,
+    last: u64,
 }
 
-/// The shelves a change altered.
-#[derive(Debug, PartialEq, Eq)]
-pub enum Altered {
-    /// These labels (a new shelf's among them); the others hold what they held.
-    Only(HashSet<Label>),
-    /// The shelves were packed again: every label names something new.
-    All,
+impl Label {
+    /// The span of `2^bits` microseconds from `first` (a multiple of its length).
+    fn span(first: u64, bits: u32) -> Self {
+        let last = match 1u64.checked_shl(bits) {
+            Some(length) => first + (length - 1),
+            None => u64::MAX,
+        };
+        Self { first, last }
+    }
+
+    /// Reads `{first}-{last}` as [`Label`]'s `Display` writes it; `None` unless it is a
+    /// span a shelf could be.
+    pub fn parse(text: &str) -> Option<Self> {
+        let (first, last) = text.split_once('-')?;
+        let label = Self {
+            first: first.parse().ok()?,
+            last: last.parse().ok()?,
+        };
+        let length = u128::from(label.last) + 1 - u128::from(label.first);
+        let shelf = label.first <= label.last
+            && length.is_power_of_two()
+            && u128::from(label.first) % length == 0
+            // "01-1" is not a name the index gives.
+            && label.to_string() == text;
+        shelf.then_some(label)
+    }
+
+    fn holds(&self, created: u64) -> bool {
+        (self.first..=self.last).contains(&created)
+    }
+}
+
+impl fmt::Display for Label {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}-{}", self.first, self.last)
+    }
+}
+
+/// The shelves of one version of the list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Shelves {
+    capacity: usize,
+    /// Each shelf with how many phrases it holds, oldest first.
+    shelves: Vec<(Label, usize)>,
 }
 
 impl Shelves {
-    /// `list` on shelves full from the oldest, labelled from 1.
+    /// The shelves of `list`, none holding more than `capacity` phrases (unless more
+    /// than that were created in one microsecond, which neither store allows).
     pub fn pack(list: &PhraseList, capacity: usize) -> Self {
         let capacity = capacity.max(1);
-        let shelves = list.len().div_ceil(capacity).max(1);
-        let starts = (1..shelves)
-            .filter_map(|shelf| oldest_first(list, shelf * capacity).map(Cursor::of))
-            .collect();
-        let sizes = (0..shelves)
-            .map(|shelf| (list.len() - shelf * capacity).min(capacity))
-            .collect();
-        Self {
-            capacity,
-            starts,
-            sizes,
-            labels: (1..=shelves as Label).collect(),
-            next_label: shelves as Label + 1,
-        }
+        let mut shelves = Vec::new();
+        cut(list, capacity, Label::span(0, 64), list.len(), &mut shelves);
+        Self { capacity, shelves }
     }
 
     /// Moves the shelves from `before` to `after`, which differ only in the phrases with
-    /// the ids `changed` (an id twice, or one that did not change, costs nothing more).
+    /// the ids `changed`; returns the labels whose phrases may differ from those they
+    /// held (a new shelf's among them).
     pub fn follow<'a>(
         &mut self,
         before: &PhraseList,
         after: &PhraseList,
         changed: impl IntoIterator<Item = &'a str>,
-    ) -> Altered {
-        let mut altered = HashSet::new();
-        let mut added = Vec::new();
-        let mut seen = HashSet::new();
+    ) -> HashSet<Label> {
+        let old = std::mem::replace(self, Self::pack(after, self.capacity));
+        let mut altered: HashSet<Label> = self
+            .labels()
+            .filter(|label| !old.labels().any(|was| was == *label))
+            .collect();
         for id in changed {
-            if !seen.insert(id) {
+            let (was, is) = (before.get(id), after.get(id));
+            if was == is {
                 continue;
             }
-            let (old, new) = (before.get(id), after.get(id));
-            if old == new {
-                continue;
-            }
-            if let Some(old) = old {
-                let shelf = self.shelf_of(&Cursor::of(old));
-                self.sizes[shelf] -= 1;
-                altered.insert(self.labels[shelf]);
-            }
-            if let Some(new) = new {
-                added.push(Cursor::of(new));
+            for phrase in [was, is].into_iter().flatten() {
+                altered.extend(self.label_at(phrase.created));
             }
         }
-        // Oldest first, so a run of new newest phrases fills one shelf before the next: a
-        // place past the list's newest before is past every place added before it too.
-        added.sort_by(|a, b| b.cmp(a));
-        let newest = before.iter().next().map(|phrase| Cursor::of(phrase));
-        for place in added {
-            let shelf = self.shelf_of(&place);
-            let last = self.sizes.len() - 1;
-            let past_newest = newest.as_ref().is_none_or(|newest| place < *newest);
-            if shelf == last && past_newest && self.sizes[last] >= self.capacity {
-                let label = self.add_shelf(last + 1, place, 1);
-                altered.insert(label);
-            } else {
-                self.sizes[shelf] += 1;
-                altered.insert(self.labels[shelf]);
-            }
-        }
-        self.split_overflows(after, &mut altered);
-        self.drop_empty();
-        if self.sizes.len() > after.len().div_ceil(self.capacity.div_ceil(2)).max(1) {
-            *self = Self::pack(after, self.capacity);
-            return Altered::All;
-        }
-        Altered::Only(altered)
+        altered
     }
 
     /// The labels, oldest shelf first.
-    pub fn labels(&self) -> &[Label] {
-        &self.labels
+    pub fn labels(&self) -> impl Iterator<Item = Label> + '_ {
+        self.shelves.iter().map(|&(label, _)| label)
+    }
+
+    pub fn has(&self, label: Label) -> bool {
+        self.labels().any(|shelf| shelf == label)
     }
 
     /// Where the shelf `label` sits in the list, as oldest-first places.
     pub fn places(&self, label: Label) -> Option<Range<usize>> {
-        let shelf = self.labels.iter().position(|&l| l == label)?;
-        let from: usize = self.sizes[..shelf].iter().sum();
-        Some(from..from + self.sizes[shelf])
+        let shelf = self.shelves.iter().position(|&(l, _)| l == label)?;
+        let from: usize = self.shelves[..shelf].iter().map(|&(_, size)| size).sum();
+        Some(from..from + self.shelves[shelf].1)
     }
 
-    /// The label of the shelf a phrase at `place` is on (or would go on).
-    pub fn label_at(&self, place: &Cursor) -> Label {
-        self.labels[self.shelf_of(place)]
-    }
-
-    fn shelf_of(&self, place: &Cursor) -> usize {
-        self.starts.partition_point(|start| place <= start)
-    }
-
-    fn add_shelf(&mut self, at: usize, start: Cursor, size: usize) -> Label {
-        let label = self.next_label;
-        self.next_label += 1;
-        self.starts.insert(at - 1, start);
-        self.sizes.insert(at, size);
-        self.labels.insert(at, label);
-        label
-    }
-
-    /// Cuts each shelf past `capacity`, in `after`'s places: the last after its oldest
-    /// `capacity`, where additions arrive, any other in half.
-    fn split_overflows(&mut self, after: &PhraseList, altered: &mut HashSet<Label>) {
-        let mut from = 0;
-        let mut shelf = 0;
-        while shelf < self.sizes.len() {
-            let size = self.sizes[shelf];
-            if size > self.capacity {
-                let keep = if shelf == self.sizes.len() - 1 {
-                    self.capacity
-                } else {
-                    (size / 2).min(self.capacity)
-                };
-                let Some(start) = oldest_first(after, from + keep) else {
-                    break;
-                };
-                self.sizes[shelf] = keep;
-                let label = self.add_shelf(shelf + 1, Cursor::of(start), size - keep);
-                altered.insert(label);
-            }
-            from += self.sizes[shelf];
-            shelf += 1;
-        }
-    }
-
-    /// Removes the shelves left empty (all but one when the list is).
-    fn drop_empty(&mut self) {
-        let mut shelf = 0;
-        while shelf < self.sizes.len() && self.sizes.len() > 1 {
-            if self.sizes[shelf] == 0 {
-                // An empty shelf's stretch joins a neighbour's, which holds what it held.
-                self.starts.remove(shelf.saturating_sub(1));
-                self.sizes.remove(shelf);
-                self.labels.remove(shelf);
-            } else {
-                shelf += 1;
-            }
-        }
+    /// The label of the shelf whose span holds `created`, if a shelf does.
+    pub fn label_at(&self, created: u64) -> Option<Label> {
+        let shelf = self
+            .shelves
+            .partition_point(|(label, _)| label.last < created);
+        let (label, _) = self.shelves.get(shelf)?;
+        label.holds(created).then_some(*label)
     }
 }
 
-/// The phrase at oldest-first place `place`.
-fn oldest_first(list: &PhraseList, place: usize) -> Option<&Phrase> {
-    let skip = list.len().checked_sub(place + 1)?;
-    list.iter_from(skip).next().map(|phrase| &**phrase)
+/// Pushes the shelves of `span`, which holds `count` phrases of `list`, oldest first.
+fn cut(
+    list: &PhraseList,
+    capacity: usize,
+    span: Label,
+    count: usize,
+    shelves: &mut Vec<(Label, usize)>,
+) {
+    if count == 0 {
+        return;
+    }
+    let length = u128::from(span.last) + 1 - u128::from(span.first);
+    if count <= capacity || length == 1 {
+        shelves.push((span, count));
+        return;
+    }
+    let bits = length.trailing_zeros() - 1;
+    let older = Label::span(span.first, bits);
+    let newer = Label::span(older.last + 1, bits);
+    let in_older = created_from(list, older.first) - created_from(list, newer.first);
+    cut(list, capacity, older, in_older, shelves);
+    cut(list, capacity, newer, count - in_older, shelves);
+}
+
+/// How many phrases of `list` were created at `created` or later.
+fn created_from(list: &PhraseList, created: u64) -> usize {
+    match created.checked_sub(1) {
+        Some(before) => list.newer_than(before),
+        None => list.len(),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::feed::list::Phrase;
 
     fn phrase(created: u64, id: &str) -> Phrase {
         Phrase {
@@ -210,103 +179,112 @@ mod tests {
         }
     }
 
+    fn label(first: u64, last: u64) -> Label {
+        Label { first, last }
+    }
+
     /// Each shelf's ids, by label, read from the list through `places`.
     fn contents(shelves: &Shelves, list: &PhraseList) -> Vec<(Label, Vec<String>)> {
         let mut oldest_first: Vec<String> = list.iter().map(|p| p.id.clone()).collect();
         oldest_first.reverse();
         shelves
             .labels()
-            .iter()
-            .map(|&label| {
-                let places = shelves.places(label).unwrap();
-                (label, oldest_first[places].to_vec())
-            })
+            .map(|label| (label, oldest_first[shelves.places(label).unwrap()].to_vec()))
             .collect()
     }
 
-    /// Every phrase on exactly the shelf its place says, no shelf past capacity or empty.
+    /// Every phrase on the shelf whose span holds its time, no shelf past capacity (but
+    /// one microsecond's) or empty.
     fn check(shelves: &Shelves, list: &PhraseList) {
-        let total: usize = shelves.sizes.iter().sum();
+        let total: usize = shelves.shelves.iter().map(|&(_, size)| size).sum();
         assert_eq!(total, list.len(), "{shelves:?}");
         for (label, ids) in contents(shelves, list) {
-            let shelf = shelves.labels.iter().position(|&l| l == label).unwrap();
-            assert!(ids.len() <= shelves.capacity, "{shelves:?}");
-            assert!(!ids.is_empty() || list.is_empty(), "{shelves:?}");
+            assert!(
+                ids.len() <= shelves.capacity || label.first == label.last,
+                "{label}"
+            );
+            assert!(!ids.is_empty(), "{shelves:?}");
             for id in ids {
-                let place = Cursor::of(list.get(&id).unwrap());
-                assert_eq!(shelves.shelf_of(&place), shelf, "{id} in {shelves:?}");
+                assert!(
+                    label.holds(list.get(&id).unwrap().created),
+                    "{id} in {label}"
+                );
             }
+            assert_eq!(Label::parse(&label.to_string()), Some(label));
         }
-        let most = list.len().div_ceil(shelves.capacity.div_ceil(2)).max(1);
-        assert!(shelves.sizes.len() <= most, "{shelves:?}");
+    }
+
+    fn numbered(times: impl IntoIterator<Item = u64>) -> PhraseList {
+        PhraseList::from_phrases(
+            times
+                .into_iter()
+                .map(|t| phrase(t, &format!("p{t}")))
+                .collect(),
+        )
     }
 
     #[test]
-    fn packed_full_from_the_oldest() {
-        let list = PhraseList::from_phrases((0..10).map(|i| phrase(i, &format!("p{i}"))).collect());
+    fn time_is_halved_until_each_span_holds_at_most_capacity() {
+        let list = numbered(0..10);
         let shelves = Shelves::pack(&list, 4);
-        assert_eq!(shelves.labels(), [1, 2, 3]);
-        assert_eq!(shelves.places(1), Some(0..4));
-        assert_eq!(shelves.places(3), Some(8..10));
-        assert_eq!(shelves.places(4), None);
+        let labels: Vec<Label> = shelves.labels().collect();
+        assert_eq!(labels, [label(0, 3), label(4, 7), label(8, 15)]);
+        assert_eq!(shelves.places(label(4, 7)), Some(4..8));
+        assert_eq!(shelves.places(label(8, 15)), Some(8..10));
+        assert_eq!(shelves.places(label(16, 31)), None);
+        assert_eq!(shelves.label_at(9), Some(label(8, 15)));
+        assert_eq!(shelves.label_at(16), None);
         check(&shelves, &list);
-        let empty = Shelves::pack(&PhraseList::default(), 4);
-        assert_eq!(empty.places(1), Some(0..0));
+
+        let few = Shelves::pack(&numbered([5, u64::MAX]), 4);
+        assert_eq!(few.labels().collect::<Vec<_>>(), [label(0, u64::MAX)]);
+        assert_eq!(Shelves::pack(&PhraseList::default(), 4).labels().count(), 0);
+        // More in one microsecond than a shelf holds: one shelf all the same.
+        let crowded =
+            PhraseList::from_phrases((0..6).map(|i| phrase(7, &format!("c{i}"))).collect());
+        assert_eq!(
+            Shelves::pack(&crowded, 4).labels().collect::<Vec<_>>(),
+            [label(7, 7)]
+        );
     }
 
     #[test]
-    fn an_addition_fills_the_last_shelf_then_starts_one_and_a_removal_alters_only_its_own() {
-        let mut list =
-            PhraseList::from_phrases((0..8).map(|i| phrase(i, &format!("p{i}"))).collect());
+    fn an_addition_alters_the_newest_shelf_and_a_removal_its_own() {
+        let mut list = numbered(0..10);
         let mut shelves = Shelves::pack(&list, 4);
         let before = list.clone();
-        list.upsert(phrase(8, "p8"));
-        let altered = shelves.follow(&before, &list, ["p8"]);
-        assert_eq!(altered, Altered::Only(HashSet::from([3])));
-        assert_eq!(shelves.places(2), Some(4..8));
-        assert_eq!(shelves.places(3), Some(8..9));
+        list.upsert(phrase(10, "p10"));
+        let altered = shelves.follow(&before, &list, ["p10"]);
+        assert_eq!(altered, HashSet::from([label(8, 15)]));
 
         let before = list.clone();
         list.remove("p1");
         assert_eq!(
             shelves.follow(&before, &list, ["p1"]),
-            Altered::Only(HashSet::from([1]))
+            HashSet::from([label(0, 3)])
         );
-        assert_eq!(shelves.places(2), Some(3..7), "shelf 2 holds what it held");
-        check(&shelves, &list);
-    }
-
-    #[test]
-    fn a_late_phrase_in_a_full_shelf_splits_it_and_an_emptied_shelf_goes() {
-        let mut list =
-            PhraseList::from_phrases((0..8).map(|i| phrase(i * 10, &format!("p{i}"))).collect());
-        let mut shelves = Shelves::pack(&list, 4);
-        let before = list.clone();
-        list.upsert(phrase(15, "late"));
-        let altered = shelves.follow(&before, &list, ["late"]);
-        assert_eq!(altered, Altered::Only(HashSet::from([1, 3])));
-        assert_eq!(shelves.labels(), [1, 3, 2]);
-        check(&shelves, &list);
-
-        assert_eq!(shelves.places(3), Some(2..5), "the older half kept by 1");
-
-        let before = list.clone();
-        for id in ["late", "p2", "p3"] {
-            list.remove(id);
-        }
         assert_eq!(
-            shelves.follow(&before, &list, ["late", "p2", "p3"]),
-            Altered::Only(HashSet::from([3]))
+            shelves.places(label(4, 7)),
+            Some(3..7),
+            "4-7 holds what it held"
         );
-        assert_eq!(shelves.labels(), [1, 2]);
-        assert_eq!(shelves.places(2), Some(2..6));
+
+        // Past capacity, the newest span is cut in two, both named anew.
+        let before = list.clone();
+        for t in 11..14 {
+            list.upsert(phrase(t, &format!("p{t}")));
+        }
+        let altered = shelves.follow(&before, &list, ["p11", "p12", "p13"]);
+        assert_eq!(altered, HashSet::from([label(8, 11), label(12, 15)]));
+        assert!(!shelves.has(label(8, 15)));
         check(&shelves, &list);
     }
 
-    /// Random additions (new and late), replacements and removals, a delta at a time,
-    /// against what a shelf must keep: every unaltered label holds exactly what it held.
+    /// Random additions (new and late), replacements and removals, a delta at a time:
+    /// the shelves are always those of the list as it is, and a label not named as
+    /// altered holds exactly what it held.
     #[test]
-    fn random_changes_alter_only_the_shelves_they_name() {
+    fn the_shelves_are_the_lists_alone_and_changes_alter_only_those_they_name() {
         let mut seed = 0x2545_f491_4f6c_dd1d_u64;
         let mut next = move |below: u64| {
             seed ^= seed << 13;
@@ -325,7 +303,7 @@ mod tests {
                     let ids: Vec<String> = list.iter().map(|p| p.id.clone()).collect();
                     match next(10) {
                         0..=4 => {
-                            clock += 1;
+                            clock += 1 + next(3);
                             list.upsert(phrase(clock, &format!("n{clock}")));
                             changed.push(format!("n{clock}"));
                         }
@@ -354,22 +332,42 @@ mod tests {
                 }
                 let held = contents(&shelves, &before);
                 let altered = shelves.follow(&before, &list, changed.iter().map(String::as_str));
+                assert_eq!(shelves, Shelves::pack(&list, capacity));
                 check(&shelves, &list);
-                if let Altered::Only(altered) = altered {
-                    let now = contents(&shelves, &list);
-                    for (label, ids) in &held {
-                        if !altered.contains(label)
-                            && let Some((_, kept)) = now.iter().find(|(l, _)| l == label)
-                        {
-                            assert_eq!(kept, ids, "label {label} changed unannounced");
+                for (label, ids) in contents(&shelves, &list) {
+                    match held.iter().find(|(l, _)| *l == label) {
+                        Some((_, was)) if !altered.contains(&label) => {
+                            assert_eq!(&ids, was, "{label} changed unannounced");
                         }
-                    }
-                    for (label, _) in &now {
-                        let is_new = !held.iter().any(|(l, _)| l == label);
-                        assert!(!is_new || altered.contains(label), "new label {label}");
+                        None => assert!(altered.contains(&label), "new label {label}"),
+                        Some(_) => {}
                     }
                 }
             }
+        }
+    }
+
+    #[test]
+    fn only_spans_a_shelf_could_be_are_labels() {
+        assert_eq!(Label::parse("8-15"), Some(label(8, 15)));
+        assert_eq!(Label::parse("7-7"), Some(label(7, 7)));
+        assert_eq!(
+            Label::parse("0-18446744073709551615"),
+            Some(label(0, u64::MAX))
+        );
+        for bad in [
+            "8-14",
+            "4-11",
+            "9-8",
+            "08-15",
+            "8-015",
+            "+8-15",
+            "8",
+            "8-15-1",
+            "-1-0",
+            "0-18446744073709551616",
+        ] {
+            assert_eq!(Label::parse(bad), None, "{bad}");
         }
     }
 }
