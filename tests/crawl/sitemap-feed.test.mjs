@@ -184,11 +184,11 @@ test('a change makes again only the child it falls in', async () => {
   let before = await made();
   // The newest child, or one new after it when the addition's time is past its span.
   const newest = (await childPaths()).at(-1);
+  assert.deepEqual(await asAgain(), children.map((path) => (path === newest ? 200 : 304)), 'an addition changes only the newest child');
+  assert.equal(await made(), before + Number(children.includes(newest)), 'only the newest child was made again');
   const [addition] = (await (await fetch(`${host.url}/api/phrases?limit=1`)).json()).phrases;
   assert.equal(addition.word, 'ONE MORE');
   assert.equal((await listedIn(newest)).at(-1), pageUrl(addition.id));
-  assert.deepEqual(await asAgain(), children.map((path) => (path === newest ? 200 : 304)), 'an addition changes only the newest child');
-  assert.equal(await made(), before + Number(children.includes(newest)), 'only the newest child was made again');
 
   // A phrase of the second child: the phrases around it stay in their children.
   kept.splice(0, kept.length, ...(await Promise.all(children.map(etag))));
