@@ -22,15 +22,21 @@ use std::fmt::Write as _;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::config::Site;
-use crate::feed::list::{Cursor, Phrase};
+use crate::feed::list::{Cursor, Phrase, PhraseList};
 use crate::feed::{Change, Delta, Feed, Snapshot, now_ms};
 use crate::render::page_cache::CachedPage;
 use shelves::{Label, Shelves};
 
 /// The most URLs one sitemap may hold (sitemaps.org).
 pub const SITEMAP_URLS: usize = 50_000;
-/// The sitemap protocol's bound on a URL: fewer characters than this.
-const SITEMAP_URL_CHARS: usize = 2048;
+/// The most bytes one sitemap may hold (sitemaps.org: 50 MiB, uncompressed).
+const SITEMAP_BYTES: usize = 50 * 1024 * 1024;
+/// The longest `<url>` line a sitemap holds, so that 50,000 of them and the document's
+/// own lines stay under [`SITEMAP_BYTES`]: a URL of up to about 980 characters, where
+/// the protocol allows 2,047, but a phrase's id may take 1,500 bytes, which percent-
+/// encoded is 4,500 characters or more, and 50,000 such made a child search engines
+/// refuse whole. Longer URLs are left out; their pages are still linked from the list.
+const SITEMAP_LINE_BYTES: usize = (SITEMAP_BYTES - 256) / SITEMAP_URLS;
 
 /// Entries in the Atom feed.
 pub const FEED_ENTRIES: usize = 50;
@@ -123,6 +129,16 @@ impl Kept {
             }
         }
         self.left = latest.into_values().collect();
+    }
+
+    /// Whether `phrase` of `list` is the newest on its shelf, whose time is the child's.
+    fn is_newest_of_its_child(&self, list: &PhraseList, phrase: &Phrase) -> bool {
+        let newest = self
+            .shelves
+            .label_at(phrase.created)
+            .and_then(|label| self.shelves.places(label))
+            .and_then(|places| list.iter_from(list.len().checked_sub(places.end)?).next());
+        newest.is_some_and(|newest| newest.id == phrase.id)
     }
 
     fn dated(&self) -> Dated {
@@ -223,6 +239,29 @@ impl Listings {
                 None
             }
         };
+        // A phrase created before its child's newest (a row another program wrote, one
+        // that arrived late) leaves the child's lastmod, its newest's time, as it was:
+        // dated when it came instead, so a crawler reading the index fetches the child.
+        let arrived: Vec<&Arc<Phrase>> = match listed {
+            Some(changes) => changes
+                .iter()
+                .filter_map(|change| delta.after.list.get(change.id()))
+                .filter(|phrase| before.list.get(&phrase.id).is_none())
+                .collect(),
+            None if before.loaded => delta
+                .after
+                .list
+                .iter()
+                .filter(|phrase| before.list.get(&phrase.id).is_none())
+                .collect(),
+            None => Vec::new(),
+        };
+        traceless.extend(
+            arrived
+                .into_iter()
+                .filter(|phrase| !kept.is_newest_of_its_child(&delta.after.list, phrase))
+                .map(|phrase| Cursor::of(phrase)),
+        );
         kept.note_left(traceless);
         self.note_edited(edited);
         kept.snapshot = delta.after.clone();
@@ -418,18 +457,18 @@ impl Listings {
             .take(newest_first.len())
             .collect();
         let seen = self.seen.lock().ok();
+        let mut line = String::new();
         for phrase in phrases.into_iter().rev() {
-            let url = site.absolute_url(&site.phrase_path(&phrase.id));
-            // The protocol's limit; search engines refuse a file with a longer URL.
-            if url.len() >= SITEMAP_URL_CHARS {
-                continue;
-            }
+            line.clear();
             let _ = writeln!(
-                xml,
+                line,
                 "  <url><loc>{}</loc><lastmod>{}</lastmod></url>",
-                escape_xml(&url),
+                escape_xml(&site.absolute_url(&site.phrase_path(&phrase.id))),
                 rfc3339(self.minted_ms_in(seen.as_deref(), phrase)),
             );
+            if line.len() <= SITEMAP_LINE_BYTES {
+                xml.push_str(&line);
+            }
         }
         xml.push_str("</urlset>\n");
         xml
@@ -597,6 +636,90 @@ mod tests {
                 Some((loc.rsplit('/').next()?.to_owned(), lastmod.to_owned()))
             })
             .collect()
+    }
+
+    #[tokio::test]
+    async fn a_url_too_long_for_a_full_sitemap_to_fit_its_bytes_is_left_out() {
+        let feed = Feed::new();
+        let (fits, long) = ("f".repeat(900), "l".repeat(1200));
+        feed.replace(vec![
+            minted("short", "SHORT", 1_600_000_000_000),
+            minted(&fits, "FITS", 1_600_000_001_000),
+            minted(&long, "LONG", 1_600_000_002_000),
+        ]);
+        let listings = Listings::follow(&feed, &crate::metrics::Metrics::new());
+        let listed = lastmods(&listings, &feed);
+        assert!(listed.contains_key("short") && listed.contains_key(&fits));
+        assert!(!listed.contains_key(&long), "a 1,200-character id");
+        // 50,000 of the longest lines kept, and the document's own, fit in 50 MiB.
+        let site = crate::config::Settings::default().resolve().unwrap().site;
+        let made = listings
+            .document(&site, &feed.current(), Document::Sitemap)
+            .unwrap();
+        let xml = std::str::from_utf8(&made.html).unwrap();
+        let longest = xml.lines().map(|line| line.len() + 1).max().unwrap();
+        assert!(longest <= SITEMAP_LINE_BYTES);
+        let own: usize = xml
+            .lines()
+            .filter(|l| !l.contains("<url>"))
+            .map(|l| l.len() + 1)
+            .sum();
+        assert!(own + SITEMAP_URLS * SITEMAP_LINE_BYTES <= SITEMAP_BYTES);
+    }
+
+    /// A late phrase does not change its child's newest: the index dates the child when
+    /// the phrase came, and no other.
+    #[tokio::test]
+    async fn a_phrase_older_than_its_childs_newest_dates_the_child_when_it_came() {
+        let feed = Feed::new();
+        let long_ago = 1_600_000_000_000;
+        feed.replace(
+            (0..SITEMAP_URLS as u64 + 1)
+                .map(|i| minted(&format!("p{i}"), &format!("P{i}"), long_ago + i * 1000))
+                .collect(),
+        );
+        let listings = Listings::follow(&feed, &crate::metrics::Metrics::new());
+        let settle = async |version: u64| {
+            while listings.made.lock().unwrap().snapshot.version < version {
+                tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+            }
+        };
+        settle(feed.current().version).await;
+        let site = crate::config::Settings::default().resolve().unwrap().site;
+        let children = || {
+            let made = listings
+                .document(&site, &feed.current(), Document::Sitemap)
+                .unwrap();
+            let xml = std::str::from_utf8(&made.html).unwrap().to_owned();
+            xml.split("/sitemaps/phrases-")
+                .skip(1)
+                .map(|child| {
+                    let (span, rest) = child.split_once(".xml</loc><lastmod>").unwrap();
+                    let label = Label::parse(span).unwrap();
+                    (label, rest.split_once("</lastmod>").unwrap().0.to_owned())
+                })
+                .collect::<Vec<_>>()
+        };
+        let before = children();
+        assert!(before.len() >= 2, "{before:?}");
+
+        let came = now_ms() / 1000 * 1000;
+        let late = minted("late", "LATE", long_ago + 10_500);
+        let holder = before
+            .iter()
+            .position(|(label, _)| label.holds(late.created))
+            .unwrap();
+        settle(feed.apply(vec![Change::Upsert { phrase: late }]).version).await;
+        let after = children();
+        assert_eq!(after.len(), before.len());
+        for (i, ((label, was), (again, now))) in before.iter().zip(&after).enumerate() {
+            assert_eq!(label, again);
+            if i == holder {
+                assert!(*now >= rfc3339(came), "{now}, came at {}", rfc3339(came));
+            } else {
+                assert_eq!(now, was, "{label}");
+            }
+        }
     }
 
     #[tokio::test]

@@ -52,7 +52,7 @@ impl Label {
         shelf.then_some(label)
     }
 
-    fn holds(&self, created: u64) -> bool {
+    pub fn holds(&self, created: u64) -> bool {
         (self.first..=self.last).contains(&created)
     }
 }
