@@ -621,14 +621,19 @@ mod tests {
         }
     }
 
-    /// The sitemap's lastmod of each URL, by URL.
-    fn lastmods(listings: &Listings, feed: &Feed) -> HashMap<String, String> {
+    /// `/sitemap.xml` as the listings make it for the feed's list.
+    fn sitemap(listings: &Listings, feed: &Feed) -> String {
         let site = crate::config::Settings::default().resolve().unwrap().site;
         let made = listings
             .document(&site, &feed.current(), Document::Sitemap)
             .unwrap();
-        let xml = std::str::from_utf8(&made.html).unwrap().to_owned();
-        xml.split("<url><loc>")
+        std::str::from_utf8(&made.html).unwrap().to_owned()
+    }
+
+    /// The sitemap's lastmod of each URL, by URL.
+    fn lastmods(listings: &Listings, feed: &Feed) -> HashMap<String, String> {
+        sitemap(listings, feed)
+            .split("<url><loc>")
             .skip(1)
             .filter_map(|url| {
                 let (loc, rest) = url.split_once("</loc>")?;
@@ -652,11 +657,7 @@ mod tests {
         assert!(listed.contains_key("short") && listed.contains_key(&fits));
         assert!(!listed.contains_key(&long), "a 1,200-character id");
         // 50,000 of the longest lines kept, and the document's own, fit in 50 MiB.
-        let site = crate::config::Settings::default().resolve().unwrap().site;
-        let made = listings
-            .document(&site, &feed.current(), Document::Sitemap)
-            .unwrap();
-        let xml = std::str::from_utf8(&made.html).unwrap();
+        let xml = sitemap(&listings, &feed);
         let longest = xml.lines().map(|line| line.len() + 1).max().unwrap();
         assert!(longest <= SITEMAP_LINE_BYTES);
         let own: usize = xml
@@ -685,13 +686,9 @@ mod tests {
             }
         };
         settle(feed.current().version).await;
-        let site = crate::config::Settings::default().resolve().unwrap().site;
         let children = || {
-            let made = listings
-                .document(&site, &feed.current(), Document::Sitemap)
-                .unwrap();
-            let xml = std::str::from_utf8(&made.html).unwrap().to_owned();
-            xml.split("/sitemaps/phrases-")
+            sitemap(&listings, &feed)
+                .split("/sitemaps/phrases-")
                 .skip(1)
                 .map(|child| {
                     let (span, rest) = child.split_once(".xml</loc><lastmod>").unwrap();
