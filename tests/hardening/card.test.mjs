@@ -1,12 +1,13 @@
 // Each phrase's card image from the real binary: every hostile phrase of the corpus
 // (and a 20-character one with a 40-character name, and other scripts) gets a 1200×630
 // PNG with a validator; the validator gets 304; a second request is a cache hit; an
-// unknown id gets 404.
+// unknown id gets 404, a removed one 410, as their pages do.
 import { test, before, after } from '../support/test.mjs';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { startHost } from '../support/host.mjs';
 import { metric } from './metrics.mjs';
+import { poll } from '../support/poll.mjs';
 
 const corpus = JSON.parse(readFileSync(new URL('./corpus.json', import.meta.url), 'utf8'));
 const expand = (value) => (typeof value === 'object' && value !== null && 'repeat' in value ? value.repeat.repeat(value.times) : value);
@@ -64,6 +65,19 @@ test('the validator gets 304, a second request is a cache hit, and the capitalis
   assert.equal(notModified.status, 304);
   assert.equal(notModified.headers.get('etag'), etag);
   assert.equal((await notModified.arrayBuffer()).byteLength, 0);
+});
+
+test('a removed phrase\'s card answers 410, as its page does, and draws nothing', async () => {
+  const id = 'cjk emoji';
+  assert.equal((await fetch(cardUrl(id))).status, 200);
+  const removed = await host.cli('phrases', 'remove', id);
+  assert.equal(removed.code, 0, removed.stderr);
+  await poll(async () => (await fetch(`${host.url}/words/${encodeURIComponent(id)}`)).status, (status) => status === 410, 10_000, 'the page gone');
+  const renders = await metric(host.url, 'lastwords_card_renders_total');
+  const response = await fetch(cardUrl(id));
+  assert.equal(response.status, 410);
+  assert.match(await response.text(), /removed/);
+  assert.equal(await metric(host.url, 'lastwords_card_renders_total'), renders);
 });
 
 test('an unknown id gets 404 and draws nothing', async () => {

@@ -22,6 +22,10 @@ pub async fn card(
 ) -> Result<Response, AppError> {
     let snapshot = state.feed.current();
     let Some(phrase) = snapshot.list.get(&id) else {
+        // As its page says: a crawler that kept the card's URL drops it.
+        if state.pages.cache().is_gone(&id) {
+            return Ok(refusal(StatusCode::GONE, "that phrase was removed"));
+        }
         return Ok(refusal(StatusCode::NOT_FOUND, "no phrase has that id"));
     };
     let etag = state.cards.etag(phrase);
