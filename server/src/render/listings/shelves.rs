@@ -43,13 +43,16 @@ impl Label {
             first: first.parse().ok()?,
             last: last.parse().ok()?,
         };
-        let length = u128::from(label.last) + 1 - u128::from(label.first);
         let shelf = label.first <= label.last
-            && length.is_power_of_two()
-            && u128::from(label.first) % length == 0
+            && label.length().is_power_of_two()
+            && u128::from(label.first) % label.length() == 0
             // "01-1" is not a name the index gives.
             && label.to_string() == text;
         shelf.then_some(label)
+    }
+
+    fn length(&self) -> u128 {
+        u128::from(self.last) + 1 - u128::from(self.first)
     }
 
     pub fn holds(&self, created: u64) -> bool {
@@ -81,9 +84,9 @@ impl Shelves {
         Self { capacity, shelves }
     }
 
-    /// Moves the shelves from `before` to `after`, which differ only in the phrases with
-    /// the ids `changed`; returns the labels whose phrases may differ from those they
-    /// held (a new shelf's among them).
+    /// Makes these the shelves of `after`, which differs from `before` only in the
+    /// phrases with the ids `changed`; returns the labels whose phrases may differ from
+    /// those they held (a new shelf's among them).
     pub fn follow<'a>(
         &mut self,
         before: &PhraseList,
@@ -112,6 +115,7 @@ impl Shelves {
         self.shelves.iter().map(|&(label, _)| label)
     }
 
+    /// Whether `label` names one of the shelves.
     pub fn has(&self, label: Label) -> bool {
         self.labels().any(|shelf| shelf == label)
     }
@@ -144,12 +148,11 @@ fn cut(
     if count == 0 {
         return;
     }
-    let length = u128::from(span.last) + 1 - u128::from(span.first);
-    if count <= capacity || length == 1 {
+    if count <= capacity || span.length() == 1 {
         shelves.push((span, count));
         return;
     }
-    let bits = length.trailing_zeros() - 1;
+    let bits = span.length().trailing_zeros() - 1;
     let older = Label::span(span.first, bits);
     let newer = Label::span(older.last + 1, bits);
     let in_older = created_from(list, older.first) - created_from(list, newer.first);
