@@ -190,6 +190,28 @@ describe("pages and the find box", () => {
     expect(receiveMore(start, "", "c1", page(run(8), null, 9, 400)).count).toBe(500);
   });
 
+  it("keeps following the socket's count when a page comes from another replica", () => {
+    // Each replica counts from its own epoch: 3 · 2^32 is past any version of the one at 2^32.
+    const [here, there] = [2 ** 32 + 10, 3 * 2 ** 32 + 5];
+    const start = feed(run(9), { next: "c1", version: here });
+    const scrolled = receiveMore(start, "", "c1", page(run(8), null, there, 600));
+    expect(ids(scrolled)).toEqual(["p9", "p8"]);
+    expect(scrolled.count).toBe(500);
+    const minted = applied(scrolled, changes(here, 501, { op: "upsert", phrase: phrase("p10", 10) }));
+    expect(minted.count).toBe(501);
+    // And the other way round: a page from a replica of a lower epoch.
+    const lower = receiveMore(feed(run(9), { next: "c1", version: there }), "", "c1", page(run(8), null, here, 400));
+    expect(lower.count).toBe(500);
+  });
+
+  it("leaves out what the socket removed of a page from another replica, which may not have seen it", () => {
+    const [here, there] = [2 ** 32 + 10, 3 * 2 ** 32 + 5];
+    const start = applied(feed(run(9), { next: "c1", version: here }), changes(here, 499, { op: "remove", id: "p7" }));
+    expect(ids(receiveMore(start, "", "c1", page(run(8, 7, 6), null, there)))).toEqual(["p9", "p8", "p6"]);
+    const below = applied(feed(run(9), { next: "c1", version: there }), changes(there, 499, { op: "remove", id: "p7" }));
+    expect(ids(receiveMore(below, "", "c1", page(run(8, 7, 6), null, here)))).toEqual(["p9", "p8", "p6"]);
+  });
+
   it("shows a find's first page once it comes, keeps the list, and an empty box restores it at once", () => {
     const start = feed(run(9, 8));
     const asking = showQuery(start, "RAW");

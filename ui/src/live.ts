@@ -275,14 +275,30 @@ function insertionIndex(phrases: readonly Phrase[], phrase: Phrase): number {
   return low;
 }
 
-/** A page's phrases less those the socket removed after the page was made. */
-function current(feed: Feed, page: PhrasePage): readonly Phrase[] {
-  if (feed.removed.size === 0) return page.phrases;
-  return page.phrases.filter((phrase) => !((feed.removed.get(phrase.id) ?? -Infinity) > page.version));
+/**
+ * Whether two versions are of one host process, which alone orders them: each host's
+ * versions count on from a random epoch above 32 bits, and behind a load balancer a page
+ * may come from another replica than the socket's.
+ */
+function sameHost(a: number, b: number): boolean {
+  return Math.floor(a / 2 ** 32) === Math.floor(b / 2 ** 32);
 }
 
+/**
+ * A page's phrases less those the socket removed after the page was made, or at a time
+ * that cannot be told (a page from another replica, which may not have seen the removal).
+ */
+function current(feed: Feed, page: PhrasePage): readonly Phrase[] {
+  if (feed.removed.size === 0) return page.phrases;
+  return page.phrases.filter((phrase) => {
+    const removedAt = feed.removed.get(phrase.id);
+    return removedAt === undefined || (sameHost(removedAt, page.version) && removedAt <= page.version);
+  });
+}
+
+/** The page's count if it is newer than the one shown; one from another replica is not. */
 function counted(feed: Feed, page: PhrasePage): Feed {
-  if (page.version < feed.countVersion) return feed;
+  if (!sameHost(page.version, feed.countVersion) || page.version < feed.countVersion) return feed;
   return { ...feed, count: page.count, countVersion: page.version };
 }
 
