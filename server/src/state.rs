@@ -100,6 +100,7 @@ impl AppState {
         let listings = Listings::follow(&feed, &metrics);
         let cards = Cards::new(card::painter(&ui.card), &metrics);
         let hub = Hub::start(feed.clone(), metrics.socket_messages.clone());
+        hub.send_away_when_stale(config.store.ready_stale_after);
         let ui = CurrentUi::new(ui);
         Ok(Self(Arc::new(Shared {
             pages: PageRenderer::new(renderer, page_cache, metrics.clone(), ui.clone()),

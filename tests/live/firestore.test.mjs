@@ -102,3 +102,36 @@ test('the emulator killed and restarted with other data: the host keeps serving,
   await eventually(apiWords, ['AFTER THE METEOR'], 2000, 'the API converged on the new data');
   client.close();
 });
+
+// Behind a load balancer a replica whose Firestore stops answering turns /readyz to 503,
+// which moves new visitors; its live browsers are told to go too (1013, Try Again Later),
+// once, so they reconnect to a replica whose list is current. One that connects during
+// the outage (here there is no other replica) stays, and is current again once
+// Firestore answers.
+test('a host whose Firestore stops answering sends its live browsers away once its list is stale', { timeout: 120_000 }, async () => {
+  const { emulator: stopped, host: stale } = await startFirestoreHost({ s1: { word: 'BEFORE', name: 'Rex' } }, { args: ['--ready-stale-after-s', '2'] });
+  try {
+    const first = connectLive(stale.url);
+    await first.until((c) => c.phrases.size === 1, 10_000, 'the snapshot');
+    stopped.pause();
+    const pausedAt = Date.now();
+    await first.until((c) => c.closed !== null, 60_000, 'the socket sent away');
+    assert.equal(first.closed, 1013);
+    assert.equal((await fetch(`${stale.url}/readyz`)).status, 503, 'unready when the socket went');
+    assert.ok(Date.now() - pausedAt >= 2000, 'not before the list was stale');
+
+    const during = connectLive(stale.url);
+    await during.until((c) => c.phrases.size === 1, 5000, 'the last list, during the outage');
+    await sleep(3000);
+    assert.equal(during.closed, null, 'a socket opened during the outage stays');
+    stopped.resume();
+    await stopped.set('s2', { word: 'AFTER', name: 'Rex' });
+    await during.until((c) => c.words().includes('AFTER'), 60_000, 'the list current again');
+    assert.equal(stale.log().match(/live browsers sent to reconnect/g)?.length, 1, stale.log());
+    during.close();
+  } finally {
+    stopped.resume();
+    await stale.stop();
+    await stopped.stop();
+  }
+});

@@ -99,8 +99,9 @@ pub struct Feed {
 pub struct FeedHealth {
     /// Unix milliseconds when the source last confirmed the list is complete (0 = never).
     synced_ms: AtomicU64,
-    /// Unix milliseconds since which the source has been unreachable (0 = reachable).
-    down_since_ms: AtomicU64,
+    /// Unix milliseconds since which the source has been unreachable (0 = reachable);
+    /// the hub watches it to send live browsers elsewhere once it has been too long.
+    down_since_ms: watch::Sender<u64>,
     /// The list on screen came from the snapshot file, not yet from the source.
     restored: AtomicBool,
     /// Why the source is down, when it says (the embedded store's file went bad).
@@ -117,9 +118,14 @@ impl FeedHealth {
 
     /// The source cannot be reached; keeps the earliest time it went down.
     pub fn down(&self) {
-        let _ =
-            self.down_since_ms
-                .compare_exchange(0, now_ms(), Ordering::Relaxed, Ordering::Relaxed);
+        let now = now_ms();
+        self.down_since_ms.send_if_modified(|since| {
+            let was_up = *since == 0;
+            if was_up {
+                *since = now;
+            }
+            was_up
+        });
     }
 
     /// The source cannot be used, for `reason`; keeps the earliest time it went down.
@@ -137,7 +143,8 @@ impl FeedHealth {
 
     /// The source answers again (its next complete list will mark it synced).
     pub fn up(&self) {
-        self.down_since_ms.store(0, Ordering::Relaxed);
+        self.down_since_ms
+            .send_if_modified(|since| std::mem::take(since) != 0);
         if let Ok(mut problem) = self.problem.lock() {
             *problem = None;
         }
@@ -151,8 +158,13 @@ impl FeedHealth {
 
     /// How long the source has been unreachable, or `None` while it is reachable.
     pub fn down_for(&self) -> Option<std::time::Duration> {
-        let down = self.down_since_ms.load(Ordering::Relaxed);
+        let down = *self.down_since_ms.borrow();
         (down > 0).then(|| std::time::Duration::from_millis(now_ms().saturating_sub(down)))
+    }
+
+    /// [`FeedHealth::down_for`]'s start (0 while the source is reachable), as it changes.
+    pub fn watch_down(&self) -> watch::Receiver<u64> {
+        self.down_since_ms.subscribe()
     }
 
     /// Whether the list shown came from the snapshot file and the source has not spoken yet.

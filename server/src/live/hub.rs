@@ -13,7 +13,7 @@ use std::sync::{Arc, RwLock};
 
 use prometheus::IntCounter;
 use serde::Serialize;
-use tokio::sync::broadcast;
+use tokio::sync::{broadcast, watch};
 
 use crate::feed::list::{Anchor, Cursor, PAGE_SIZE};
 use crate::feed::{Change, Delta, Feed, Phrase, Snapshot};
@@ -70,6 +70,8 @@ pub struct Hub {
     /// write to it again.
     newest: Arc<AtomicU64>,
     peers: Arc<Peers>,
+    /// Counts the times every socket was told to go: see [`Hub::send_away_when_stale`].
+    send_away: Arc<watch::Sender<u64>>,
 }
 
 impl Hub {
@@ -88,11 +90,54 @@ impl Hub {
             feed,
             updates,
             log: Arc::default(),
+            send_away: Arc::default(),
         };
         let (peers, receiver) = (hub.peers.clone(), hub.subscribe());
         hub.feed.spawn_task(peers::fan_out(peers, receiver, sent));
         hub.feed.spawn_task(hub.clone().follow(deltas));
         hub
+    }
+
+    /// Once the source has been unreachable for `stale_after`, when `/readyz` turns new
+    /// visitors away, tells every live socket to go, once an outage: their browsers
+    /// reconnect, through a load balancer to a replica whose list is current (here again
+    /// when there is no other, with the same list). Without it they stayed on the stale
+    /// list for the whole outage, the checker calling taken words free.
+    pub fn send_away_when_stale(&self, stale_after: std::time::Duration) {
+        let mut down = self.feed.health().watch_down();
+        let send_away = self.send_away.clone();
+        self.feed.spawn_task(async move {
+            loop {
+                let since = *down.borrow_and_update();
+                if since != 0 {
+                    let stale_at = since.saturating_add(stale_after.as_millis() as u64);
+                    let wait = stale_at.saturating_sub(crate::feed::now_ms());
+                    tokio::select! {
+                        () = tokio::time::sleep(std::time::Duration::from_millis(wait)) => {
+                            send_away.send_modify(|times| *times += 1);
+                            tracing::warn!(
+                                unreachable_s = stale_after.as_secs(),
+                                "the phrase source is unreachable: live browsers sent to reconnect"
+                            );
+                        }
+                        changed = down.changed() => {
+                            if changed.is_err() {
+                                return;
+                            }
+                            continue;
+                        }
+                    }
+                }
+                if down.changed().await.is_err() {
+                    return;
+                }
+            }
+        });
+    }
+
+    /// Changes each time every socket is to go (see [`Hub::send_away_when_stale`]).
+    pub fn sent_away(&self) -> watch::Receiver<u64> {
+        self.send_away.subscribe()
     }
 
     /// Receives every update from now on.

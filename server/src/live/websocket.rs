@@ -135,6 +135,7 @@ mod close_code {
     pub const NOT_TEXT: u16 = 1007;
     pub const POLICY: u16 = 1008;
     pub const SIZE: u16 = 1009;
+    pub const TRY_AGAIN_LATER: u16 = 1013;
 }
 
 /// Serves one WebSocket until either side closes it or the server stops: its frames
@@ -179,6 +180,7 @@ pub async fn session(
     tokio::pin!(pong_due);
     let handed_over = peer.handed_over();
     tokio::pin!(handed_over);
+    let mut sent_away = hub.sent_away();
     // Looked at when the limit would be reached if nothing were heard since, not at each
     // ping: a peer's last frame moves it, and is read without touching the timer.
     let silence = sleep(SILENCE_LIMIT);
@@ -225,6 +227,9 @@ pub async fn session(
                     }
                 }
                 () = &mut shutting_down => break ((close_code::AWAY, "server going away"), false),
+                Ok(()) = sent_away.changed() => {
+                    break ((close_code::TRY_AGAIN_LATER, "this host's phrase list is out of date"), false);
+                }
             }
         }
     };
