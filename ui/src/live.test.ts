@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   BACKOFF_CAP_MS,
   BACKOFF_START_MS,
+  RECHECK_MOST,
   RESYNC,
   applyMessage,
   backoffDelay,
@@ -13,6 +14,7 @@ import {
   parsePage,
   receiveFirst,
   receiveMore,
+  receiveRecheck,
   showQuery,
   UNCHANGED,
   watchPhrase,
@@ -146,6 +148,38 @@ describe("the live socket on a paged list", () => {
     expect(next.version).toBe(40);
     // Nothing loaded below it: the first page alone.
     expect(ids(applied(feed(run(9, 8)), { type: "snapshot", version: 41, count: 2, phrases: run(9, 8), next: "8-p8" }))).toEqual(["p9", "p8"]);
+  });
+
+  it("asks again for the pages a snapshot kept, and shows what changed in them while the socket could not say", () => {
+    const loaded = receiveMore(feed(run(9, 8, 7), { next: "more" }), "", "more", page(run(6, 5, 4), "older"));
+    // Another replica: p6 was removed and p5 edited while the socket was away.
+    const next = applied(loaded, { type: "snapshot", version: 3 * 2 ** 32, count: 9, phrases: run(9, 8, 7), next: "7-p7" });
+    expect(ids(next)).toEqual(["p9", "p8", "p7", "p6", "p5", "p4"]);
+    const recheck = next.recheck!;
+    expect(recheck.after).toBe("7-p7");
+    expect(recheck.through.id).toBe("p4");
+    // The socket removes p4 while the pages are on their way; a page past the stretch
+    // brings p3, which is not the stretch's.
+    const meanwhile = applied(next, changes(3 * 2 ** 32, 8, { op: "remove", id: "p4" }));
+    const edited = phrase("p5", 5, "P5 EDITED");
+    const pages = [page([edited], "5-p5", 3 * 2 ** 32), page(run(4, 3), "3-p3", 3 * 2 ** 32)];
+    const rechecked = receiveRecheck(meanwhile, recheck, pages);
+    expect(ids(rechecked)).toEqual(["p9", "p8", "p7", "p5"]);
+    expect(rechecked.list.phrases[3]!.word).toBe("P5 EDITED");
+    expect(rechecked.list.next).toBe("older");
+    expect(rechecked.recheck).toBe(null);
+    // Pages that come after another snapshot are of a list gone by.
+    const again = applied(next, { type: "snapshot", version: 3 * 2 ** 32 + 7, count: 9, phrases: run(9, 8, 7), next: "7-p7" });
+    expect(receiveRecheck(again, recheck, pages)).toBe(again);
+    // Nothing kept below the first page: nothing to ask.
+    expect(applied(feed(run(9, 8)), { type: "snapshot", version: 41, count: 2, phrases: run(9, 8), next: "8-p8" }).recheck).toBe(null);
+  });
+
+  it("asks again for at most RECHECK_MOST of a long stretch, the nearest the top", () => {
+    const deep = Array.from({ length: RECHECK_MOST + 100 }, (_, i) => phrase(`d${i}`, 5000 - i));
+    const loaded = receiveMore(feed(run(9000), { next: "more" }), "", "more", page(deep, "older"));
+    const next = applied(loaded, { type: "snapshot", version: 40, count: 9, phrases: run(9000), next: "9000-p9000" });
+    expect(next.recheck!.through.id).toBe(`d${RECHECK_MOST - 1}`);
   });
 
   it("starts the list over from a snapshot's first page when more than a page came in on top", () => {

@@ -39,7 +39,23 @@ export interface Feed {
    * for before then may still hold one (the newest `REMEMBERED_REMOVALS`).
    */
   removed: ReadonlyMap<string, number>;
+  /**
+   * The stretch a snapshot kept below its first page, as it was before: the socket can no
+   * longer say what changed in it (another replica, or a restarted host), so it is asked
+   * for again (`receiveRecheck`).
+   */
+  recheck: Recheck | null;
 }
+
+/** The loaded phrases after `below` through `through`, to be asked for from `after`. */
+export interface Recheck {
+  after: string;
+  below: Phrase;
+  through: Phrase;
+}
+
+/** The most of a kept stretch asked for again: ten pages of the API's largest. */
+export const RECHECK_MOST = 2000;
 
 /** Removals remembered for pages on their way: more than a page can meet in its flight. */
 const REMEMBERED_REMOVALS = 1000;
@@ -57,6 +73,7 @@ export function initialFeed(props: Pick<WordsProps, "version" | "count" | "phras
     want: query,
     stale: false,
     removed: new Map(),
+    recheck: null,
   };
 }
 
@@ -75,12 +92,15 @@ export function applyMessage(feed: Feed, message: LiveMessage): Feed | typeof RE
     // newest-first list takes this first page, and a find asks again.
     const first: PagedList = { query: "", phrases: dedupeById(message.phrases), next: message.next, fromTop: true };
     // Pages asked for before it are of another list: `receiveMore` drops them by cursor.
-    const base = { ...feed, version: message.version, count: message.count, countVersion: message.version, removed: new Map<string, number>() };
+    const base = { ...feed, version: message.version, count: message.count, countVersion: message.version, removed: new Map<string, number>(), recheck: null };
     // A later page (`?after=`) may come from the host's cache, made at an older version
     // than the socket remembers: the host keeps it only while no change fell in it, so
     // the stretch it shows stands, and the first page is not what the visitor asked for.
     if (feed.list.query === "" && !feed.list.fromTop) return base;
-    if (feed.list.query === "") return { ...base, list: keepBelow(first, feed.list), plain: null };
+    if (feed.list.query === "") {
+      const list = keepBelow(first, feed.list);
+      return { ...base, list, plain: null, recheck: recheckOf(first, list) };
+    }
     return { ...base, plain: keepBelow(first, feed.plain), stale: true };
   }
   if (message.version <= feed.version) return feed;
@@ -132,6 +152,31 @@ function keepBelow(first: PagedList, loaded: PagedList | null): PagedList {
   const below = loaded.phrases.filter((phrase) => comparePosition(phrase, last) > 0 && !shown.has(phrase.id));
   if (below.length === 0) return first;
   return { ...first, phrases: [...first.phrases, ...below], next: loaded.next };
+}
+
+/** What of `list` lies below `first`, the snapshot's first page, up to `RECHECK_MOST`. */
+function recheckOf(first: PagedList, list: PagedList): Recheck | null {
+  const below = first.phrases[first.phrases.length - 1];
+  const kept = list.phrases.length - first.phrases.length;
+  if (below === undefined || first.next === null || kept <= 0) return null;
+  const through = list.phrases[first.phrases.length - 1 + Math.min(kept, RECHECK_MOST)]!;
+  return { after: first.next, below, through };
+}
+
+/**
+ * The stretch `recheck` names as `pages` (asked for from its `after` on, newest first)
+ * hold it now: a phrase removed or edited while the socket could not say is gone or
+ * shown as it is. Dropped once another snapshot has come.
+ */
+export function receiveRecheck(feed: Feed, recheck: Recheck, pages: readonly PhrasePage[]): Feed {
+  if (feed.recheck !== recheck) return feed;
+  if (feed.list.query !== "") return { ...feed, recheck: null };
+  const inStretch = (phrase: Phrase) => comparePosition(phrase, recheck.below) > 0 && comparePosition(phrase, recheck.through) <= 0;
+  const stretch = dedupeById(pages.flatMap((page) => current(feed, page)).filter(inStretch)).sort(comparePosition);
+  const { phrases } = feed.list;
+  const above = phrases.filter((phrase) => comparePosition(phrase, recheck.below) <= 0);
+  const below = phrases.filter((phrase) => comparePosition(phrase, recheck.through) > 0);
+  return { ...feed, recheck: null, list: { ...feed.list, phrases: [...above, ...stretch, ...below] } };
 }
 
 /** The box now asks for `query` (normalised): an empty one restores the kept list at once. */

@@ -1,12 +1,15 @@
 import { useCallback, useEffect, useRef, useState } from "react";
-import { TYPING_PAUSE_MS, askAfterPause, fetchPage, isAbort, retryPause } from "./api";
+import { MAX_PAGE, TYPING_PAUSE_MS, askAfterPause, fetchPage, isAbort, retryPause } from "./api";
 import {
+  RECHECK_MOST,
   RESYNC,
   applyMessage,
+  comparePosition,
   initialFeed,
   needsFirstPage,
   receiveFirst,
   receiveMore,
+  receiveRecheck,
   showQuery,
   type Feed,
 } from "./live";
@@ -91,6 +94,29 @@ export function usePhraseFeed(props: WordsProps, loadTo: number | null = null): 
       retry ? retryPause(failures) : TYPING_PAUSE_MS,
     );
   }, [wanted, stale, commit, failures]);
+
+  // After a snapshot (another replica, a restarted host) the pages kept below its first
+  // are asked for again, so what changed in them while the socket could not say shows.
+  // One that does not come leaves them as they were.
+  const recheck = feed.recheck;
+  useEffect(() => {
+    if (recheck === null) return;
+    const controller = new AbortController();
+    (async () => {
+      const pages = [];
+      let after: string | null = recheck.after;
+      while (after !== null && pages.length * MAX_PAGE < RECHECK_MOST) {
+        const page = await fetchPage("", after, controller.signal, MAX_PAGE);
+        pages.push(page);
+        const last = page.phrases[page.phrases.length - 1];
+        after = last === undefined || comparePosition(last, recheck.through) >= 0 ? null : page.next;
+      }
+      commit(receiveRecheck(current.current, recheck, pages));
+    })().catch((reason: unknown) => {
+      if (!isAbort(reason)) console.warn("the kept pages could not be asked for again", reason);
+    });
+    return () => controller.abort();
+  }, [recheck, commit]);
 
   const target = useRef(loadTo);
   const loadMore = useCallback(() => {
