@@ -5,6 +5,8 @@
 import { test, before, after } from '../support/test.mjs';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startHost } from '../support/host.mjs';
 import { launch, openHydrated, watchProblems } from '../support/browser.mjs';
@@ -165,6 +167,32 @@ test('a phrase edited while its page is open (by another program, as a moderator
   await context.close();
   // As the other tests know it.
   edit('MORE TREES', 'Stego');
+});
+
+test('a phrase edited while its host restarted says what it reads now, once the page is live again', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'lastwords-restart-'));
+  let restarted = await startHost({ dataDir, phrases: PHRASES });
+  const port = Number(new URL(restarted.url).port);
+  try {
+    const { context, page, problems } = await openHydrated(browser, `${restarted.url}${pagePath('d4')}`, PHONE);
+    await page.waitForTimeout(300);
+    await restarted.stop();
+    // A restarted host's versions are new: its socket cannot say what changed meanwhile.
+    execFileSync('python3', [
+      '-c',
+      'import sqlite3,sys\nc=sqlite3.connect(sys.argv[1])\nc.execute("UPDATE phrases SET name = ? WHERE id = ?", ("Renamed", "d4"))\nc.commit()\nc.close()',
+      join(dataDir, 'phrases.sqlite3'),
+    ]);
+    restarted = await startHost({ dataDir, port });
+    const notice = page.getByText('Changed since this page opened', { exact: false });
+    await notice.waitFor({ timeout: 30_000 });
+    assert.match(await notice.innerText(), /now reads “MORE TREES”, by Renamed\./);
+    assert.deepEqual(problems.filter((problem) => !/ERR_CONNECTION_REFUSED|WebSocket/.test(problem)), []);
+    await context.close();
+  } finally {
+    await restarted.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
 });
 
 test("a phrase's headline breaks only between its words, at every width from a small phone's up", async () => {

@@ -17,6 +17,7 @@ import {
   receiveRecheck,
   showQuery,
   UNCHANGED,
+  watchAnswer,
   watchPhrase,
   type Feed,
   type LiveMessage,
@@ -387,6 +388,18 @@ describe("watchPhrase", () => {
     expect(watched.edited?.name).toBe("Rexy");
     expect(watchPhrase(watched, mine, [{ op: "upsert", phrase: mine }])).toEqual(UNCHANGED);
     expect(watchPhrase(watched, mine, [{ op: "remove", id: "a" }]).removed).toBe(true);
+  });
+
+  it("takes what the host's page says once the feed could not say what changed", () => {
+    const mine = phrase("m", 5, "MINE");
+    const edited = { ...mine, name: "someone else" };
+    expect(watchAnswer(UNCHANGED, mine, 410, null)).toEqual({ ...UNCHANGED, removed: true });
+    expect(watchAnswer(UNCHANGED, mine, 404, null)?.removed).toBe(true);
+    expect(watchAnswer(UNCHANGED, mine, 200, edited)).toEqual({ ...UNCHANGED, edited });
+    expect(watchAnswer({ ...UNCHANGED, edited }, mine, 200, mine)).toEqual(UNCHANGED);
+    // A page that could not be read, or an error, says nothing.
+    expect(watchAnswer(UNCHANGED, mine, 200, null)).toBe(null);
+    expect(watchAnswer(UNCHANGED, mine, 503, null)).toBe(null);
   });
 
   it("ignores the same words while the phrase is still minted", () => {

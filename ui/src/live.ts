@@ -393,6 +393,17 @@ export interface Watched {
 
 export const UNCHANGED: Watched = { removed: false, again: null, edited: null };
 
+/**
+ * What a phrase's page shows once it has asked the host for the page again (the feed
+ * could not say what changed): removed for a 404 or 410, else the phrase as that page
+ * has it, edited or not; `null` leaves what it shows as it is.
+ */
+export function watchAnswer(watched: Watched, phrase: Phrase, status: number, now: Phrase | null): Watched | null {
+  if (status === 404 || status === 410) return { ...watched, removed: true };
+  if (status < 200 || status > 299 || now === null || now.id !== phrase.id) return null;
+  return now.word === phrase.word && now.name === phrase.name ? UNCHANGED : { ...UNCHANGED, edited: now };
+}
+
 /** Folds a batch of changes into what a phrase's page shows about its phrase. */
 export function watchPhrase(watched: Watched, phrase: Phrase, changes: readonly Change[]): Watched {
   let next = watched;

@@ -1,5 +1,5 @@
 import { useEffect, useState } from "react";
-import { UNCHANGED, watchPhrase, type Watched } from "./live";
+import { UNCHANGED, isPhrase, watchAnswer, watchPhrase, type Watched } from "./live";
 import { openLiveFeed } from "./liveSocket";
 import type { Phrase } from "./types";
 
@@ -16,12 +16,14 @@ export function usePhraseWatch(phrase: Phrase, version: number): Watched {
     let stopped = false;
     let seen = version;
 
+    // The page itself, read for the phrase it shows now: after a restart, or from another
+    // replica, the socket cannot say whether it was edited meanwhile.
     const askHost = () => {
-      fetch(window.location.href, { method: "HEAD", cache: "no-store" }).then(
-        (response) => {
+      fetch(window.location.href, { cache: "no-store" }).then(
+        async (response) => {
+          const now = response.ok ? phraseInPage(await response.text()) : null;
           if (stopped) return;
-          if (response.status === 404 || response.status === 410) setWatched((now) => ({ ...now, removed: true }));
-          else if (response.ok) setWatched(UNCHANGED);
+          setWatched((watched) => watchAnswer(watched, phrase, response.status, now) ?? watched);
         },
         () => {},
       );
@@ -48,4 +50,15 @@ export function usePhraseWatch(phrase: Phrase, version: number): Watched {
   }, [phrase, version]);
 
   return watched;
+}
+
+/** The phrase a phrase page's props hold, or null when `html` is not such a page. */
+function phraseInPage(html: string): Phrase | null {
+  const props = new DOMParser().parseFromString(html, "text/html").getElementById("__props")?.textContent;
+  try {
+    const phrase: unknown = props ? (JSON.parse(props) as Record<string, unknown>).phrase : null;
+    return isPhrase(phrase) ? phrase : null;
+  } catch {
+    return null;
+  }
 }
