@@ -131,14 +131,13 @@ impl Kept {
         self.left = latest.into_values().collect();
     }
 
-    /// Whether `phrase` of `list` is the newest on its shelf, whose time is the child's.
-    fn is_newest_of_its_child(&self, list: &PhraseList, phrase: &Phrase) -> bool {
-        let newest = self
-            .shelves
+    /// Whether `phrase` came created before the newest phrase `before` had in its child,
+    /// whose time is the child's lastmod.
+    fn came_late(&self, before: &PhraseList, phrase: &Phrase) -> bool {
+        self.shelves
             .label_at(phrase.created)
-            .and_then(|label| self.shelves.places(label))
-            .and_then(|places| list.iter_from(list.len().checked_sub(places.end)?).next());
-        newest.is_some_and(|newest| newest.id == phrase.id)
+            .and_then(|label| shelves::newest_in(before, label))
+            .is_some_and(|newest| newest.created > phrase.created)
     }
 
     fn dated(&self) -> Dated {
@@ -259,7 +258,7 @@ impl Listings {
         traceless.extend(
             arrived
                 .into_iter()
-                .filter(|phrase| !kept.is_newest_of_its_child(&delta.after.list, phrase))
+                .filter(|phrase| kept.came_late(&before.list, phrase))
                 .map(|phrase| Cursor::of(phrase)),
         );
         kept.note_left(traceless);
@@ -717,6 +716,18 @@ mod tests {
                 assert_eq!(now, was, "{label}");
             }
         }
+
+        // Phrases newer than every other, several at once, are no late ones: their child
+        // is dated by the newest of them.
+        let top = long_ago + (SITEMAP_URLS as u64 + 10) * 1000;
+        let batch = (0..3)
+            .map(|i| Change::Upsert {
+                phrase: minted(&format!("new{i}"), &format!("NEW{i}"), top + i),
+            })
+            .collect();
+        settle(feed.apply(batch).version).await;
+        let (_, newest) = children().pop().unwrap();
+        assert_eq!(newest, rfc3339(top + 2));
     }
 
     #[tokio::test]

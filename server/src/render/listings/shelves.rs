@@ -14,8 +14,9 @@
 use std::collections::HashSet;
 use std::fmt;
 use std::ops::Range;
+use std::sync::Arc;
 
-use crate::feed::list::PhraseList;
+use crate::feed::list::{Phrase, PhraseList};
 
 /// A shelf's span of creation times, first to last microsecond: a child's name,
 /// `/sitemaps/phrases-{first}-{last}.xml`.
@@ -137,6 +138,12 @@ impl Shelves {
     }
 }
 
+/// The newest phrase of `list` created in `label`'s span.
+pub fn newest_in(list: &PhraseList, label: Label) -> Option<&Arc<Phrase>> {
+    let phrase = list.iter_from(list.newer_than(label.last)).next()?;
+    label.holds(phrase.created).then_some(phrase)
+}
+
 /// Pushes the shelves of `span`, which holds `count` phrases of `list`, oldest first.
 fn cut(
     list: &PhraseList,
@@ -171,7 +178,6 @@ fn created_from(list: &PhraseList, created: u64) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::feed::list::Phrase;
 
     fn phrase(created: u64, id: &str) -> Phrase {
         Phrase {
