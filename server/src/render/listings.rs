@@ -131,8 +131,8 @@ impl Kept {
         self.left = latest.into_values().collect();
     }
 
-    /// Whether `phrase` came created before the newest phrase `before` had in its child,
-    /// whose time is the child's lastmod.
+    /// Whether `phrase` arrived late: created before the newest phrase `before` held in
+    /// its child, whose time is the child's lastmod.
     fn came_late(&self, before: &PhraseList, phrase: &Phrase) -> bool {
         self.shelves
             .label_at(phrase.created)
