@@ -102,10 +102,13 @@ impl Hub {
     /// visitors away, tells every live socket to go, once an outage: their browsers
     /// reconnect, through a load balancer to a replica whose list is current (here again
     /// when there is no other, with the same list). Without it they stayed on the stale
-    /// list for the whole outage, the checker calling taken words free.
+    /// list for the whole outage, the checker calling taken words free. A host that never
+    /// had the source's list (it has none, or the one saved before it started) was never
+    /// ready, so no balancer sent it visitors: its sockets stay.
     pub fn send_away_when_stale(&self, stale_after: std::time::Duration) {
         let mut down = self.feed.health().watch_down();
         let send_away = self.send_away.clone();
+        let feed = self.feed.clone();
         self.feed.spawn_task(async move {
             loop {
                 let since = *down.borrow_and_update();
@@ -114,11 +117,13 @@ impl Hub {
                     let wait = stale_at.saturating_sub(crate::feed::now_ms());
                     tokio::select! {
                         () = tokio::time::sleep(std::time::Duration::from_millis(wait)) => {
-                            send_away.send_modify(|times| *times += 1);
-                            tracing::warn!(
-                                unreachable_s = stale_after.as_secs(),
-                                "the phrase source is unreachable: live browsers sent to reconnect"
-                            );
+                            if feed.health().since_sync().is_some() {
+                                send_away.send_modify(|times| *times += 1);
+                                tracing::warn!(
+                                    unreachable_s = stale_after.as_secs(),
+                                    "the phrase source is unreachable: live browsers sent to reconnect"
+                                );
+                            }
                         }
                         changed = down.changed() => {
                             if changed.is_err() {
