@@ -181,9 +181,8 @@ impl Listings {
             loop {
                 match deltas.recv().await {
                     Ok(delta) => {
-                        match delta.changes.as_deref() {
-                            Some(changes) => noting.note(changes),
-                            None => noting.note_arrivals(&delta.after),
+                        if let Some(changes) = delta.changes.as_deref() {
+                            noting.note(changes);
                         }
                         noting.keep_unchanged(&delta);
                     }
@@ -198,7 +197,8 @@ impl Listings {
     }
 
     /// Moves the shelves and the children `delta` leaves as they were on to its version;
-    /// drops the rest.
+    /// drops the rest. Notes when the phrases of a change too big to list (an import of
+    /// hundreds) came.
     fn keep_unchanged(&self, delta: &Delta) {
         let Ok(mut kept) = self.made.lock() else {
             return;
@@ -255,6 +255,12 @@ impl Listings {
                 .collect(),
             None => Vec::new(),
         };
+        if delta.changes.is_none() {
+            // The newest that are remembered, oldest first as they would have come one by
+            // one; none after a first load, whose phrases were there before this host.
+            let newest: Vec<&str> = arrived.iter().take(SEEN).map(|p| p.id.as_str()).collect();
+            self.note_ids(newest.into_iter().rev());
+        }
         traceless.extend(
             arrived
                 .into_iter()
@@ -302,28 +308,6 @@ impl Listings {
             Change::Upsert { phrase } => Some(phrase.id.as_str()),
             Change::Remove { .. } => None,
         }));
-    }
-
-    /// Notes the phrases of a change too big to list (an import of hundreds) that the list
-    /// before it did not hold, the newest that are remembered; none after a first load,
-    /// whose phrases were there before this host.
-    fn note_arrivals(&self, after: &Snapshot) {
-        let before = match self.made.lock() {
-            Ok(kept) => kept.snapshot.clone(),
-            Err(_) => return,
-        };
-        if !before.loaded {
-            return self.note_ids(std::iter::empty());
-        }
-        let arrived: Vec<&str> = after
-            .list
-            .iter()
-            .filter(|phrase| before.list.get(&phrase.id).is_none())
-            .take(SEEN)
-            .map(|phrase| phrase.id.as_str())
-            .collect();
-        // Oldest first, as they would have come one by one.
-        self.note_ids(arrived.into_iter().rev());
     }
 
     fn note_ids<'a>(&self, ids: impl Iterator<Item = &'a str>) {

@@ -166,23 +166,25 @@ impl PhraseList {
     /// How many phrases are newer than the phrase `id` (the oldest has rank `len() - 1`),
     /// in a step per chunk; `None` when there is no such phrase.
     pub fn rank(&self, id: &str) -> Option<usize> {
-        let cursor = Cursor {
+        Some(self.places_before(&Cursor {
             created: *self.created.get(id)?,
             id: id.to_owned(),
-        };
-        let (chunk, index) = self.position(&cursor);
-        let before: usize = self.chunks[..chunk].iter().map(|c| c.phrases.len()).sum();
-        Some(before + index)
+        }))
     }
 
     /// How many phrases were created after `created`, in a step per chunk.
     pub fn newer_than(&self, created: u64) -> usize {
         // The empty id sorts before every id at one time, so the cursor sits after every
         // phrase newer than `created` and before all the others.
-        let (chunk, index) = self.position(&Cursor {
+        self.places_before(&Cursor {
             created,
             id: String::new(),
-        });
+        })
+    }
+
+    /// How many phrases come before `cursor` in the list's order, in a step per chunk.
+    fn places_before(&self, cursor: &Cursor) -> usize {
+        let (chunk, index) = self.position(cursor);
         let before: usize = self.chunks[..chunk].iter().map(|c| c.phrases.len()).sum();
         before + index
     }
