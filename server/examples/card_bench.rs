@@ -79,6 +79,7 @@ async fn bench(out: Option<std::path::PathBuf>) -> anyhow::Result<()> {
             word: format!("LAST WORDS NO {i}"),
             name: format!("Dino collector {i}"),
             created: i as u64,
+            edited: 0,
         })
         .collect();
     phrases.extend(SAMPLES.iter().map(|(id, word, name)| Phrase {
@@ -86,6 +87,7 @@ async fn bench(out: Option<std::path::PathBuf>) -> anyhow::Result<()> {
         word: (*word).into(),
         name: (*name).into(),
         created: 0,
+        edited: 0,
     }));
     feed.replace(phrases);
     let state = tokio::task::spawn_blocking(move || {

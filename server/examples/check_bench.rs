@@ -114,6 +114,7 @@ fn phrases(size: usize) -> Vec<Phrase> {
         word: (*word).into(),
         name: "Rex".into(),
         created: (size + i) as u64,
+        edited: 0,
     }));
     all
 }
@@ -125,6 +126,7 @@ fn phrase(n: usize) -> Phrase {
         word: format!("LAST WORDS {n}"),
         name: format!("Minter {}", n % 997),
         created: n as u64,
+        edited: 0,
     }
 }
 

@@ -66,6 +66,7 @@ fn phrase(n: usize) -> Phrase {
         word: format!("LAST WORDS {n}"),
         name: format!("Minter {}", n % 997),
         created: n as u64,
+        edited: 0,
     }
 }
 

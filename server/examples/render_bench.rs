@@ -373,6 +373,7 @@ fn generate_phrases(count: usize, seed: u64) -> Vec<Phrase> {
             word,
             name,
             created,
+            edited: 0,
         });
     }
     phrases

@@ -4,8 +4,8 @@ import { test, before, after } from '../support/test.mjs';
 import assert from 'node:assert/strict';
 import { startEmulator, startFirestoreHost } from '../support/emulator.mjs';
 import { connectLive } from '../support/live-client.mjs';
-import { allPhrases } from '../support/host.mjs';
-import { eventually, sleep } from '../support/poll.mjs';
+import { allPhrases, startHost } from '../support/host.mjs';
+import { eventually, poll, sleep } from '../support/poll.mjs';
 
 let emulator;
 let host;
@@ -133,5 +133,48 @@ test('a host whose Firestore stops answering sends its live browsers away once i
     stopped.resume();
     await stale.stop();
     await stopped.stop();
+  }
+});
+
+/** A phrase page's lastmod in the sitemap and its entry's updated in the feed. */
+async function dates(url, id) {
+  const sitemap = await (await fetch(`${url}/sitemap.xml`)).text();
+  const feed = await (await fetch(`${url}/feed.atom`)).text();
+  const page = `${url}/words/${id}`;
+  return {
+    lastmod: sitemap.match(new RegExp(`<loc>${page}</loc><lastmod>([^<]+)</lastmod>`))?.[1],
+    updated: feed.match(new RegExp(`<id>${page}</id>\\s*<title>[^<]*</title>\\s*<updated>([^<]+)</updated>`))?.[1],
+  };
+}
+
+// Behind a load balancer a crawler reads the sitemap from every replica in turn: an edit
+// dated by when each replica saw it, or by its mint where a replica started after it,
+// would move the page's lastmod back and forth. Firestore's update time dates it alike.
+test('an edit is dated by Firestore: a replica started after it (or the same host restarted) gives the same lastmod, feed date and dateModified', async () => {
+  const { emulator: source, host: first } = await startFirestoreHost({ e1: { word: 'DATED ONCE', name: 'Dora' } });
+  let replica;
+  try {
+    await eventually(async () => (await allPhrases(first.url)).map((p) => p.word), ['DATED ONCE'], 10_000, 'the phrase');
+    const minted = await dates(first.url, 'e1');
+    assert.ok(minted.lastmod && minted.updated, `dated at mint: ${JSON.stringify(minted)}`);
+    // Past the second a date counts, so that the edit's date differs from the mint's.
+    await sleep(1100);
+    await source.set('e1', { word: 'DATED TWICE', name: 'Dora' });
+    await eventually(async () => (await allPhrases(first.url)).map((p) => p.word), ['DATED TWICE'], 10_000, 'the edit');
+    let edited;
+    await poll(async () => (edited = await dates(first.url, 'e1')), (d) => d.lastmod !== minted.lastmod, 5000, 'the edit dated');
+    assert.ok(Date.parse(edited.lastmod) > Date.parse(minted.lastmod), `${edited.lastmod} after ${minted.lastmod}`);
+    assert.equal(edited.updated, edited.lastmod);
+    await sleep(1100);
+    replica = await startHost({ args: ['--firestore-project', 'test'], env: { FIRESTORE_EMULATOR_HOST: source.host } });
+    await eventually(async () => (await allPhrases(replica.url)).map((p) => p.word), ['DATED TWICE'], 10_000, 'the replica\'s list');
+    assert.deepEqual(await dates(replica.url, 'e1'), edited, 'a replica started after the edit dates it alike');
+    assert.deepEqual(await dates(first.url, 'e1'), edited, 'and the first one still does');
+    const page = await (await fetch(`${replica.url}/words/e1`)).text();
+    assert.ok(page.includes(`"dateModified":"${edited.lastmod}"`), 'the page\'s structured data says when it was edited');
+  } finally {
+    await replica?.stop();
+    await first.stop();
+    await source.stop();
   }
 });

@@ -115,6 +115,7 @@ mod tests {
                 word: (*word).into(),
                 name: (*name).into(),
                 created: i as u64 + 1,
+                edited: 0,
             })
             .collect();
         Snapshot {

@@ -363,6 +363,7 @@ pub fn test_phrase(id: &str, word: &str) -> Phrase {
         word: word.into(),
         name: "n".into(),
         created: 0,
+        edited: 0,
     }
 }
 

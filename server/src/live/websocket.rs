@@ -547,6 +547,7 @@ mod tests {
             word: format!("BURST {n}"),
             name: "Writer".into(),
             created: n,
+            edited: 0,
         }
     }
 

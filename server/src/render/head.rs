@@ -191,6 +191,9 @@ impl Head {
         // When it was minted, where the store says (a row with only an order does not).
         if let Some(minted) = phrase.minted_ms() {
             work["dateCreated"] = rfc3339(minted).into();
+            if let Some(edited) = phrase.edited_ms().filter(|&edited| edited > minted) {
+                work["dateModified"] = rfc3339(edited).into();
+            }
         }
         let structured_data = inert_json(&work);
         Self {

@@ -331,7 +331,8 @@ impl Listings {
         }
     }
 
-    /// When `phrase` was minted, as well as the host can tell, in Unix milliseconds.
+    /// When `phrase` was minted or last edited, as well as the host can tell, in Unix
+    /// milliseconds: its date in the sitemap and the feed.
     fn minted_ms(&self, phrase: &Phrase) -> u64 {
         self.minted_ms_in(self.seen.lock().ok().as_deref(), phrase)
     }
@@ -341,7 +342,11 @@ impl Listings {
             seen.and_then(|seen| seen.at.get(phrase.id.as_str()).copied())
                 .unwrap_or(self.started_ms)
         });
-        let edited = seen.and_then(|seen| seen.edited_at.get(phrase.id.as_str()).copied());
+        // The store's time where it keeps one, so that every replica and every restart
+        // dates an edit alike; else when this process saw it.
+        let edited = phrase
+            .edited_ms()
+            .or_else(|| seen.and_then(|seen| seen.edited_at.get(phrase.id.as_str()).copied()));
         minted.max(edited.unwrap_or(0))
     }
 
@@ -601,6 +606,7 @@ mod tests {
             word: word.into(),
             name: "n".into(),
             created: created_ms * 1000,
+            edited: 0,
         }
     }
 
@@ -748,6 +754,26 @@ mod tests {
             after["b"], before["b"],
             "a phrase not edited keeps its date"
         );
+    }
+
+    #[tokio::test]
+    async fn an_edit_its_store_dates_is_dated_alike_by_a_host_that_saw_it_and_one_started_after() {
+        let feed = Feed::new();
+        let (long_ago, edited_ms) = (1_600_000_000_000, 1_650_000_000_000);
+        feed.replace(vec![minted("a", "A", long_ago)]);
+        let watching = Listings::follow(&feed, &crate::metrics::Metrics::new());
+        let after = feed.apply(vec![Change::Upsert {
+            phrase: Phrase {
+                edited: edited_ms * 1000,
+                ..minted("a", "A AGAIN", long_ago)
+            },
+        }]);
+        while watching.made.lock().unwrap().snapshot.version < after.version {
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        }
+        let started_after = Listings::follow(&feed, &crate::metrics::Metrics::new());
+        assert_eq!(lastmods(&watching, &feed)["a"], rfc3339(edited_ms));
+        assert_eq!(lastmods(&started_after, &feed)["a"], rfc3339(edited_ms));
     }
 
     #[test]

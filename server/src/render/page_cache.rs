@@ -697,6 +697,7 @@ mod tests {
             word: id.to_uppercase(),
             name: "n".into(),
             created,
+            edited: 0,
         }
     }
 

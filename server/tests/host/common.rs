@@ -139,6 +139,7 @@ pub fn phrase(id: &str, word: &str, name: &str) -> Phrase {
         word: word.into(),
         name: name.into(),
         created: 0,
+        edited: 0,
     }
 }
 

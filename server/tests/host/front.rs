@@ -365,6 +365,7 @@ async fn past_its_rate_a_client_in_front_is_refused_by_the_router() {
 fn numbered(n: u64) -> Phrase {
     Phrase {
         created: n,
+        edited: 0,
         ..phrase(&format!("q{n:05}"), &format!("WORD {n}"), "Rex")
     }
 }

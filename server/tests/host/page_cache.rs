@@ -12,6 +12,7 @@ use crate::common::{TestHost, between, phrase};
 fn numbered(n: u64) -> Phrase {
     Phrase {
         created: n,
+        edited: 0,
         ..phrase(&format!("p{n:03}"), &format!("WORD {n}"), "Rex")
     }
 }

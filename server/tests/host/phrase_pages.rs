@@ -205,6 +205,7 @@ async fn a_phrase_page_says_when_it_was_minted() {
     let minted = 1_795_000_000_123_456;
     host.state.feed.replace(vec![Phrase {
         created: minted,
+        edited: 0,
         ..phrase("t", "TIMED", "Rex")
     }]);
     let (_, html) = host.get("/words/t").await;

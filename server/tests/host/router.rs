@@ -212,6 +212,7 @@ async fn two_hosts_on_one_list_give_each_page_the_same_validator() {
     let phrases: Vec<_> = (0..60)
         .map(|n| Phrase {
             created: 1_700_000_000_000_000 + n,
+            edited: 0,
             ..phrase(&format!("p{n:03}"), &format!("WORD {n}"), "Rex")
         })
         .collect();

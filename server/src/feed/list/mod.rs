@@ -433,6 +433,7 @@ mod tests {
             word: word.into(),
             name: "n".into(),
             created,
+            edited: 0,
         }
     }
 

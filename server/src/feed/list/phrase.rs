@@ -17,6 +17,12 @@ pub struct Phrase {
     /// what a store made before it kept times held.
     #[serde(default)]
     pub created: u64,
+    /// When it was last written, in microseconds since 1970, where the store says
+    /// (Firestore's update time: the same on every replica and after a restart); 0 where
+    /// it does not (the embedded store). Not sent to browsers: only the sitemap and the
+    /// feed date edits.
+    #[serde(skip)]
+    pub edited: u64,
 }
 
 /// `created` from here on is a time (September 2001); below it, an order only.
@@ -31,5 +37,12 @@ impl Phrase {
         (FIRST_TIME_US..LAST_TIME_US)
             .contains(&self.created)
             .then_some(self.created / 1000)
+    }
+
+    /// When it was last written, in Unix milliseconds, if its store keeps that.
+    pub fn edited_ms(&self) -> Option<u64> {
+        (FIRST_TIME_US..LAST_TIME_US)
+            .contains(&self.edited)
+            .then_some(self.edited / 1000)
     }
 }

@@ -185,6 +185,7 @@ mod tests {
             word: id.to_uppercase(),
             name: "n".into(),
             created,
+            edited: 0,
         }
     }
 

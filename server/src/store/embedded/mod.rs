@@ -463,6 +463,7 @@ impl EmbeddedStore {
                             word,
                             name,
                             created,
+                            edited: 0,
                         }));
                     } else {
                         let name = taken.unwrap_or_default();

@@ -340,6 +340,7 @@ pub(super) fn read_legacy(path: &Path) -> Result<Legacy, String> {
                     word: valid.word,
                     name: valid.name,
                     created: 0,
+                    edited: 0,
                 });
             }
             Err(error) => legacy.rejected.push(format!(
@@ -386,6 +387,7 @@ pub(super) fn row_phrase(row: &rusqlite::Row<'_>) -> rusqlite::Result<StoredRow>
         name: text(2, "the name")?,
         // Rows written by hand may hold anything; a negative one sorts as the oldest.
         created: u64::try_from(row.get::<_, i64>(3).unwrap_or(0)).unwrap_or(0),
+        edited: 0,
     };
     Ok(StoredRow { phrase, not_text })
 }

@@ -156,8 +156,9 @@ impl FirestoreStore {
             id: new_document_id(),
             word: new.word,
             name: new.name,
-            // Firestore's create time reaches the list through the listener.
+            // Firestore's times reach the list through the listener.
             created: crate::feed::now_ms() * 1_000,
+            edited: 0,
         };
         // A few rounds at most: the later ones after clearing a guard whose phrase is gone
         // (deleted by another tool), so a word can be minted again.

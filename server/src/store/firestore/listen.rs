@@ -283,6 +283,7 @@ pub(super) fn phrase_of(document: &Document) -> Result<Phrase, String> {
         word: valid.word,
         name: valid.name,
         created: document.create_time.as_ref().map_or(0, micros),
+        edited: document.update_time.as_ref().map_or(0, micros),
     })
 }
 

@@ -235,8 +235,9 @@ impl PhraseStore for FirestoreStore {
                     id: new_document_id(),
                     word: new.word,
                     name: new.name,
-                    // Firestore's create time reaches the list through the listener.
+                    // Firestore's times reach the list through the listener.
                     created: now_ms() * 1_000,
+                    edited: 0,
                 }));
                 pending.push(outcomes.len() - 1);
             }
@@ -326,6 +327,7 @@ impl PhraseStore for FirestoreStore {
                 word: word.unwrap_or_default(),
                 name: text_field(&document, "name").unwrap_or_default(),
                 created: document.create_time.as_ref().map_or(0, micros),
+                edited: document.update_time.as_ref().map_or(0, micros),
             })
         })
     }
