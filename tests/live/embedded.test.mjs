@@ -101,6 +101,7 @@ test('a client that reconnects with its version gets only what it missed', async
 test('30 CLI processes adding at once, three rounds: every acknowledged phrase is stored, served and live', async () => {
   const client = connectLive(host.url);
   await client.until((c) => c.phrases.size >= 1, 2000, 'the snapshot');
+  const lines = host.log().split('\n').length;
   const acknowledged = [];
   for (let round = 0; round < 3; round++) {
     const words = Array.from({ length: 30 }, (_, i) => `ROUND ${round} NO ${i}`);
@@ -117,6 +118,9 @@ test('30 CLI processes adding at once, three rounds: every acknowledged phrase i
   await client.until((c) => acknowledged.every((w) => c.words().includes(w)), 5000, 'every add on the live client');
   const served = await apiWords();
   assert.deepEqual(acknowledged.filter((word) => !served.includes(word)), [], 'missing from the API');
+  // A busy community is not a busy log: a line per change would be a line per mint, all
+  // day (Firestore's changes are not logged either; RUST_LOG=debug shows both).
+  assert.equal(host.log().split('\n').length, lines, `log lines for 90 additions:\n${host.log().split('\n').slice(lines - 1, lines + 9).join('\n')}`);
   client.close();
 });
 

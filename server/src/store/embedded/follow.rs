@@ -404,7 +404,9 @@ impl Follower {
         self.sequence = changed.sequence;
         let snapshot = self.feed.apply(changes);
         self.feed.health().synced();
-        tracing::info!(
+        // A line per mint all day would be most of an operator's log; `lastwords_phrases`
+        // follows the count, and Firestore's changes are not logged either.
+        tracing::debug!(
             version = snapshot.version,
             sequence = self.sequence,
             changed = added,
