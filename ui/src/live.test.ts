@@ -273,11 +273,51 @@ describe("pages and the find box", () => {
     start = applied(start, changes(12, 499, { op: "upsert", phrase: phrase("p7", 7) }));
     const late = receiveMore(start, "", "c1", page(run(7, 6, 5, 4), "c2", 10));
     expect(ids(late)).toEqual(["p9", "p8", "p7", "p5"]);
-    // A page made after the removal holds what it holds.
-    expect(ids(receiveMore(start, "", "c1", page(run(6, 5), "c2", 12)))).toEqual(["p9", "p8", "p6", "p5"]);
-    // A find's first page too.
+    // A page made after the removal holds what it holds, and p7, minted again after it, too.
+    expect(ids(receiveMore(start, "", "c1", page(run(6, 5), "c2", 12)))).toEqual(["p9", "p8", "p7", "p6", "p5"]);
+    // A find's first page too (with p7, back since).
     const asking = showQuery(start, "P");
-    expect(ids(receiveFirst(asking, "P", page(run(6, 5), null, 10)))).toEqual(["p5"]);
+    expect(ids(receiveFirst(asking, "P", page(run(6, 5), null, 10)))).toEqual(["p7", "p5"]);
+  });
+
+  it("a find's page on its way misses what the socket minted or edited meanwhile: the socket's word stands", () => {
+    // The find for GIRAFFE was asked at version 10; at 11 GIRAFFE RACE was minted, an
+    // older phrase edited into a match and a match edited out of it.
+    const start = feed(run(9, 8), { version: 10 });
+    const asking = showQuery(start, "GIRAFFE");
+    const meanwhile = applied(
+      asking,
+      changes(10, 501, { op: "upsert", phrase: phrase("new", 20, "GIRAFFE RACE") }, { op: "upsert", phrase: phrase("p3", 3, "GIRAFFE TOO") }, { op: "upsert", phrase: phrase("p2", 2, "NO LONGER") }),
+    );
+    const found = receiveFirst(meanwhile, "GIRAFFE", page([phrase("p5", 5, "GIRAFFE"), phrase("p2", 2, "GIRAFFE TALL")], null, 10));
+    expect(found.list.phrases.map((p) => p.word)).toEqual(["GIRAFFE RACE", "GIRAFFE", "GIRAFFE TOO"]);
+    // A page made after them has them already, and a later word of its own stands.
+    const later = receiveFirst(meanwhile, "GIRAFFE", page([phrase("new", 20, "GIRAFFE RACE!"), phrase("p5", 5, "GIRAFFE")], null, 12));
+    expect(later.list.phrases.map((p) => p.word)).toEqual(["GIRAFFE RACE!", "GIRAFFE"]);
+  });
+
+  it("a following page on its way shows a phrase as the socket last told it", () => {
+    const start = applied(feed(run(9, 8), { next: "c1", version: 10 }), changes(10, 500, { op: "upsert", phrase: phrase("p6", 6, "EDITED") }));
+    const more = receiveMore(start, "", "c1", page(run(7, 6, 5), "c2", 10));
+    expect(more.list.phrases.map((p) => p.word)).toEqual(["P9", "P8", "P7", "EDITED", "P5"]);
+    // From another replica, whose version says nothing of the socket's: the socket's word too.
+    const there = receiveMore(start, "", "c1", page(run(7, 6, 5), "c2", 3 * 2 ** 32 + 50));
+    expect(there.list.phrases.map((p) => p.word)).toEqual(["P9", "P8", "P7", "EDITED", "P5"]);
+    // Below where the list has loaded, a change waits for its page.
+    const edge = applied(feed(run(9, 8), { next: "c1", version: 10 }), changes(10, 500, { op: "upsert", phrase: phrase("p1", 1, "FAR") }));
+    expect(ids(receiveMore(edge, "", "c1", page(run(7, 6), "c2", 10)))).toEqual(["p9", "p8", "p7", "p6"]);
+  });
+
+  it("forgets a minted phrase once the socket removes it, and remembers a bounded number, the newest", () => {
+    let start = applied(feed(run(9), { next: "c1", version: 10 }), changes(10, 501, { op: "upsert", phrase: phrase("p7", 7, "GONE SOON") }));
+    start = applied(start, changes(11, 500, { op: "remove", id: "p7" }));
+    expect(start.upserted.has("p7")).toBe(false);
+    expect(ids(receiveMore(start, "", "c1", page(run(8, 7), null, 10)))).toEqual(["p9", "p8"]);
+    const mints = Array.from({ length: 1200 }, (_, i) => ({ op: "upsert" as const, phrase: phrase(`new${i}`, 100 + i) }));
+    start = applied(start, changes(12, 1700, ...mints));
+    expect(start.upserted.size).toBe(1000);
+    expect(start.upserted.has("new1199")).toBe(true);
+    expect(start.upserted.has("new199")).toBe(false);
   });
 
   it("remembers a bounded number of removals, the newest", () => {

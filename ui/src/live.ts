@@ -40,11 +40,23 @@ export interface Feed {
    */
   removed: ReadonlyMap<string, number>;
   /**
+   * Likewise the phrases it minted or edited lately, as it last told them and when: a page
+   * asked for before then holds the old words or lacks the phrase, and the visitor would
+   * be told a taken word is free (the newest `REMEMBERED_CHANGES`).
+   */
+  upserted: ReadonlyMap<string, Upserted>;
+  /**
    * The stretch a snapshot kept below its first page, as it was before: the socket can no
    * longer say what changed in it (another replica, or a restarted host), so it is asked
    * for again (`receiveRecheck`).
    */
   recheck: Recheck | null;
+}
+
+/** A phrase as the socket last told it, and the version it came at. */
+export interface Upserted {
+  phrase: Phrase;
+  version: number;
 }
 
 /** The loaded phrases after `below` through `through`, to be asked for from `after`. */
@@ -57,8 +69,8 @@ export interface Recheck {
 /** The most of a kept stretch asked for again: ten pages of the API's largest. */
 export const RECHECK_MOST = 2000;
 
-/** Removals remembered for pages on their way: more than a page can meet in its flight. */
-const REMEMBERED_REMOVALS = 1000;
+/** Changes remembered for pages on their way: more than a page can meet in its flight. */
+const REMEMBERED_CHANGES = 1000;
 
 /** The feed as the page was rendered: one page, at the host's version. */
 export function initialFeed(props: Pick<WordsProps, "version" | "count" | "phrases" | "query" | "next" | "prev">): Feed {
@@ -73,6 +85,7 @@ export function initialFeed(props: Pick<WordsProps, "version" | "count" | "phras
     want: query,
     stale: false,
     removed: new Map(),
+    upserted: new Map(),
     recheck: null,
   };
 }
@@ -92,7 +105,15 @@ export function applyMessage(feed: Feed, message: LiveMessage): Feed | typeof RE
     // newest-first list takes this first page, and a find asks again.
     const first: PagedList = { query: "", phrases: dedupeById(message.phrases), next: message.next, fromTop: true };
     // Pages asked for before it are of another list: `receiveMore` drops them by cursor.
-    const base = { ...feed, version: message.version, count: message.count, countVersion: message.version, removed: new Map<string, number>(), recheck: null };
+    const base = {
+      ...feed,
+      version: message.version,
+      count: message.count,
+      countVersion: message.version,
+      removed: new Map<string, number>(),
+      upserted: new Map<string, Upserted>(),
+      recheck: null,
+    };
     // A later page (`?after=`) may come from the host's cache, made at an older version
     // than the socket remembers: the host keeps it only while no change fell in it, so
     // the stretch it shows stands, and the first page is not what the visitor asked for.
@@ -108,23 +129,23 @@ export function applyMessage(feed: Feed, message: LiveMessage): Feed | typeof RE
   let list = feed.list;
   let plain = feed.plain;
   let removed: Map<string, number> | null = null;
+  const upserted = new Map(feed.upserted);
   for (const change of message.changes) {
     list = applyChange(list, change);
     if (plain !== null) plain = applyChange(plain, change);
-    // A removal noted (in the order they came), an upsert of the id forgiven.
+    // Each id noted once, as it last came (in the order they came): a removal forgets
+    // an upsert of the id, an upsert forgives a removal.
     const id = change.op === "remove" ? change.id : change.phrase.id;
+    upserted.delete(id);
+    if (change.op === "upsert") upserted.set(id, { phrase: change.phrase, version: message.version });
     if (change.op === "remove" || (removed ?? feed.removed).has(id)) {
       removed ??= new Map(feed.removed);
       removed.delete(id);
       if (change.op === "remove") removed.set(id, message.version);
     }
   }
-  if (removed !== null) {
-    for (const oldest of removed.keys()) {
-      if (removed.size <= REMEMBERED_REMOVALS) break;
-      removed.delete(oldest);
-    }
-  }
+  if (removed !== null) forgetOldest(removed);
+  forgetOldest(upserted);
   const count = message.version >= feed.countVersion ? message.count : feed.count;
   return {
     ...feed,
@@ -134,7 +155,15 @@ export function applyMessage(feed: Feed, message: LiveMessage): Feed | typeof RE
     list,
     plain,
     removed: removed ?? feed.removed,
+    upserted,
   };
+}
+
+function forgetOldest(remembered: Map<string, unknown>): void {
+  for (const oldest of remembered.keys()) {
+    if (remembered.size <= REMEMBERED_CHANGES) break;
+    remembered.delete(oldest);
+  }
 }
 
 /**
@@ -176,7 +205,9 @@ export function receiveRecheck(feed: Feed, recheck: Recheck, pages: readonly Phr
   const { phrases } = feed.list;
   const above = phrases.filter((phrase) => comparePosition(phrase, recheck.below) <= 0);
   const below = phrases.filter((phrase) => comparePosition(phrase, recheck.through) > 0);
-  return { ...feed, recheck: null, list: { ...feed.list, phrases: [...above, ...stretch, ...below] } };
+  const oldest = Math.min(...pages.map((page) => page.version));
+  const list = since(feed, { ...feed.list, phrases: [...above, ...stretch, ...below] }, oldest);
+  return { ...feed, recheck: null, list };
 }
 
 /** The box now asks for `query` (normalised): an empty one restores the kept list at once. */
@@ -194,7 +225,7 @@ export function needsFirstPage(feed: Feed): boolean {
 /** The first page of `query`'s list, fetched from the top; dropped if the box has moved on. */
 export function receiveFirst(feed: Feed, query: string, page: PhrasePage): Feed {
   if (query !== feed.want) return feed;
-  const list: PagedList = { query, phrases: dedupeById(current(feed, page)), next: page.next, fromTop: true };
+  const list = since(feed, { query, phrases: dedupeById(current(feed, page)), next: page.next, fromTop: true }, page.version);
   const plain = query === "" ? null : feed.list.query === "" ? feed.list : feed.plain;
   return counted({ ...feed, list, plain, stale: false }, page);
 }
@@ -205,7 +236,8 @@ export function receiveMore(feed: Feed, query: string, after: string, page: Phra
   if (list.query !== query || list.next !== after || feed.stale) return feed;
   const held = new Set(list.phrases.map((phrase) => phrase.id));
   const added = current(feed, page).filter((phrase) => !held.has(phrase.id));
-  return counted({ ...feed, list: { ...list, phrases: [...list.phrases, ...added], next: page.next } }, page);
+  const longer = since(feed, { ...list, phrases: [...list.phrases, ...added], next: page.next }, page.version);
+  return counted({ ...feed, list: longer }, page);
 }
 
 /** Whether `word` (stored normalised) is a match of the normalised find text. */
@@ -339,6 +371,20 @@ function current(feed: Feed, page: PhrasePage): readonly Phrase[] {
     const removedAt = feed.removed.get(phrase.id);
     return removedAt === undefined || (sameHost(removedAt, page.version) && removedAt <= page.version);
   });
+}
+
+/**
+ * `list`, just made of pages at `version`, with what the socket minted or edited after
+ * then, or at a time that cannot be told (a page from another replica): the socket's
+ * latest word on a phrase stands over a page's.
+ */
+function since(feed: Feed, list: PagedList, version: number): PagedList {
+  let out = list;
+  for (const { phrase, version: at } of feed.upserted.values()) {
+    if (sameHost(at, version) && at <= version) continue;
+    out = applyChange(out, { op: "upsert", phrase });
+  }
+  return out;
 }
 
 /** The page's count if it is newer than the one shown; one from another replica is not. */
