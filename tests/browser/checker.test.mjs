@@ -162,6 +162,41 @@ test('a check or a find that fails or never answers is asked again after a while
   await context.close();
 });
 
+// A phone on a slow link asks for a find; the phrase is minted while the page of matches,
+// made a moment before, is on its way. The socket says so at once: the page of matches
+// must not then stand for every match there is, and the word be told free.
+test('a phrase minted while its find is on the way shows in the find and as taken, not as free', async () => {
+  // Opened on a find, so the newest-first list is not on the page to say it either.
+  const { context, page, problems } = await openHydrated(browser, `${host.url}/words?check=giraffe`, { width: 1440, height: 900 });
+  let minted = null;
+  await page.route(/\/api\/phrases\?/, async (route) => {
+    const response = await route.fetch();
+    if (minted === null) {
+      minted = await host.cli('phrases', 'add', 'GIRAFFE RACE', '--name', 'Late');
+      assert.equal(minted.code, 0, minted.stderr);
+      await sleep(1000);
+    }
+    await route.fulfill({ response });
+  });
+  try {
+    const box = page.getByLabel('Type & Check');
+    await box.focus();
+    await page.keyboard.press('End');
+    await box.pressSequentially(' race');
+    await page.waitForFunction(() => /GIRAFFE RACE/.test(document.querySelector('ul[role="list"]')?.textContent ?? ''), null, { timeout: 10_000 });
+    await page.waitForFunction(() => document.querySelector('p[aria-live="polite"]')?.textContent === 'Already taken', null, { timeout: 10_000 });
+    await page.getByRole('link', { name: 'see “GIRAFFE RACE”' }).waitFor({ timeout: 10_000 });
+    // And stays so once the host's own answer is in.
+    await sleep(2000);
+    assert.equal(await message(page).textContent(), 'Already taken');
+  } finally {
+    const id = /added (\S+)/.exec(minted?.stdout ?? '')?.[1];
+    if (id) await host.cli('phrases', 'remove', id);
+  }
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test('while an IME builds a character nothing is asked of the host or said to be checked, and the link does not take the half-built text', async () => {
   const { context, page, problems } = await openHydrated(browser, `${host.url}/words`, { width: 1440, height: 900 });
   const input = page.getByLabel('Type & Check');
