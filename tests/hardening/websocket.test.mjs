@@ -407,6 +407,11 @@ test('the server pings every 20 s and closes a peer silent for 45 s; a peer that
   t.diagnostic(`pings at ${pings.join(', ')} ms; closed with ${close?.code} at ${close ? close.at - silent.openedAt : '-'} ms`);
   assert.ok(pings.length >= 2, `pinged twice before giving up (${pings.length})`);
   assert.ok(Math.abs(pings[0] - 20_000) < 3000, `the first ping ${pings[0]} ms after opening`);
+  // Each with a message a page sees (a browser answers pings itself): a page that hears
+  // none for a while takes its connection for dead, though the list is quiet.
+  const alive = silent.frames.filter((f) => f.kind === 'text' && String(f.payload) === '{"type":"alive"}').map((f) => f.at - silent.openedAt);
+  assert.equal(alive.length, pings.length, `an alive message with each ping: ${alive.join(', ')} ms`);
+  alive.forEach((at, i) => assert.ok(Math.abs(at - pings[i]) < 100, `alive at ${at} ms, its ping at ${pings[i]} ms`));
   assert.equal(close?.code, 1008, 'closed for silence with a policy close');
   const closedAt = close.at - silent.openedAt;
   // At 45 s, not at the first ping after it (60 s): a dead peer holds its place no longer.

@@ -23,6 +23,8 @@ export function connectLive(baseUrl, since, { origin = baseUrl, localAddress, he
     version: since ?? 0,
     phrases: new Map(),
     messages: [],
+    /** `alive` messages, which come with each ping. */
+    alive: 0,
     /** `changes` messages that started past the version this client had. */
     gaps: [],
     closed: null,
@@ -31,6 +33,11 @@ export function connectLive(baseUrl, since, { origin = baseUrl, localAddress, he
   const waiters = new Set();
   socket.on('message', (data) => {
     const message = JSON.parse(String(data));
+    // Sent with each ping, for browsers, which never see pings: counted, not kept.
+    if (message.type === 'alive') {
+      client.alive += 1;
+      return;
+    }
     client.messages.push(message);
     if (message.type === 'snapshot') {
       client.phrases = new Map(message.phrases.map((p) => [p.id, p]));

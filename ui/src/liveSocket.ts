@@ -1,23 +1,44 @@
 import { backoffDelay, liveUrl, parseMessage, type LiveMessage } from "./live";
 
 /**
+ * How long a socket may go without a word before it is taken for dead: the host sends
+ * one with each ping, every 20 s. A network change (another cell, Wi-Fi to mobile) can
+ * leave a connection half open, where nothing arrives and nothing fails, and a quiet
+ * list would be shown as live for as long as the operating system keeps it.
+ */
+export const SILENT_MS = 50_000;
+
+/**
  * Keeps a WebSocket to the live feed open until the returned function is
  * called. Each (re)connect resumes after `since()`; each message that parses
  * goes to `onMessage`, which returns false to start the socket over (a gap it
  * cannot close). A socket that closes is opened again after a jittered,
- * growing wait, which a message resets.
+ * growing wait, which a message resets; one that falls silent, or that the
+ * network came back under, is replaced at once.
  */
 export function openLiveFeed(since: () => number, onMessage: (message: LiveMessage) => boolean | void): () => void {
   let socket: WebSocket | null = null;
   let retry: ReturnType<typeof setTimeout> | undefined;
+  let watchdog: ReturnType<typeof setTimeout> | undefined;
+  let heard = 0;
   let attempt = 0;
   let stopped = false;
 
+  const listen = (own: WebSocket) => {
+    heard = Date.now();
+    clearTimeout(watchdog);
+    watchdog = setTimeout(() => replace(own), SILENT_MS);
+  };
+
   const connect = () => {
+    clearTimeout(retry);
     const own = new WebSocket(liveUrl(window.location, since()));
     socket = own;
+    listen(own);
     own.onmessage = (event: MessageEvent<unknown>) => {
-      if (socket !== own || typeof event.data !== "string") return;
+      if (socket !== own) return;
+      listen(own);
+      if (typeof event.data !== "string") return;
       const message = parseMessage(event.data);
       if (message === null) return;
       if (onMessage(message) === false) {
@@ -28,9 +49,33 @@ export function openLiveFeed(since: () => number, onMessage: (message: LiveMessa
     };
     own.onclose = () => {
       if (socket !== own) return;
+      clearTimeout(watchdog);
       socket = null;
       if (!stopped) retry = setTimeout(connect, backoffDelay(attempt++));
     };
+  };
+
+  // A dead connection's close may wait on a handshake that never comes: it is let go,
+  // and a new one opened from the version the page holds.
+  const replace = (own: WebSocket) => {
+    if (socket !== own || stopped) return;
+    own.onmessage = null;
+    own.onclose = null;
+    own.close();
+    connect();
+  };
+
+  // Back online: a socket opened before is likely on a path that is gone, and one
+  // waiting out its backoff need not.
+  const online = () => {
+    if (stopped) return;
+    attempt = 0;
+    if (socket !== null) replace(socket);
+    else if (retry !== undefined) connect();
+  };
+  // Timers of a hidden page are held back: one shown again looks at once.
+  const shown = () => {
+    if (document.visibilityState === "visible" && socket !== null && Date.now() - heard > SILENT_MS) replace(socket);
   };
 
   // An open socket keeps the page out of the browser's back-forward cache, so Back to it
@@ -38,6 +83,8 @@ export function openLiveFeed(since: () => number, onMessage: (message: LiveMessa
   // left, and opened again (from the version it holds) if the page is shown from there.
   const away = () => {
     clearTimeout(retry);
+    clearTimeout(watchdog);
+    retry = undefined;
     const open = socket;
     socket = null;
     open?.close();
@@ -49,12 +96,16 @@ export function openLiveFeed(since: () => number, onMessage: (message: LiveMessa
   };
   window.addEventListener("pagehide", away);
   window.addEventListener("pageshow", back);
+  window.addEventListener("online", online);
+  document.addEventListener("visibilitychange", shown);
 
   connect();
   return () => {
     stopped = true;
     window.removeEventListener("pagehide", away);
     window.removeEventListener("pageshow", back);
+    window.removeEventListener("online", online);
+    document.removeEventListener("visibilitychange", shown);
     away();
   };
 }

@@ -33,6 +33,14 @@ pub use crate::live::frames::MAX_FRAME;
 
 /// How often the server pings.
 const PING_EVERY: Duration = Duration::from_secs(20);
+/// Sent with each ping: a browser answers pings itself and never shows them to the page,
+/// which would otherwise take a connection a network change left half open (nothing
+/// arrives, nothing fails) for a quiet list, and keep showing a stale one as live. It
+/// starts over when it has heard nothing for some pings (`ui/src/liveSocket.ts`).
+const ALIVE: &[u8] = br#"{"type":"alive"}"#;
+/// The ping and [`ALIVE`], written together.
+static PING_FRAMES: std::sync::LazyLock<Vec<u8>> =
+    std::sync::LazyLock::new(|| [frame(opcode::PING, &[]), frame(opcode::TEXT, ALIVE)].concat());
 /// A peer silent for this long (no pong, no frame) is gone.
 const SILENCE_LIMIT: Duration = Duration::from_secs(45);
 /// A peer that does not take a message within this time is cut off.
@@ -222,7 +230,7 @@ pub async fn session(
                     silence.as_mut().reset(Instant::now() + (SILENCE_LIMIT - silent));
                 }
                 _ = ping.tick() => {
-                    if !sender.own_frame(&frame(opcode::PING, &[]), true).await {
+                    if !sender.own_frame(&PING_FRAMES, true).await {
                         return;
                     }
                 }
