@@ -157,6 +157,27 @@ test('Back from a phrase\'s page shows the list as it was left, from the browser
   }
 });
 
+test('Forward to the list after Back from it shows it from the browser\'s cache too, not loaded afresh', async () => {
+  const cached = await launch({ backForwardCache: true });
+  try {
+    const context = await cached.newContext({ viewport: { width: 390, height: 844 } });
+    const page = await context.newPage();
+    const problems = watchProblems(page);
+    await page.goto(`${host.url}/`);
+    await page.goto(`${host.url}/words`);
+    await page.waitForSelector('html[data-hydrated="true"]');
+    await page.evaluate(() => { window.leftAt = 'the list'; });
+    await page.goBack({ waitUntil: 'commit' });
+    await page.waitForURL(`${host.url}/`, { waitUntil: 'commit' });
+    await page.goForward({ waitUntil: 'commit' });
+    await page.waitForFunction(() => window.leftAt === 'the list', null, { timeout: 5000 });
+    assert.deepEqual(problems, []);
+    await context.close();
+  } finally {
+    await cached.close();
+  }
+});
+
 test('an edit that does not all fit says how much was left out, until the box changes', async () => {
   const { context, page, problems } = await openWords();
   const input = page.getByLabel('Type & Check');

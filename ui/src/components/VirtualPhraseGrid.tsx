@@ -226,7 +226,10 @@ export function VirtualPhraseGrid({ list, site, total, busy, onNearEnd, focusInd
   // page (a reload too): the card at the top of the viewport, and as many phrases as
   // reach the bottom of it.
   useEffect(() => {
-    const keep = () => {
+    const keep = (event: Event) => {
+      // A page kept whole in the back-forward cache keeps its place itself, and a
+      // history write as it goes in has Chromium drop it from there instead.
+      if (event instanceof PageTransitionEvent && event.persisted) return;
       const { list, start } = shown.current;
       const items = listElement.current?.children;
       if (items === undefined || items.length === 0 || !list.fromTop) return;
