@@ -128,7 +128,14 @@ export function WordsLive(props: Props) {
           {unavailable ? `Minted Last ${site.productName}` : `${groupThousands(feed.count)} Last ${site.productName} minted`}
         </h2>
         <p className="min-w-0 truncate text-sm text-white/70">
-          {list.query === "" ? "Newest first" : `Containing “${list.query}”, newest first`}
+          {/* Isolated, as the phrases are: "مرحبا!" keeps its "!" where it is written. */}
+          {list.query === "" ? (
+            "Newest first"
+          ) : (
+            <>
+              Containing “<bdi>{list.query}</bdi>”, newest first
+            </>
+          )}
         </p>
       </div>
       {/* A later page: newer phrases are a link away, above the list, which grows as it scrolls. */}

@@ -83,7 +83,7 @@ describe("server bundle", () => {
     const later = quickjs(wordsPage(12_345, { after: true, query: "ra w" }));
     expect(later).toContain('<a rel="prev" href="/words?check=ra%20w&amp;before=9952-p0048"');
     expect(later).toContain('<a rel="next" href="/words?check=ra%20w&amp;after=9905-p0095"');
-    expect(later).toContain("Containing “RA W”, newest first");
+    expect(later).toContain("Containing “<bdi>RA W</bdi>”, newest first");
   });
 
   it("renders home and not-found pages", () => {
