@@ -197,6 +197,27 @@ test('a phrase minted while its find is on the way shows in the find and as take
   await context.close();
 });
 
+// 21 of the widest emoji are more bytes than any phrase may hold, so the host will not
+// look for them: the page said nothing of it, kept its list dimmed and asked forever.
+test('a find the host will not look for shows that nothing contains it, and is not asked again', async () => {
+  const family = '👨‍👩‍👧‍👦';
+  const { context, page, problems } = await openHydrated(browser, `${host.url}/words?check=${encodeURIComponent(family.repeat(22))}`, { width: 1440, height: 900 });
+  let finds = 0;
+  page.on('request', (request) => {
+    if (new URL(request.url()).pathname === '/api/phrases') finds += 1;
+  });
+  const box = page.getByLabel('Type & Check');
+  await box.focus();
+  await page.keyboard.press('End');
+  await page.keyboard.press('Backspace');
+  await page.getByText('No minted Last Words contain').waitFor({ timeout: 5000 });
+  await sleep(5000);
+  assert.equal(finds, 0, 'not asked: the page can tell');
+  assert.equal(await page.locator('div.opacity-50').count(), 0, 'the list is not left dimmed');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test('while an IME builds a character nothing is asked of the host or said to be checked, and the link does not take the half-built text', async () => {
   const { context, page, problems } = await openHydrated(browser, `${host.url}/words`, { width: 1440, height: 900 });
   const input = page.getByLabel('Type & Check');

@@ -35,11 +35,22 @@ async function within<T>(signal: AbortSignal | null, request: (signal: AbortSign
 export function fetchPage(query: string, after: string | null, signal: AbortSignal | null = null, limit: number | null = null): Promise<PhrasePage> {
   return within(signal, async (signal) => {
     const response = await fetch(phrasesUrl(query, after, limit), { signal, headers: { accept: "application/json" } });
+    if (response.status === 400 && after === null) throw new RefusedFind(query);
     if (!response.ok) throw new Error(`GET /api/phrases: ${response.status}`);
     const page = parsePage(await response.json());
     if (page === null) throw new Error("GET /api/phrases: not a page");
     return page;
   });
+}
+
+/**
+ * The host will not look for `query` (text longer than any phrase holds): no phrase
+ * contains it, so asking again would only ever bring the same answer.
+ */
+export class RefusedFind extends Error {
+  constructor(readonly query: string) {
+    super(`GET /api/phrases: the host refused to look for ${JSON.stringify(query)}`);
+  }
 }
 
 /** `GET /api/phrases/check`: the host's verdict on `word`, with its details. */

@@ -126,7 +126,8 @@ function takesSelector(base: string, selector: string): boolean {
   return !NO_SELECTOR_RE.test(base);
 }
 
-function utf8Length(text: string): number {
+/** Bytes of `text` in UTF-8, as the host counts a phrase's. */
+export function utf8Length(text: string): number {
   let bytes = 0;
   for (const char of text) {
     const cp = char.codePointAt(0) ?? 0;

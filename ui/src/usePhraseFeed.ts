@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from "react";
-import { MAX_PAGE, TYPING_PAUSE_MS, askAfterPause, fetchPage, isAbort, retryPause } from "./api";
+import { MAX_PAGE, RefusedFind, TYPING_PAUSE_MS, askAfterPause, fetchPage, isAbort, retryPause } from "./api";
 import {
   RECHECK_MOST,
   RESYNC,
@@ -14,6 +14,7 @@ import {
   type Feed,
 } from "./live";
 import { openLiveFeed } from "./liveSocket";
+import { MAX_WORD_BYTES, utf8Length } from "./text";
 import type { WordsProps } from "./types";
 
 export interface PhraseFeed {
@@ -77,8 +78,17 @@ export function usePhraseFeed(props: WordsProps, loadTo: number | null = null): 
     const retry = failures > 0 && wanted === previousWanted.current;
     previousWanted.current = wanted;
     if (wanted === null) return;
+    // Text longer than any phrase holds is in none, and the host would refuse to look.
+    const nowhere = () => {
+      const { version, count } = current.current;
+      commit(receiveFirst(current.current, wanted, { version, count, phrases: [], next: null, prev: null }));
+    };
     return askAfterPause(
       (signal) => {
+        if (utf8Length(wanted) > MAX_WORD_BYTES) {
+          nowhere();
+          return;
+        }
         fetchPage(wanted, null, signal).then(
           (page) => {
             setFindFailed(null);
@@ -86,6 +96,11 @@ export function usePhraseFeed(props: WordsProps, loadTo: number | null = null): 
           },
           (reason: unknown) => {
             if (isAbort(reason)) return;
+            if (reason instanceof RefusedFind) {
+              setFindFailed(null);
+              nowhere();
+              return;
+            }
             console.warn("find failed", reason);
             setFindFailed({ query: wanted, failures: (retry ? failures : 0) + 1 });
           },
