@@ -225,6 +225,25 @@ test('find shows what the API finds, and the checker says what the API says', as
   await context.close();
 });
 
+test('on a later page, a find typed and emptied brings back that page, and its address with it', async () => {
+  const served = await (await fetch(`${host.url}/words`)).text();
+  const later = new URL(/<a rel="next" href="([^"]+)"/.exec(served)[1].replaceAll('&amp;', '&'), host.url);
+  const { context, page, problems } = await openHydrated(browser, later.href, { width: 1440, height: 900 });
+  const input = page.getByLabel('Type & Check');
+  const top = await page.locator('main ul[role="list"] li bdi').first().textContent();
+  await input.pressSequentially('dino 12');
+  await page.waitForURL((url) => url.searchParams.get('check') === 'dino 12' && !url.searchParams.has('after'));
+  await input.fill('');
+  await page.waitForFunction((first) => document.querySelector('main ul[role="list"] li bdi')?.textContent === first, top);
+  await page.waitForURL((url) => url.searchParams.get('after') === later.searchParams.get('after') && !url.searchParams.has('check'));
+  // So a reload shows what was shown.
+  await page.reload();
+  await page.waitForSelector('html[data-hydrated="true"]');
+  assert.equal(await page.locator('main ul[role="list"] li bdi').first().textContent(), top);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test('a phrase added with the CLI while the page is open appears at the top, and the count goes up', async () => {
   const { context, page, problems } = await openHydrated(browser, `${host.url}/words`, { width: 390, height: 844 });
   const before = (await api('/api/phrases?limit=1')).count;

@@ -38,15 +38,22 @@ export function WordsLive(props: Props) {
   // what the server rendered, so hydration sees the same markup.
   const current = typed === null && feed.version === version ? check : live;
 
+  // The address says what the grid shows: an emptied box brings back the later page the
+  // visitor came to (`?after=`), so its address comes back with it.
+  const [served] = useState(() => (typeof window === "undefined" ? null : new URL(window.location.href).searchParams));
+  const laterPage = feed.list.query === "" && !feed.list.fromTop;
   useEffect(() => {
     if (typed === null || composing) return;
     const url = new URL(window.location.href);
     if (typed === "") url.searchParams.delete("check");
     else url.searchParams.set("check", typed);
-    url.searchParams.delete("after");
-    url.searchParams.delete("before");
+    for (const key of ["after", "before"]) {
+      const kept = typed === "" && laterPage ? served?.get(key) : null;
+      if (kept) url.searchParams.set(key, kept);
+      else url.searchParams.delete(key);
+    }
     window.history.replaceState(window.history.state, "", url);
-  }, [typed, composing]);
+  }, [typed, composing, laterPage, served]);
 
   // What the visitor typed before the page went live is checked once it is, not lost.
   useEffect(() => {
