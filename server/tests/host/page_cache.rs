@@ -217,6 +217,14 @@ async fn a_page_of_the_list_has_one_address_however_it_is_asked_for_and_an_empty
         assert!(!html.contains("minted yet"), "{path}");
     }
     // A check that finds nothing is an answer, not a missing page.
-    let (status, _) = page("/words?check=zzzz&after=0-p000").await;
+    let (status, html) = page("/words?check=zzzz&after=0-p000").await;
     assert_eq!(status, StatusCode::OK);
+    assert!(html.contains("No minted Last Words contain"), "{html}");
+    // Past a find's last match, its newer matches a link away: none older, not none.
+    let (status, html) = page("/words?check=word%2015&after=0-p000").await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(
+        html.contains("No older minted Last Words contain") && html.contains("rel=\"prev\""),
+        "{html}"
+    );
 }

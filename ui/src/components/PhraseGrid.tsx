@@ -18,6 +18,8 @@ export interface Props {
   rows?: { columns: number; first: number; measure: Ref<HTMLLIElement> } | undefined;
   busy?: boolean | undefined;
   listRef?: Ref<HTMLUListElement> | undefined;
+  /** Newer phrases match, on the pages before: an empty page here is not a find of none. */
+  older?: boolean | undefined;
 }
 
 // Items carry few attributes and four elements each (the link makes the card the phrase's page): a server render pays per
@@ -31,7 +33,7 @@ export const LIST_CLASSES = [
 ].join(" ");
 
 /** Phrases and names are user-submitted: they only ever go in as React text. */
-export function PhraseGrid({ phrases, site, query, first, setSize, style, rows, busy, listRef }: Props) {
+export function PhraseGrid({ phrases, site, query, first, setSize, style, rows, busy, listRef, older }: Props) {
   if (phrases.length === 0) {
     return (
       <p className="text-white/70 break-words">
@@ -39,7 +41,7 @@ export function PhraseGrid({ phrases, site, query, first, setSize, style, rows, 
           `No Last ${site.productName} minted yet. Be the first.`
         ) : (
           <>
-            {`No minted Last ${site.productName} contain “`}
+            {`No ${older ? "older " : ""}minted Last ${site.productName} contain “`}
             <bdi>{query}</bdi>
             {"”."}
           </>

@@ -173,7 +173,13 @@ export function WordsLive(props: Props) {
             onPlaced={placed}
           />
         ) : emptied ? null : (
-          <PhraseGrid phrases={list.phrases} site={site} query={list.query} busy={hydrated && loading} />
+          <PhraseGrid
+            phrases={list.phrases}
+            site={site}
+            query={list.query}
+            busy={hydrated && loading}
+            older={!list.fromTop && props.prev !== null}
+          />
         )}
       </div>
       {hydrated ? (
