@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import vectors from "../../tests/vectors/text.json";
-import { MAX_GRAPHEMES, contentError, findText, graphemeCount, graphemes, groupThousands, fitEdit, normalizeWord, upperCasesInPlace } from "./text";
+import { MAX_GRAPHEMES, contentError, findText, invalidReason, graphemeCount, graphemes, groupThousands, fitEdit, normalizeWord, upperCasesInPlace } from "./text";
 
 interface Vector {
   input: string;
@@ -139,5 +139,17 @@ describe("upperCasesInPlace", () => {
   it("is false only where upper-casing lengthens the text", () => {
     for (const text of ["", "hello", "Ωμέγα", "istanbul ı", "🦖 rawr", "مرحبا"]) expect(upperCasesInPlace(text)).toBe(true);
     for (const text of ["straße", "oﬃce", "ŉ", "ΐ"]) expect(upperCasesInPlace(text)).toBe(false);
+  });
+});
+
+describe("invalidReason", () => {
+  it("names the rule a phrase breaks, so the checker says what to change", () => {
+    const family = "👨‍👩‍👧‍👦";
+    // 17 of them fit in 20 characters and are 425 bytes: too many for the store.
+    expect(contentError(family.repeat(17))).toBe("invalid");
+    expect(invalidReason(family.repeat(17))).toBe("bytes");
+    expect(invalidReason(`Q${"\u0301".repeat(5)}`)).toBe("marks");
+    expect(contentError(`Q${"\u0301".repeat(4)}`)).toBe(null);
+    expect(invalidReason("A\u200BB")).toBe("character");
   });
 });

@@ -85,6 +85,27 @@ function foldSpaces(text: string): string {
   return text.replace(SPACES_RE, " ").replace(EDGE_SPACE_RE, "");
 }
 
+/** Which rule a phrase that breaks them (`contentError` says "invalid") breaks, for the checker to say. */
+export type InvalidReason = "character" | "marks" | "bytes";
+
+export function invalidReason(normalized: string): InvalidReason {
+  for (const cluster of graphemes(normalized)) {
+    if (!clusterAllowed(cluster)) return markRun(cluster) > MAX_MARKS ? "marks" : "character";
+  }
+  return "bytes";
+}
+
+/** The most combining marks in a row in `cluster`. */
+function markRun(cluster: string): number {
+  let most = 0;
+  let run = 0;
+  for (const char of cluster) {
+    run = MARK_RE.test(char) ? run + 1 : 0;
+    most = Math.max(most, run);
+  }
+  return most;
+}
+
 function clusterAllowed(cluster: string): boolean {
   const chars = Array.from(cluster);
   let marks = 0;

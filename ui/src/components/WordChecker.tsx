@@ -2,7 +2,18 @@ import { useRef, useState, type ChangeEvent, type CompositionEvent, type FormEve
 import type { Check, CheckStatus, Phrase } from "../types";
 import { classNames } from "../classNames";
 import { lineFit } from "../headline";
-import { MAX_GRAPHEMES, fitEdit, graphemeCount, graphemes, normalizeWord, upperCasesInPlace } from "../text";
+import {
+  MAX_GRAPHEMES,
+  MAX_MARKS,
+  MAX_WORD_BYTES,
+  fitEdit,
+  graphemeCount,
+  graphemes,
+  invalidReason,
+  normalizeWord,
+  upperCasesInPlace,
+  type InvalidReason,
+} from "../text";
 
 export interface Props {
   /** Where the form goes without JavaScript. */
@@ -116,7 +127,7 @@ export function WordChecker({ action, placeholder, check, phraseHref, checkHref,
       </div>
       <p aria-live="polite" className={`mt-3 min-h-6 font-bold ${message.className}`}>
         {/* An IME still building characters: the half-built text is no one's word yet. */}
-        {composing ? "" : message.text(check.length)}
+        {composing ? "" : message.text(check)}
       </p>
       {/* Always there, so what the host adds is announced when it comes. */}
       <div aria-live="polite" className="text-white/80" hidden={composing}>
@@ -194,16 +205,22 @@ function Lookalike({ lookalike, href }: { lookalike: Phrase; href: string }) {
   );
 }
 
-const STATUS: Record<CheckStatus, { text: (length: number) => string; className: string }> = {
+const INVALID: Record<InvalidReason, string> = {
+  character: "It has a character a phrase cannot use (invisible, control or unassigned)",
+  marks: `A character has more than ${MAX_MARKS} accents or marks on it`,
+  bytes: `Too long to store: at most ${MAX_WORD_BYTES} bytes, and an emoji can take 25`,
+};
+
+const STATUS: Record<CheckStatus, { text: (check: Check) => string; className: string }> = {
   empty: { text: () => "Type something", className: "text-white/70" },
   available: { text: () => "It is available!", className: "text-white" },
   taken: { text: () => "Already taken", className: "text-danger" },
   too_long: {
-    text: (length) => `At most ${MAX_GRAPHEMES} characters — yours has ${length}.`,
+    text: (check) => `At most ${MAX_GRAPHEMES} characters — yours has ${check.length}.`,
     className: "text-danger",
   },
   invalid: {
-    text: () => "It has a character a phrase cannot use (invisible, control or unassigned)",
+    text: (check) => INVALID[invalidReason(check.normalized)],
     className: "text-danger",
   },
   unavailable: { text: () => "Cannot check right now: try again in a moment", className: "text-white/70" },

@@ -86,6 +86,14 @@ describe("server bundle", () => {
     expect(later).toContain("Containing “<bdi>RA W</bdi>”, newest first");
   });
 
+  it("says which rule a phrase the host refused breaks, without JavaScript too", () => {
+    const family = "👨‍👩‍👧‍👦".repeat(17);
+    const check = { input: family, normalized: family, length: 17, status: "invalid" as const, taker: null, alternatives: [], lookalike: null };
+    const page = wordsPage(3);
+    const html = quickjs({ ...page, props: { ...page.props, check } });
+    expect(html).toContain("Too long to store: at most 400 bytes");
+  });
+
   it("renders home and not-found pages", () => {
     const home = v8(homePage);
     expect(home).toContain('id="intro"');
