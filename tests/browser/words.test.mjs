@@ -132,12 +132,23 @@ test('at the limit a letter typed mid-phrase is refused as one typed at the end,
   await context.close();
 });
 
-test('Back from a phrase\'s page shows the list as it was left, from the browser\'s cache, and it stays live', async () => {
+/** Runs `visit` on a page of a Chromium that keeps pages left by Back and Forward, as browsers do. */
+async function withPageCache(visit) {
   const cached = await launch({ backForwardCache: true });
   try {
     const context = await cached.newContext({ viewport: { width: 390, height: 844 } });
     const page = await context.newPage();
     const problems = watchProblems(page);
+    await visit(page);
+    assert.deepEqual(problems, []);
+    await context.close();
+  } finally {
+    await cached.close();
+  }
+}
+
+test('Back from a phrase\'s page shows the list as it was left, from the browser\'s cache, and it stays live', async () => {
+  await withPageCache(async (page) => {
     await page.goto(`${host.url}/words`);
     await page.waitForSelector('html[data-hydrated="true"]');
     await page.getByLabel('Type & Check').fill('see');
@@ -150,19 +161,11 @@ test('Back from a phrase\'s page shows the list as it was left, from the browser
     const added = await host.cli('phrases', 'add', 'SEE YOU SOON', '--name', 'Back');
     assert.equal(added.code, 0, added.stderr);
     await page.locator('main ul[role="list"] bdi', { hasText: 'SEE YOU SOON' }).waitFor({ timeout: 5000 });
-    assert.deepEqual(problems, []);
-    await context.close();
-  } finally {
-    await cached.close();
-  }
+  });
 });
 
 test('Forward to the list after Back from it shows it from the browser\'s cache too, not loaded afresh', async () => {
-  const cached = await launch({ backForwardCache: true });
-  try {
-    const context = await cached.newContext({ viewport: { width: 390, height: 844 } });
-    const page = await context.newPage();
-    const problems = watchProblems(page);
+  await withPageCache(async (page) => {
     await page.goto(`${host.url}/`);
     await page.goto(`${host.url}/words`);
     await page.waitForSelector('html[data-hydrated="true"]');
@@ -171,11 +174,7 @@ test('Forward to the list after Back from it shows it from the browser\'s cache 
     await page.waitForURL(`${host.url}/`, { waitUntil: 'commit' });
     await page.goForward({ waitUntil: 'commit' });
     await page.waitForFunction(() => window.leftAt === 'the list', null, { timeout: 5000 });
-    assert.deepEqual(problems, []);
-    await context.close();
-  } finally {
-    await cached.close();
-  }
+  });
 });
 
 test('an edit that does not all fit says how much was left out, until the box changes', async () => {
