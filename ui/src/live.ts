@@ -36,7 +36,7 @@ export interface Feed {
   stale: boolean;
   /**
    * The phrases the socket removed lately, with the version each went at: a page asked
-   * for before then may still hold one (the newest `REMEMBERED_REMOVALS`).
+   * for before then may still hold one (the newest `REMEMBERED_CHANGES`).
    */
   removed: ReadonlyMap<string, number>;
   /**

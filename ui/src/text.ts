@@ -53,7 +53,7 @@ export type ContentError = "empty" | "too_long" | "invalid";
 export function contentError(normalized: string): ContentError | null {
   const clusters = graphemes(normalized);
   for (const cluster of clusters) {
-    if (!clusterAllowed(cluster)) return "invalid";
+    if (clusterProblem(cluster) !== null) return "invalid";
   }
   // Marks alone show as much as spaces do.
   if (!VISIBLE_RE.test(normalized)) return "empty";
@@ -90,50 +90,42 @@ export type InvalidReason = "character" | "marks" | "bytes";
 
 export function invalidReason(normalized: string): InvalidReason {
   for (const cluster of graphemes(normalized)) {
-    if (!clusterAllowed(cluster)) return markRun(cluster) > MAX_MARKS ? "marks" : "character";
+    const problem = clusterProblem(cluster);
+    if (problem !== null) return problem;
   }
   return "bytes";
 }
 
-/** The most combining marks in a row in `cluster`. */
-function markRun(cluster: string): number {
-  let most = 0;
-  let run = 0;
-  for (const char of cluster) {
-    run = MARK_RE.test(char) ? run + 1 : 0;
-    most = Math.max(most, run);
-  }
-  return most;
-}
-
-function clusterAllowed(cluster: string): boolean {
+/** What in `cluster` no phrase may hold, or null. */
+function clusterProblem(cluster: string): Exclude<InvalidReason, "bytes"> | null {
   const chars = Array.from(cluster);
   let marks = 0;
   for (let i = 0; i < chars.length; i++) {
     const char = chars[i]!;
     marks = MARK_RE.test(char) ? marks + 1 : 0;
-    if (marks > MAX_MARKS || FORBIDDEN_RE.test(char)) return false;
+    if (marks > MAX_MARKS) return "marks";
+    if (FORBIDDEN_RE.test(char)) return "character";
     if (!FORMAT_RE.test(char)) {
       if (SELECTOR_RE.test(char)) {
-        if (i === 0 || !takesSelector(chars[i - 1]!, char)) return false;
+        if (i === 0 || !takesSelector(chars[i - 1]!, char)) return "character";
         continue;
       }
       // Shown as nothing, yet letters or marks to the categories (Hangul fillers, the
       // combining grapheme joiner): a phrase of them reads as blank, or as another with a space.
-      if (IGNORABLE_RE.test(char)) return false;
+      if (IGNORABLE_RE.test(char)) return "character";
       continue;
     }
     const cp = char.codePointAt(0) ?? 0;
     if (char === ZERO_WIDTH_JOINER) {
       // A joiner that joined nothing ends its cluster (or is all of it).
-      if (i === 0 || chars[chars.length - 1] === ZERO_WIDTH_JOINER) return false;
+      if (i === 0 || chars[chars.length - 1] === ZERO_WIDTH_JOINER) return "character";
     } else if (cp >= 0xe0020 && cp <= 0xe007f) {
-      if (chars[0] !== BLACK_FLAG) return false;
+      if (chars[0] !== BLACK_FLAG) return "character";
     } else {
-      return false;
+      return "character";
     }
   }
-  return true;
+  return null;
 }
 
 /**

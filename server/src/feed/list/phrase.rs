@@ -34,15 +34,18 @@ pub const LAST_TIME_US: u64 = 32_503_680_000_000_000;
 impl Phrase {
     /// When it was minted, in Unix milliseconds, if `created` is a time.
     pub fn minted_ms(&self) -> Option<u64> {
-        (FIRST_TIME_US..LAST_TIME_US)
-            .contains(&self.created)
-            .then_some(self.created / 1000)
+        time_ms(self.created)
     }
 
     /// When it was last written, in Unix milliseconds, if its store keeps that.
     pub fn edited_ms(&self) -> Option<u64> {
-        (FIRST_TIME_US..LAST_TIME_US)
-            .contains(&self.edited)
-            .then_some(self.edited / 1000)
+        time_ms(self.edited)
     }
+}
+
+/// `micros` in Unix milliseconds, if it is a time (not an order, nor other units).
+fn time_ms(micros: u64) -> Option<u64> {
+    (FIRST_TIME_US..LAST_TIME_US)
+        .contains(&micros)
+        .then_some(micros / 1000)
 }
