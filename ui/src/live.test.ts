@@ -9,6 +9,7 @@ import {
   compareCodePoints,
   initialFeed,
   liveUrl,
+  matches,
   needsFirstPage,
   parseMessage,
   parsePage,
@@ -22,7 +23,16 @@ import {
   type Feed,
   type LiveMessage,
 } from "./live";
+import { findText, normalizeWord } from "./text";
 import type { Phrase, PhrasePage } from "./types";
+import findVectors from "../../tests/vectors/find.json";
+
+interface FindVector {
+  find: string;
+  minted: string;
+  found: boolean;
+  note: string;
+}
 
 const phrase = (id: string, created: number, word = id.toUpperCase()): Phrase => ({ id, word, name: `by ${id}`, created });
 /** Phrases "p{created}" newest first, as the host orders them. */
@@ -335,6 +345,13 @@ describe("pages and the find box", () => {
     const emptied = showQuery(finding, "");
     expect(needsFirstPage(emptied)).toBe(true);
     expect(ids(receiveFirst(emptied, "", page(run(9, 8), "c")))).toEqual(["p9", "p8"]);
+  });
+});
+
+describe("shared find vectors", () => {
+  // The host's find decides the pages; this one, the live changes sorted into them.
+  it.each(findVectors as FindVector[])("$note", (vector) => {
+    expect(matches(findText(vector.find), normalizeWord(vector.minted))).toBe(vector.found);
   });
 });
 

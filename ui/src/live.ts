@@ -240,9 +240,31 @@ export function receiveMore(feed: Feed, query: string, after: string, page: Phra
   return counted({ ...feed, list: longer }, page);
 }
 
-/** Whether `word` (stored normalised) is a match of the normalised find text. */
+/**
+ * Whether `word` (stored normalised) is a match of the normalised find text, as the host
+ * has it: one that starts or ends between the two halves of a flag is none (`🇺🇸` is
+ * not in `🇦🇺🇸🇬`).
+ */
 export function matches(query: string, word: string): boolean {
-  return query === "" || word.includes(query);
+  if (query === "") return true;
+  for (let at = word.indexOf(query); at !== -1; at = word.indexOf(query, at + 1)) {
+    if (!splitsFlag(word, at) && !splitsFlag(word, at + query.length)) return true;
+  }
+  return false;
+}
+
+/** Whether `at` falls inside a flag: pairs of regional indicators are read from the start of their run. */
+function splitsFlag(text: string, at: number): boolean {
+  if (!isRegional(text, at)) return false;
+  let before = 0;
+  while (at - 2 * (before + 1) >= 0 && isRegional(text, at - 2 * (before + 1))) before++;
+  return before % 2 === 1;
+}
+
+/** A regional indicator (U+1F1E6..U+1F1FF) starts at code unit `at`. */
+function isRegional(text: string, at: number): boolean {
+  const point = text.codePointAt(at);
+  return point !== undefined && point >= 0x1f1e6 && point <= 0x1f1ff;
 }
 
 /** Newest first (`created` descending), then `id` in code-point order: the host's order. */

@@ -133,6 +133,51 @@ mod tests {
         note: String,
     }
 
+    #[derive(serde::Deserialize)]
+    struct FindVector {
+        find: String,
+        minted: String,
+        found: bool,
+        note: String,
+    }
+
+    #[test]
+    fn a_find_shows_what_the_shared_vectors_say_and_never_half_a_flag() {
+        use crate::feed::list::{Anchor, Cursor};
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/vectors/find.json");
+        let text = std::fs::read_to_string(path).expect("the find vectors are in the repo");
+        let vectors: Vec<FindVector> = serde_json::from_str(&text).expect("vectors are valid JSON");
+        assert!(vectors.len() >= 10, "the vector file lost its cases");
+        for v in vectors {
+            let minted = NormalizedWord::new(&v.minted).word;
+            let find = find_text(&v.find).expect("a find the host looks for");
+            // Neighbours on both sides, whose words share the chunk's buffer with it.
+            let snapshot = snapshot(&[
+                ("a", "\u{1F1F8}", "A"),
+                ("m", &minted, "M"),
+                ("z", "\u{1F1EC}", "Z"),
+            ]);
+            let list = &snapshot.list;
+            let ids = |page: crate::feed::list::ListPage| -> Vec<String> {
+                page.phrases.iter().map(|p| p.id.to_string()).collect()
+            };
+            let expected: Vec<String> = if v.found { vec!["m".into()] } else { vec![] };
+            let first = ids(list.page(Anchor::First, 10, &find));
+            assert_eq!(first, expected, "{}", v.note);
+            // Read backwards, from past the oldest.
+            let past = Cursor {
+                created: 0,
+                id: "".into(),
+            };
+            assert_eq!(
+                ids(list.page(Anchor::Before(&past), 10, &find)),
+                expected,
+                "{}",
+                v.note
+            );
+        }
+    }
+
     #[test]
     fn a_free_word_names_the_minted_phrase_it_reads_like_on_every_shared_vector() {
         let path = concat!(

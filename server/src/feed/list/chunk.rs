@@ -53,7 +53,8 @@ impl Chunk {
             .partition_point(|phrase| cursor.cmp_to(phrase) == Ordering::Greater)
     }
 
-    /// Indexes in `range` whose word contains the finder's needle, in order.
+    /// Indexes in `range` whose word contains the finder's needle, in order. A match that
+    /// starts or ends between the two halves of a flag is none: `🇺🇸` is not in `🇦🇺🇸🇬`.
     pub(super) fn matches(
         &self,
         range: std::ops::Range<usize>,
@@ -64,17 +65,38 @@ impl Chunk {
                 .get(index)
                 .map_or(self.words.len(), |&start| start as usize)
         };
-        let from = byte(range.start);
+        let (from, to) = (byte(range.start), byte(range.end));
+        let needle = finder.needle().len();
         let mut found: Vec<usize> = Vec::new();
-        for offset in finder.find_iter(&self.words[from..byte(range.end)]) {
-            let index = self
-                .starts
-                .partition_point(|&s| s as usize <= from + offset)
-                - 1;
-            if found.last() != Some(&index) {
-                found.push(index);
+        let mut at = from;
+        while let Some(offset) = finder.find(&self.words[at..to]) {
+            let start = at + offset;
+            if splits_flag(&self.words, start) || splits_flag(&self.words, start + needle) {
+                // The next match may overlap this one.
+                at = start + 1;
+                continue;
             }
+            let index = self.starts.partition_point(|&s| s as usize <= start) - 1;
+            found.push(index);
+            at = byte(index + 1);
         }
         found
     }
+}
+
+/// Whether `at` falls inside a flag: a regional indicator (U+1F1E6..=U+1F1FF) follows
+/// it, after an odd number of them, and pairs of them are read from the start of the run.
+fn splits_flag(words: &[u8], at: usize) -> bool {
+    let regional = |at: usize| {
+        words
+            .get(at..at + 4)
+            .is_some_and(|c| c[..3] == [0xF0, 0x9F, 0x87] && (0xA6..=0xBF).contains(&c[3]))
+    };
+    if !regional(at) {
+        return false;
+    }
+    let before = (1..=at / 4)
+        .take_while(|run| regional(at - 4 * run))
+        .count();
+    before % 2 == 1
 }
