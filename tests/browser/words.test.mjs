@@ -2,7 +2,10 @@
 import { test, before, after } from '../support/test.mjs';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from '../support/free-port.mjs';
 import { startHost } from '../support/host.mjs';
 import { launch, watchProblems } from '../support/browser.mjs';
 import { wordsOnLastLine } from './text-lines.mjs';
@@ -311,6 +314,46 @@ test('a page whose live socket drops catches up on what was minted meanwhile, th
   assert.equal(sockets.length, 2, 'one socket at a time');
   assert.deepEqual(problems, []);
   await context.close();
+});
+
+test('a page that cannot reach the host for a while says its list is not live, and stops saying so once it is again', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'lastwords-paused-'));
+  const port = await freePort();
+  let own = await startHost({ dataDir, port, phrases: [{ id: 'p1', word: 'STILL HERE', name: 'Rex' }] });
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+  try {
+    const page = await context.newPage();
+    const problems = watchProblems(page);
+    await page.goto(`${own.url}/words`);
+    await page.waitForSelector('html[data-hydrated="true"]');
+    const note = page.getByRole('status').filter({ hasText: 'Live updates paused: reconnecting…' });
+    await page.waitForTimeout(1000);
+    assert.equal(await note.count(), 0, 'a live page says nothing');
+
+    await own.stop();
+    own = null;
+    await note.waitFor({ timeout: 20_000 });
+    // Over the page, not in it: the list stays where it was.
+    assert.equal(await note.evaluate((el) => getComputedStyle(el).position), 'fixed');
+    await page.getByText('STILL HERE', { exact: true }).waitFor();
+
+    own = await startHost({ dataDir, port });
+    // The browser would say so when its network came back; the page reconnects at once.
+    await page.evaluate(() => window.dispatchEvent(new Event('online')));
+    await note.waitFor({ state: 'detached', timeout: 10_000 });
+    const minted = await own.cli('phrases', 'add', 'BACK AGAIN', '--name', 'Rex');
+    assert.equal(minted.code, 0, minted.stderr);
+    await page.getByText('BACK AGAIN', { exact: true }).waitFor({ timeout: 5000 });
+    // The failed reconnects are the browser's own console errors, not the page's.
+    assert.deepEqual(
+      problems.filter((problem) => !/WebSocket|ERR_CONNECTION_REFUSED/.test(problem)),
+      [],
+    );
+  } finally {
+    await context.close();
+    await own?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
 });
 
 for (const [width, columns] of [[390, 1], [1440, 4]]) {

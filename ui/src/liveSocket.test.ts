@@ -4,6 +4,7 @@ import { SILENT_MS, openLiveFeed } from "./liveSocket";
 /** A WebSocket that the test drives: what the host would send, and a close. */
 class FakeSocket {
   static made: FakeSocket[] = [];
+  onopen: (() => void) | null = null;
   onmessage: ((event: { data: unknown }) => void) | null = null;
   onclose: (() => void) | null = null;
   closed = false;
@@ -12,6 +13,9 @@ class FakeSocket {
   }
   close() {
     this.closed = true;
+  }
+  opened() {
+    this.onopen?.();
   }
   say(data: string) {
     this.onmessage?.({ data });
@@ -31,6 +35,7 @@ describe("the live socket", () => {
   let doc: EventTarget & { visibilityState: string };
   let stop: () => void;
   let version: number;
+  let heard: boolean[];
 
   beforeEach(() => {
     vi.useFakeTimers();
@@ -41,11 +46,13 @@ describe("the live socket", () => {
     vi.stubGlobal("document", doc);
     vi.stubGlobal("WebSocket", FakeSocket);
     version = 7;
+    heard = [];
     stop = openLiveFeed(
       () => version,
       (message) => {
         version = message.version;
       },
+      (live) => heard.push(live),
     );
   });
 
@@ -102,6 +109,30 @@ describe("the live socket", () => {
     doc.dispatchEvent(new Event("visibilitychange"));
     expect(FakeSocket.made).toHaveLength(2);
     expect(open()).toEqual([FakeSocket.made[1]]);
+  });
+
+  it("says when a socket is open and when none is, once each, and nothing once stopped", () => {
+    expect(heard).toEqual([]);
+    FakeSocket.made[0]!.opened();
+    FakeSocket.made[0]!.say(alive);
+    expect(heard).toEqual([true]);
+    // Closed by the host: none is open while the next one waits out its backoff.
+    FakeSocket.made[0]!.drop();
+    expect(heard).toEqual([true, false]);
+    vi.advanceTimersByTime(30_000);
+    FakeSocket.made[1]!.drop();
+    expect(heard).toEqual([true, false]);
+    vi.advanceTimersByTime(30_000);
+    FakeSocket.made[2]!.opened();
+    expect(heard).toEqual([true, false, true]);
+    // Silent for too long: the replaced socket is no longer the live one, nor is the new one yet.
+    vi.advanceTimersByTime(SILENT_MS);
+    expect(heard).toEqual([true, false, true, false]);
+    FakeSocket.made[2]!.opened();
+    expect(heard).toEqual([true, false, true, false]);
+    FakeSocket.made[3]!.opened();
+    stop();
+    expect(heard).toEqual([true, false, true, false, true]);
   });
 
   it("opens nothing once stopped", () => {

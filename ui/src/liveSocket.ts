@@ -14,15 +14,26 @@ export const SILENT_MS = 50_000;
  * goes to `onMessage`, which returns false to start the socket over (a gap it
  * cannot close). A socket that closes is opened again after a jittered,
  * growing wait, which a message resets; one that falls silent, or that the
- * network came back under, is replaced at once.
+ * network came back under, is replaced at once. `onLive` hears when a socket is open
+ * (the host then sends what changes) and when none is.
  */
-export function openLiveFeed(since: () => number, onMessage: (message: LiveMessage) => boolean | void): () => void {
+export function openLiveFeed(
+  since: () => number,
+  onMessage: (message: LiveMessage) => boolean | void,
+  onLive?: (live: boolean) => void,
+): () => void {
   let socket: WebSocket | null = null;
   let retry: ReturnType<typeof setTimeout> | undefined;
   let watchdog: ReturnType<typeof setTimeout> | undefined;
   let heard = 0;
   let attempt = 0;
   let stopped = false;
+  let live = false;
+  const setLive = (now: boolean) => {
+    if (live === now) return;
+    live = now;
+    if (!stopped) onLive?.(now);
+  };
 
   const listen = (own: WebSocket) => {
     heard = Date.now();
@@ -35,6 +46,9 @@ export function openLiveFeed(since: () => number, onMessage: (message: LiveMessa
     const own = new WebSocket(liveUrl(window.location, since()));
     socket = own;
     listen(own);
+    own.onopen = () => {
+      if (socket === own) setLive(true);
+    };
     own.onmessage = (event: MessageEvent<unknown>) => {
       if (socket !== own) return;
       listen(own);
@@ -51,6 +65,7 @@ export function openLiveFeed(since: () => number, onMessage: (message: LiveMessa
       if (socket !== own) return;
       clearTimeout(watchdog);
       socket = null;
+      setLive(false);
       if (!stopped) retry = setTimeout(connect, backoffDelay(attempt++));
     };
   };
@@ -59,9 +74,11 @@ export function openLiveFeed(since: () => number, onMessage: (message: LiveMessa
   // and a new one opened from the version the page holds.
   const replace = (own: WebSocket) => {
     if (socket !== own || stopped) return;
+    own.onopen = null;
     own.onmessage = null;
     own.onclose = null;
     own.close();
+    setLive(false);
     connect();
   };
 
@@ -88,6 +105,7 @@ export function openLiveFeed(since: () => number, onMessage: (message: LiveMessa
     const open = socket;
     socket = null;
     open?.close();
+    setLive(false);
   };
   const back = (event: PageTransitionEvent) => {
     if (!event.persisted || stopped || socket !== null) return;

@@ -29,7 +29,16 @@ export interface PhraseFeed {
   emptied: boolean;
   /** Shows the phrases containing `query` (as `findText` gives it); "" for the newest-first list. */
   find: (query: string) => void;
+  /** No live socket for a while: the list shows what it held when the last one closed. */
+  paused: boolean;
 }
+
+/**
+ * How long the page may be without a live socket before it says so: a deploy or a
+ * network blip reconnects within a few seconds, and a note that came and went for those
+ * would only alarm.
+ */
+export const PAUSED_AFTER_MS = 10_000;
 
 /**
  * The list as the page holds it: the page the host rendered, later pages as
@@ -52,6 +61,10 @@ export function usePhraseFeed(props: WordsProps, loadTo: number | null = null): 
   const [more, setMore] = useState<{ key: string; failed: boolean; failures: number } | null>(null);
   const moreKey = useRef<string | null>(null);
 
+  // Each time the socket goes, a count goes up; the note is for the last one, once it
+  // has lasted. The page starts without one.
+  const [live, setLive] = useState({ open: false, drops: 0 });
+  const [pausedAt, setPausedAt] = useState(-1);
   useEffect(
     () =>
       openLiveFeed(
@@ -61,10 +74,16 @@ export function usePhraseFeed(props: WordsProps, loadTo: number | null = null): 
           if (next === RESYNC) return false;
           commit(next);
         },
+        (open) => setLive((state) => ({ open, drops: state.drops + (open ? 0 : 1) })),
       ),
     // The socket lives for the page; it reads the feed through `current`.
     [commit],
   );
+  useEffect(() => {
+    if (live.open) return;
+    const timer = setTimeout(() => setPausedAt(live.drops), PAUSED_AFTER_MS);
+    return () => clearTimeout(timer);
+  }, [live]);
 
   // The first page of a find (or of the plain list, when the page began with a find),
   // asked again after a while when it fails, until the box moves on.
@@ -191,5 +210,6 @@ export function usePhraseFeed(props: WordsProps, loadTo: number | null = null): 
     failed,
     emptied,
     find,
+    paused: !live.open && pausedAt === live.drops,
   };
 }

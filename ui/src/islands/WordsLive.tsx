@@ -24,7 +24,7 @@ export function WordsLive(props: Props) {
   // Where the visitor was when they left this page, if Back or a reload brought them to
   // it afresh with fewer phrases than they had scrolled through (see place.ts).
   const [place, setPlace] = useState(() => placeToRestore(props));
-  const { feed, loadMore, loading, failed, emptied, find } = usePhraseFeed(props, place?.loaded ?? null);
+  const { feed, loadMore, loading, failed, emptied, find, paused } = usePhraseFeed(props, place?.loaded ?? null);
   const [typed, setTyped] = useState<string | null>(null);
   // An IME is building a character: the box's text is not a word yet.
   const [composing, setComposing] = useState(false);
@@ -193,11 +193,29 @@ export function WordsLive(props: Props) {
       ) : (
         <PageLinks site={site} query={props.query} prev={props.prev} next={props.next} />
       )}
+      {hydrated && <PausedNote paused={paused} />}
     </>
   );
 }
 
 function noop() {}
+
+/**
+ * Says that the list stopped following the host, over the page rather than in it, so
+ * nothing moves when it comes or goes. The live region is there from hydration on, so
+ * screen readers hear the note come.
+ */
+function PausedNote({ paused }: { paused: boolean }) {
+  return (
+    <div role="status" className="pointer-events-none fixed inset-x-0 bottom-[max(1rem,env(safe-area-inset-bottom))] z-10 flex justify-center px-4">
+      {paused && (
+        <p className="rounded-full border border-white/30 bg-black/90 px-4 py-2 text-sm text-white shadow-lg">
+          Live updates paused: reconnecting…
+        </p>
+      )}
+    </div>
+  );
+}
 
 /** The place kept in this history entry, when it is further down this list than the page holds. */
 function placeToRestore(props: Props): Place | null {
