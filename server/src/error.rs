@@ -1,8 +1,9 @@
 //! Every outcome a client can see, and the one place that decides its status: the JSON
 //! answer here and the HTML error page (`routes::pages`) both ask [`AppError::status`].
 //! A request refused before or beside any page (limits, caps, a bad handshake) gets a
-//! plain-text [`refusal`]. One body shape per content type: JSON `{"error": ...}`, the
-//! HTML error page, and one line of text.
+//! plain-text [`refusal`], which the JSON API says in JSON instead ([`in_json`]). One
+//! body shape per content type: JSON `{"error": ...}`, the HTML error page, and one line
+//! of text.
 
 use std::fmt::Display;
 
@@ -19,9 +20,14 @@ const RETRY_AFTER_FULL: HeaderValue = HeaderValue::from_static("5");
 /// a rolling deploy, would outlive the deploy in a CDN.
 pub const NOT_STORED: HeaderValue = HeaderValue::from_static("no-store");
 
+/// What a [`refusal`] says, kept on it for [`in_json`].
+#[derive(Debug, Clone)]
+struct Refused(String);
+
 /// A plain-text refusal: `message` as one line, kept by no cache, and on 503 when to
 /// come back.
 pub fn refusal(status: StatusCode, message: impl Display) -> Response {
+    let message = message.to_string();
     let mut response = (
         status,
         [
@@ -34,12 +40,29 @@ pub fn refusal(status: StatusCode, message: impl Display) -> Response {
         format!("{message}\n"),
     )
         .into_response();
+    response.extensions_mut().insert(Refused(message));
     if status == StatusCode::SERVICE_UNAVAILABLE {
         response
             .headers_mut()
             .insert(header::RETRY_AFTER, RETRY_AFTER_FULL);
     }
     response
+}
+
+/// `response` as the JSON API answers: a [`refusal`] says the same as `{"error": ...}`,
+/// with its status and headers; any other response is left as it is.
+pub fn in_json(mut response: Response) -> Response {
+    let Some(Refused(message)) = response.extensions_mut().remove::<Refused>() else {
+        return response;
+    };
+    let (mut parts, _) = response.into_parts();
+    parts.headers.remove(header::CONTENT_LENGTH);
+    parts.headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    let body = serde_json::json!({ "error": message }).to_string();
+    Response::from_parts(parts, body.into())
 }
 
 /// Marks a refusal of work the host has no room for (a full render queue, every live

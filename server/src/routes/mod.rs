@@ -90,6 +90,7 @@ pub fn router(state: AppState) -> Router {
 /// a timeout's or an overload's too.
 async fn every_request(State(state): State<AppState>, request: Request, next: Next) -> Response {
     let (app, limit, metrics) = (&state, &state.rate_limit, &state.metrics);
+    let api = answers_in_json(request.uri().path());
     let mut response = track(metrics, request, |request| async move {
         if let Some((status, why)) = headers::problem(&request) {
             return if wants_page(&request) {
@@ -118,6 +119,23 @@ async fn every_request(State(state): State<AppState>, request: Request, next: Ne
             ),
         );
     }
+    if api {
+        response = if response.status() == StatusCode::METHOD_NOT_ALLOWED
+            && !response.headers().contains_key(header::CONTENT_TYPE)
+        {
+            let allow = response.headers().get(header::ALLOW).cloned();
+            let mut json = crate::error::in_json(refusal(
+                StatusCode::METHOD_NOT_ALLOWED,
+                "the API answers GET and HEAD only",
+            ));
+            if let Some(allow) = allow {
+                json.headers_mut().insert(header::ALLOW, allow);
+            }
+            json
+        } else {
+            crate::error::in_json(response)
+        };
+    }
     // Those not made by `refusal` (axum's 405, a handler's own) are kept by no cache either.
     if (response.status().is_client_error() || response.status().is_server_error())
         && !response.headers().contains_key(header::CACHE_CONTROL)
@@ -132,6 +150,12 @@ async fn every_request(State(state): State<AppState>, request: Request, next: Ne
 
 /// Whether a request is a browser's for a page (a GET or HEAD that takes HTML, outside
 /// the API and the assets), which is answered a page when it cannot be served.
+/// Whether a path is the JSON API's, whose refusals are JSON too. Not the live feed's,
+/// whose clients are WebSockets: a refused handshake says why in a line of text.
+fn answers_in_json(path: &str) -> bool {
+    path.starts_with("/api/") && path != "/api/phrases/live"
+}
+
 fn wants_page(request: &Request) -> bool {
     let path = request.uri().path();
     matches!(*request.method(), Method::GET | Method::HEAD)

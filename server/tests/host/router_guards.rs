@@ -357,6 +357,39 @@ async fn poll_until(condition: impl Fn() -> bool, what: &str) {
 }
 
 #[tokio::test]
+async fn the_json_api_refuses_in_json_saying_why() {
+    // A burst of one: the 405 takes it (the malformed ones are refused before the limit).
+    let host = TestHost::rate_limited(1, 1).await;
+    let cases = [
+        (Request::get("/api/phrases?find=%zz"), 400, "two hex digits"),
+        (
+            Request::get("/api/phrases/check?word=%FF"),
+            400,
+            "not valid UTF-8",
+        ),
+        (Request::get("/api/%zz"), 400, "two hex digits"),
+        (Request::post("/api/phrases"), 405, "GET and HEAD only"),
+        (Request::get("/api/phrases"), 429, "slow down"),
+    ];
+    let client = ClientAddr(std::net::Ipv4Addr::new(192, 0, 2, 1).into());
+    for (request, status, says) in cases {
+        let request = request.extension(client).body(Body::empty()).unwrap();
+        let (response, body) = text(host.send(request).await).await;
+        assert_eq!(response.status().as_u16(), status, "{body}");
+        assert_eq!(response.headers()[header::CONTENT_TYPE], "application/json");
+        assert_eq!(response.headers()[header::CACHE_CONTROL], "no-store");
+        let answer: serde_json::Value = serde_json::from_str(&body).expect("the body is JSON");
+        let error = answer["error"].as_str().expect("it says why in `error`");
+        assert!(error.contains(says), "{status}: {error:?}");
+        match status {
+            405 => assert_eq!(response.headers()[header::ALLOW], "GET,HEAD"),
+            429 => assert!(response.headers().contains_key(header::RETRY_AFTER)),
+            _ => {}
+        }
+    }
+}
+
+#[tokio::test]
 async fn every_plain_text_refusal_is_one_line_saying_why() {
     let host = TestHost::start(None).await;
     let upgrade = |origin: &'static str| {
