@@ -50,7 +50,13 @@ test('every hostile request gets the status it should, and a refusal says why', 
       assert.equal(response.status, request.status, `status; body: ${response.text.slice(0, 200)}`);
       if (request.body) {
         assert.match(response.text, new RegExp(request.body), 'the body says what was wrong');
-        assert.match(response.headers['content-type'] ?? '', /^text\/plain/, 'a refusal is plain text');
+        // The JSON API's in JSON, every other one a line of text.
+        if (/^\/api\/(?!phrases\/live)/.test(target)) {
+          assert.equal(response.headers['content-type'], 'application/json', 'the API refuses in JSON');
+          assert.match(JSON.parse(response.text).error, new RegExp(request.body));
+        } else {
+          assert.match(response.headers['content-type'] ?? '', /^text\/plain/, 'a refusal is plain text');
+        }
       }
       if (request.never) assert.doesNotMatch(response.text, new RegExp(request.never));
       // A cached refusal outlives its cause (the next release's bundle 404 mid-deploy): what
@@ -71,7 +77,7 @@ test('every hostile request gets the status it should, and a refusal says why', 
   }
 });
 
-test('a browser following a broken or overlong link gets a page that says why and leads on; a client of the API gets the line', async () => {
+test('a browser following a broken or overlong link gets a page that says why and leads on; a client of the API gets the reason in JSON', async () => {
   const html = [['Accept', 'text/html,application/xhtml+xml,*/*;q=0.8']];
   for (const [target, status, title, back] of [
     ['/words?check=%ZZ', 400, 'This link is broken', 'href="/words">All Last Words'],
@@ -92,8 +98,8 @@ test('a browser following a broken or overlong link gets a page that says why an
     assert.match(line.headers['content-type'], /^text\/plain/, `${target} without Accept: text/html`);
   }
   const api = await rawRequest(host.url, '/api/phrases/check?word=%ZZ', { headers: html });
-  assert.match(api.headers['content-type'], /^text\/plain/, 'the API answers in its own terms');
-  assert.match(api.text, /% not followed by two hex digits/);
+  assert.equal(api.headers['content-type'], 'application/json', 'the API answers in its own terms');
+  assert.match(JSON.parse(api.text).error, /% not followed by two hex digits/);
 });
 
 test('every typed check comes back escaped: in the page, in its props, from the API', async (t) => {
