@@ -355,6 +355,27 @@ mod tests {
     }
 
     #[test]
+    fn every_table_the_rules_read_is_of_one_unicode_version() {
+        let segments = unicode_segmentation::UNICODE_VERSION;
+        let (major, minor, update) = unicode_normalization::UNICODE_VERSION;
+        let normalises = (u64::from(major), u64::from(minor), u64::from(update));
+        assert_eq!(unicode_properties::UNICODE_VERSION, segments);
+        assert_eq!(unicode_script::UNICODE_VERSION, segments);
+        assert_eq!(normalises, segments);
+        // Characters of the next version are unassigned until then, as they are to a
+        // page of this one: a mark (U+1ADE) and a symbol (U+20C2) of Unicode 18.
+        for newer in ["A\u{1ADE}", "PAY \u{20C2}"] {
+            assert!(
+                matches!(
+                    NormalizedWord::validated(newer),
+                    Err(ContentError::Forbidden { .. })
+                ),
+                "{newer:?}"
+            );
+        }
+    }
+
+    #[test]
     fn a_message_quotes_text_as_written_with_what_a_terminal_acts_on_escaped() {
         let error = ContentError::NotNormal {
             what: "a phrase",
