@@ -51,6 +51,13 @@ describe("withDetails", () => {
 });
 
 describe("evaluateCheck", () => {
+  it("takes the host's verdict on a character this browser's Unicode does not know", () => {
+    // U+0378 stands for the newest emoji on a browser a version behind the host.
+    expect(evaluateCheck("\u0378", taken).status).toBe("pending");
+    expect(evaluateCheck("\u0378", taken, () => "available").status).toBe("available");
+    expect(evaluateCheck("\u0378", taken, () => "invalid").status).toBe("invalid");
+  });
+
   it("asks for input when there is none", () => {
     expect(evaluateCheck("", taken)).toEqual({ input: "", normalized: "", length: 0, status: "empty", ...NO_DETAILS });
   });

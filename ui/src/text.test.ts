@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import vectors from "../../tests/vectors/text.json";
-import { MAX_GRAPHEMES, contentError, findText, invalidReason, graphemeCount, graphemes, groupThousands, fitEdit, normalizeWord, upperCasesInPlace } from "./text";
+import { MAX_GRAPHEMES, contentError, findText, invalidReason, graphemeCount, graphemes, groupThousands, fitEdit, normalizeWord, unknownHere, upperCasesInPlace } from "./text";
 
 interface Vector {
   input: string;
@@ -18,7 +18,13 @@ describe("shared text vectors", () => {
     const upper = normalizeWord(vector.input);
     expect(upper).toBe(vector.upper);
     expect(graphemeCount(upper)).toBe(vector.graphemes);
-    expect(contentError(upper)).toBe(vector.error);
+    if (unknownHere(upper)) {
+      // Unassigned here, which the host (whose Unicode may be newer) judges: it says invalid.
+      expect(vector.error).toBe("invalid");
+      expect(contentError(upper)).toBeNull();
+    } else {
+      expect(contentError(upper)).toBe(vector.error);
+    }
 
     // Pasted into an empty box.
     const kept = fitEdit("", vector.input, vector.input.length, MAX_GRAPHEMES).value;
@@ -126,6 +132,24 @@ describe("findText", () => {
     expect(findText("  ab\u00A0 c ")).toBe("AB C");
     expect(findText("a\u200Bb")).toBe("");
     expect(findText("x".repeat(25))).toBe("X".repeat(25));
+  });
+
+  it("looks for everything when nothing typed shows, as the host does: a mark alone", () => {
+    expect(findText("\u093F")).toBe("");
+    expect(findText("\u0301")).toBe("");
+  });
+});
+
+describe("unknownHere", () => {
+  // U+0378 stands for a character of a Unicode newer than this engine's.
+  it("leaves a character this engine calls unassigned to the host, and names it if the host refuses", () => {
+    expect(unknownHere("A\u0378")).toBe(true);
+    expect(contentError("A\u0378")).toBeNull();
+    expect(findText("a\u0378")).toBe("A\u0378");
+    expect(invalidReason("A\u0378")).toBe("character");
+    // What the page can judge, it still does: a noncharacter, and a problem beside the unknown one.
+    for (const refused of ["A\uFDD0", "A\u{10FFFF}", "\u0378\u200B"]) expect(contentError(refused)).toBe("invalid");
+    expect(unknownHere("DINO")).toBe(false);
   });
 });
 

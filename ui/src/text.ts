@@ -33,12 +33,14 @@ export function upperCasesInPlace(text: string): boolean {
 
 /**
  * `input` as a find looks for it, as the host's `find_text` does: normalised, so
- * "ab" finds "AB"; a text no phrase may hold (invisible or control characters)
- * finds nothing out, so the whole list shows. Longer than a phrase finds nothing.
+ * "ab" finds "AB"; a text no phrase may hold (invisible or control characters), or
+ * nothing that shows (a mark alone), finds nothing out, so the whole list shows.
+ * Longer than a phrase finds nothing.
  */
 export function findText(input: string): string {
   const normalized = normalizeWord(input);
-  return contentError(normalized) === "invalid" ? "" : normalized;
+  const error = contentError(normalized);
+  return error === "invalid" || error === "empty" ? "" : normalized;
 }
 
 /** Why a normalized phrase cannot be minted, in the host's words, or null. */
@@ -48,12 +50,15 @@ export type ContentError = "empty" | "too_long" | "invalid";
  * The host's content rules (server/src/text.rs), in the same order: nothing
  * invisible, control, private or unassigned; a joiner only inside an emoji
  * sequence, tag characters only in a tag flag; at most four marks in a row; at
- * least one character that shows.
+ * least one character that shows. A character this browser's Unicode does not
+ * know breaks none here: the host's may be newer, so it is the host's to judge
+ * (see `unknownHere`).
  */
 export function contentError(normalized: string): ContentError | null {
   const clusters = graphemes(normalized);
   for (const cluster of clusters) {
-    if (clusterProblem(cluster) !== null) return "invalid";
+    const problem = clusterProblem(cluster);
+    if (problem !== null && problem !== "unknown") return "invalid";
   }
   // Marks alone show as much as spaces do.
   if (!VISIBLE_RE.test(normalized)) return "empty";
@@ -67,7 +72,8 @@ const SPACES_RE = /[\p{Zs}\u2800]+/gu;
 const EDGE_SPACE_RE = /^ | $/g;
 // With the musical null notehead (blank in most fonts) and the replacement character
 // (text broken on its way in).
-const FORBIDDEN_RE = /^[\p{Cc}\p{Co}\p{Cs}\p{Cn}\p{Zl}\p{Zp}\u{1D159}\uFFFD]$/u;
+const FORBIDDEN_RE = /^[\p{Cc}\p{Co}\p{Cs}\p{Zl}\p{Zp}\u{1D159}\uFFFD]$/u;
+const UNASSIGNED_RE = /^\p{Cn}$/u;
 const FORMAT_RE = /^\p{Cf}$/u;
 const MARK_RE = /^[\p{Mn}\p{Me}]$/u;
 const IGNORABLE_RE = /^\p{Default_Ignorable_Code_Point}$/u;
@@ -89,21 +95,40 @@ function foldSpaces(text: string): string {
 export type InvalidReason = "character" | "marks" | "bytes";
 
 export function invalidReason(normalized: string): InvalidReason {
+  let unknown = false;
   for (const cluster of graphemes(normalized)) {
     const problem = clusterProblem(cluster);
-    if (problem !== null) return problem;
+    if (problem === "unknown") unknown = true;
+    else if (problem !== null) return problem;
   }
-  return "bytes";
+  // The host refused what this browser could not read: a character, not the length.
+  return unknown ? "character" : "bytes";
 }
 
-/** What in `cluster` no phrase may hold, or null. */
-function clusterProblem(cluster: string): Exclude<InvalidReason, "bytes"> | null {
+/**
+ * Whether `normalized` holds a character unassigned in this browser's Unicode, which
+ * the page cannot judge: a browser a version behind the host's calls the newest emoji
+ * unassigned. Only the host's answer says whether such a word is free.
+ */
+export function unknownHere(normalized: string): boolean {
+  return graphemes(normalized).some((cluster) => clusterProblem(cluster) === "unknown");
+}
+
+/** What in `cluster` no phrase may hold, "unknown" for a character only the host can judge, or null. */
+function clusterProblem(cluster: string): Exclude<InvalidReason, "bytes"> | "unknown" | null {
   const chars = Array.from(cluster);
   let marks = 0;
+  let unknown = false;
   for (let i = 0; i < chars.length; i++) {
     const char = chars[i]!;
     marks = MARK_RE.test(char) ? marks + 1 : 0;
     if (marks > MAX_MARKS) return "marks";
+    if (UNASSIGNED_RE.test(char)) {
+      // Noncharacters are unassigned for good: no Unicode the host may have takes them.
+      if (isNoncharacter(char.codePointAt(0)!)) return "character";
+      unknown = true;
+      continue;
+    }
     if (FORBIDDEN_RE.test(char)) return "character";
     if (!FORMAT_RE.test(char)) {
       if (SELECTOR_RE.test(char)) {
@@ -125,7 +150,12 @@ function clusterProblem(cluster: string): Exclude<InvalidReason, "bytes"> | null
       return "character";
     }
   }
-  return null;
+  return unknown ? "unknown" : null;
+}
+
+/** U+FDD0..U+FDEF, and the last two code points of every plane. */
+function isNoncharacter(cp: number): boolean {
+  return (cp >= 0xfdd0 && cp <= 0xfdef) || (cp & 0xfffe) === 0xfffe;
 }
 
 /**

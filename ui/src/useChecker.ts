@@ -2,6 +2,7 @@ import { useEffect, useMemo, useRef, useState } from "react";
 import { TYPING_PAUSE_MS, askAfterPause, fetchAnswer, isAbort, retryPause } from "./api";
 import { NO_DETAILS, evaluateCheck, takenWords, withDetails, type HostAnswer } from "./check";
 import { needsFirstPage, type Feed } from "./live";
+import { unknownHere } from "./text";
 import type { Check } from "./types";
 
 interface Asked {
@@ -36,8 +37,10 @@ export function useChecker(input: string, feed: Feed, initial: Check, composing 
   const taken = useMemo(() => takenWords(list.phrases, plain?.phrases ?? []), [list.phrases, plain?.phrases]);
   const everyMatch = list.fromTop && list.next === null && !needsFirstPage(feed) ? list.query : null;
 
+  // A find that shows no match of a word this browser cannot read says nothing: the host
+  // refuses to look for a word it calls invalid, too.
   const verdict = evaluateCheck(input, taken, (normalized) =>
-    normalized === everyMatch ? "available" : answers.get(normalized)?.answer.verdict,
+    normalized === everyMatch && !unknownHere(normalized) ? "available" : answers.get(normalized)?.answer.verdict,
   );
   const asked = answers.get(verdict.normalized);
   const check = withDetails(verdict, asked?.answer);

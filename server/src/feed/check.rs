@@ -161,7 +161,12 @@ mod tests {
             let ids = |page: crate::feed::list::ListPage| -> Vec<String> {
                 page.phrases.iter().map(|p| p.id.to_string()).collect()
             };
-            let expected: Vec<String> = if v.found { vec!["m".into()] } else { vec![] };
+            // An empty find shows every phrase; any other, none of the neighbours.
+            let expected: Vec<String> = match (v.found, find.is_empty()) {
+                (true, true) => vec!["z".into(), "m".into(), "a".into()],
+                (true, false) => vec!["m".into()],
+                (false, _) => vec![],
+            };
             let first = ids(list.page(Anchor::First, 10, &find));
             assert_eq!(first, expected, "{}", v.note);
             // Read backwards, from past the oldest.
