@@ -152,7 +152,20 @@ pub fn normalize_word(input: &str) -> String {
 /// Cyrillic `І` and Latin `I`, `1` and `l` become one, and invisible joiners and
 /// variation selectors go. Two phrases with one skeleton read the same to a person.
 pub fn skeleton(word: &str) -> String {
-    unicode_security::skeleton(word).collect()
+    // Tag characters spell which flag a black flag is: dropped, as TS #39 drops what is
+    // invisible, England, Wales and a plain black flag would all read as Scotland.
+    let mut read = String::with_capacity(word.len());
+    let mut rest = word;
+    while let Some(start) = rest.find(is_tag) {
+        read.extend(unicode_security::skeleton(&rest[..start]));
+        let end = rest[start..]
+            .find(|c| !is_tag(c))
+            .map_or(rest.len(), |length| start + length);
+        read.push_str(&rest[start..end]);
+        rest = &rest[end..];
+    }
+    read.extend(unicode_security::skeleton(rest));
+    read
 }
 
 /// How many characters a person sees in `text`.
@@ -217,7 +230,6 @@ fn check(
 }
 
 fn check_cluster(cluster: &str, what: &'static str) -> Result<(), ContentError> {
-    let first = cluster.chars().next();
     let last = cluster.chars().last();
     let mut marks = 0;
     let mut previous = None;
@@ -241,9 +253,7 @@ fn check_cluster(cluster: &str, what: &'static str) -> Result<(), ContentError> 
             GeneralCategory::Format if character == ZERO_WIDTH_JOINER => {
                 index > 0 && last != Some(ZERO_WIDTH_JOINER)
             }
-            GeneralCategory::Format if ('\u{E0020}'..='\u{E007F}').contains(&character) => {
-                first == Some(BLACK_FLAG)
-            }
+            GeneralCategory::Format if is_tag(character) => tag_flag(cluster),
             GeneralCategory::Format => false,
             // Variation selectors choose how an emoji or a CJK character is shown, and
             // Mongolian's how a letter is; after a letter of our alphabets they change
@@ -266,6 +276,27 @@ fn check_cluster(cluster: &str, what: &'static str) -> Result<(), ContentError> 
         previous = Some(character);
     }
     Ok(())
+}
+
+fn is_tag(c: char) -> bool {
+    ('\u{E0020}'..='\u{E007F}').contains(&c)
+}
+
+/// Whether `cluster` is a flag spelled in tag characters (England, Scotland, Wales): a
+/// black flag, a subdivision code of 3 to 7 tag letters and digits (`gbsct`), and the
+/// cancel tag. Tags any other way show as a plain black flag, or nothing, with text
+/// hidden in them.
+fn tag_flag(cluster: &str) -> bool {
+    let Some(spec) = cluster
+        .strip_prefix(BLACK_FLAG)
+        .and_then(|rest| rest.strip_suffix('\u{E007F}'))
+    else {
+        return false;
+    };
+    (3..=7).contains(&spec.chars().count())
+        && spec
+            .chars()
+            .all(|c| matches!(c, '\u{E0030}'..='\u{E0039}' | '\u{E0061}'..='\u{E007A}'))
 }
 
 fn is_selector(c: char) -> bool {

@@ -86,6 +86,8 @@ const KEYCAP_BASE_RE = /^[0-9#*]$/;
 const EMOJI_SELECTOR_RE = /^[\uFE0E\uFE0F]$/;
 const ZERO_WIDTH_JOINER = "\u200d";
 const BLACK_FLAG = "\u{1F3F4}";
+const CANCEL_TAG = "\u{E007F}";
+const TAG_ALNUM_RE = /^[\u{E0030}-\u{E0039}\u{E0061}-\u{E007A}]$/u;
 
 function foldSpaces(text: string): string {
   return text.replace(SPACES_RE, " ").replace(EDGE_SPACE_RE, "");
@@ -145,12 +147,28 @@ function clusterProblem(cluster: string): Exclude<InvalidReason, "bytes"> | "unk
       // A joiner that joined nothing ends its cluster (or is all of it).
       if (i === 0 || chars[chars.length - 1] === ZERO_WIDTH_JOINER) return "character";
     } else if (cp >= 0xe0020 && cp <= 0xe007f) {
-      if (chars[0] !== BLACK_FLAG) return "character";
+      if (!isTagFlag(chars)) return "character";
     } else {
       return "character";
     }
   }
   return unknown ? "unknown" : null;
+}
+
+/**
+ * Whether the characters of a cluster are a flag spelled in tag characters (the host's
+ * `tag_flag`): a black flag, a subdivision code of 3 to 7 tag letters and digits, the
+ * cancel tag.
+ */
+function isTagFlag(chars: readonly string[]): boolean {
+  const spec = chars.slice(1, -1);
+  return (
+    chars[0] === BLACK_FLAG &&
+    chars[chars.length - 1] === CANCEL_TAG &&
+    spec.length >= 3 &&
+    spec.length <= 7 &&
+    spec.every((char) => TAG_ALNUM_RE.test(char))
+  );
 }
 
 /** U+FDD0..U+FDEF, and the last two code points of every plane. */
