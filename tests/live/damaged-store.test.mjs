@@ -718,6 +718,32 @@ test('a full disk during a write: refused with the reason, nothing lost, writes 
   }
 });
 
+test('a store on a disk that filled while no host ran is said to be on a full disk, not damaged, and serves once there is room', { skip: !isRoot && 'needs root to mount a small tmpfs' }, async (t) => {
+  const disk = smallDisk('2m');
+  if (!disk) return t.skip('mounting a tmpfs is not allowed here');
+  const data = join(disk.dir, 'data');
+  mkdirSync(data);
+  let host;
+  try {
+    assert.equal((await runCli(['phrases', 'init', '--data-dir', data])).code, 0);
+    for (let i = 0; i < 3; i++) assert.equal((await runCli(['phrases', 'add', `kept ${i}`, '--name', 'Op', '--data-dir', data])).code, 0);
+    const filler = fill(disk.dir);
+    // What an operator runs when a restarted host will not start: each names the disk.
+    for (const args of [['serve', '--port', '0'], ['phrases', 'list'], ['phrases', 'add', 'one more', '--name', 'Op'], ['config', 'check']]) {
+      const result = await runCli([...args, '--data-dir', data]);
+      assert.notEqual(result.code, 0, `${args.join(' ')}: ${result.stdout}`);
+      assert.match(result.stderr, /the disk that holds it is full/, args.join(' '));
+      assert.doesNotMatch(result.stderr, /is damaged|phrases init/, args.join(' '));
+    }
+    rmSync(filler);
+    host = await startHost({ dataDir: data });
+    assert.deepEqual(await words(host.url), ['KEPT 0', 'KEPT 1', 'KEPT 2']);
+  } finally {
+    await host?.stop();
+    disk.close();
+  }
+});
+
 test('a full disk during a backup: refused with the reason, no partial file left', { skip: !isRoot && 'needs root to mount a small tmpfs' }, async (t) => {
   const disk = smallDisk('64k');
   if (!disk) return t.skip('mounting a tmpfs is not allowed here');

@@ -642,8 +642,17 @@ pub fn read_only(path: &Path) -> rusqlite::Result<Connection> {
 
 /// Asks SQLite, read-only and without a checkpoint on close, whose database this is.
 fn schema(path: &Path) -> Result<(), (String, &'static str)> {
-    let damaged =
-        |error: rusqlite::Error| (format!("is damaged: SQLite says \"{error}\""), RESTORE);
+    let damaged = |error: rusqlite::Error| match super::no_room(path, &error) {
+        // A store with a log beside it is opened with a shared-memory file, which a full
+        // disk has no room for: that says nothing of the store.
+        Some(free) => (
+            format!(
+                "cannot be opened: the disk that holds it is full ({free} bytes free) and SQLite needs room beside it for its log (SQLite says \"{error}\"); the store is not damaged"
+            ),
+            "Free some space on that disk and try again",
+        ),
+        None => (format!("is damaged: SQLite says \"{error}\""), RESTORE),
+    };
     let connection = read_only(path).map_err(damaged)?;
     // SQLite reads nothing until the first query, and then deletes the log of a database
     // that has become empty: look once more, as close to that as can be.

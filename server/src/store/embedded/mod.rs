@@ -695,12 +695,39 @@ fn missing(data_dir: &Path) -> StoreError {
     }
 }
 
+/// Bytes free below which a failed open or read is put down to a full disk: SQLite
+/// needs a shared-memory file of 32 KiB and room for a page of log to open a store.
+const ROOM_NEEDED: u64 = 1 << 20;
+
+/// How many bytes are free on the disk that holds `path`, when `error` is not damage
+/// SQLite found and the disk is too full for SQLite to open a store there: its error
+/// is then "disk I/O error", which says nothing of the store.
+fn no_room(path: &Path, error: &rusqlite::Error) -> Option<u64> {
+    use rusqlite::ErrorCode::*;
+    if matches!(
+        error.sqlite_error_code(),
+        None | Some(DatabaseCorrupt | NotADatabase)
+    ) {
+        return None;
+    }
+    let folder = path
+        .parent()
+        .filter(|folder| !folder.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let disk = rustix::fs::statvfs(folder).ok()?;
+    let free = disk.f_bavail.saturating_mul(disk.f_frsize);
+    (free < ROOM_NEEDED).then_some(free)
+}
+
 fn database_error(path: &Path, error: rusqlite::Error) -> StoreError {
     use rusqlite::ErrorCode::*;
     let code = error.sqlite_error_code();
     let reason = match code {
         Some(DiskFull) => format!(
             "the disk is full, so nothing was written ({error}); free some space and try again"
+        ),
+        _ if let Some(free) = no_room(path, &error) => format!(
+            "cannot be opened: the disk that holds it is full ({free} bytes free) and SQLite needs room beside it for its log ({error}). The store was not changed and is not damaged: free some space and try again"
         ),
         Some(DatabaseCorrupt | NotADatabase) => {
             format!(
