@@ -758,6 +758,12 @@ test('a full disk during a backup: refused with the reason, no partial file left
     assert.notEqual(result.code, 0);
     assert.match(result.stderr, /the disk is full/);
     assert.deepEqual(readdirSync(disk.dir), [], 'neither the backup nor its temporary file');
+    // An export likewise: nothing cut short is left under the name, so it can be run again.
+    const exported = join(disk.dir, 'phrases.json');
+    const refused = await runCli(['phrases', 'export', exported, '--data-dir', dir]);
+    assert.equal(refused.code, 1, refused.stderr);
+    assert.match(refused.stderr, /cannot write .*phrases\.json \(nothing is left under that name\).*No space left on device/);
+    assert.deepEqual(readdirSync(disk.dir), [], 'no part of the export');
   } finally {
     disk.close();
     rmSync(dir, { recursive: true, force: true });

@@ -1,6 +1,7 @@
 //! `lastwords config check`: the effective configuration, and what would stop `serve`.
 
 use anyhow::bail;
+use std::io::Write as _;
 
 use crate::config::{Config, Environment};
 use crate::render::assets::Ui;
@@ -49,6 +50,8 @@ pub fn run(config: &Config) -> anyhow::Result<()> {
     if !problems.is_empty() {
         bail!(problems.join("\n"));
     }
-    eprintln!("configuration ok");
+    // The status says it; a note that cannot be written (stderr closed or full) is no
+    // problem of the configuration's.
+    let _ = writeln!(std::io::stderr(), "configuration ok");
     Ok(())
 }

@@ -38,15 +38,26 @@ pub fn load_config(file: Option<&Path>, settings: &Settings) -> Result<Config, C
     settings.clone().or(file).resolve()
 }
 
-/// Writes `text` to standard output. A reader that has gone (`lastwords phrases list |
-/// head`) ends the process as SIGPIPE ends other tools (status 141), not in a panic with
-/// a backtrace: Rust ignores the signal, which the server needs, and `print!` panics.
+/// Writes `text` to standard output, all of it before this returns. A reader that has
+/// gone (`lastwords phrases list | head`) ends the process as SIGPIPE ends other tools
+/// (status 141), not in a panic with a backtrace: Rust ignores the signal, which the
+/// server needs, and `print!` panics. Any other failure (`phrases export > backup.json`
+/// on a full disk) ends it with status 1 and says so: a script must not take a cut-short
+/// export for a whole one.
 pub fn out(text: std::fmt::Arguments<'_>) {
     use std::io::Write as _;
-    if let Err(error) = std::io::stdout().lock().write_fmt(text)
-        && error.kind() == std::io::ErrorKind::BrokenPipe
-    {
-        std::process::exit(141);
+    let mut stdout = std::io::stdout().lock();
+    // Flushed here: what is left in the buffer at exit is written with its error ignored.
+    match stdout.write_fmt(text).and_then(|()| stdout.flush()) {
+        Ok(()) => {}
+        Err(error) if error.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(141),
+        Err(error) => {
+            let _ = writeln!(
+                std::io::stderr(),
+                "lastwords: cannot write to standard output: {error}; what it got is cut short"
+            );
+            std::process::exit(1);
+        }
     }
 }
 

@@ -151,8 +151,20 @@ pub async fn run(config: &Store, command: PhrasesCommand) -> anyhow::Result<()> 
                             opened.with_context(|| format!("cannot write {}", path.display()))?
                         }
                     };
-                    std::io::Write::write_all(&mut out, text.as_bytes())
-                        .with_context(|| format!("cannot write {}", path.display()))?;
+                    // On the disk before it is said to be: a file cut short is removed, so
+                    // the export can be run again under the same name.
+                    let written = std::io::Write::write_all(&mut out, text.as_bytes())
+                        .and_then(|()| out.sync_all());
+                    if let Err(error) = written {
+                        drop(out);
+                        let _ = std::fs::remove_file(&path);
+                        return Err(error).with_context(|| {
+                            format!(
+                                "cannot write {} (nothing is left under that name)",
+                                path.display()
+                            )
+                        });
+                    }
                     eprintln!("exported {} to {}", counted(phrases.len()), path.display());
                 }
                 None => crate::cli::out(format_args!("{text}")),

@@ -844,3 +844,42 @@ fn a_reader_that_goes_ends_the_listing_quietly() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
+
+#[test]
+fn output_that_cannot_be_written_fails_the_command_and_says_so() {
+    // `phrases export > backup.json` on a full disk: a cron job must not take the cut-short
+    // file for a backup. /dev/full fails every write with ENOSPC.
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().to_str().unwrap();
+    init(data);
+    add(data, "KEEP ME", "Op");
+    for args in [
+        vec!["phrases", "export"],
+        vec!["phrases", "list"],
+        vec!["phrases", "list", "--json"],
+        vec!["phrases", "add", "ONE MORE", "--name", "Op"],
+        vec!["config", "check"],
+    ] {
+        let output = lastwords()
+            .args(&args)
+            .args(["--data-dir", data])
+            .stdout(std::fs::File::create("/dev/full").unwrap())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("cannot write to standard output: No space left on device"),
+            "{args:?}: {stderr}"
+        );
+        assert!(!stderr.contains("panicked"), "{stderr}");
+    }
+    // A note on standard error that cannot be written is no problem of the configuration.
+    let output = lastwords()
+        .args(["config", "check", "--data-dir", data])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::fs::File::create("/dev/full").unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+}
