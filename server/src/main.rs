@@ -81,7 +81,8 @@ fn serving_addr(matches: &clap::ArgMatches) -> Option<std::net::SocketAddr> {
 }
 
 fn main() -> ExitCode {
-    let command = cli::narrow_help(Cli::command());
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let command = cli::narrow_help(cli::flags_over_environment(Cli::command(), &args));
     let matches = command
         .clone()
         .try_get_matches()

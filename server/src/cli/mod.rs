@@ -29,6 +29,33 @@ pub fn narrow_help(command: clap::Command) -> clap::Command {
         .mut_subcommand("healthcheck", |sub| sub.args(healthcheck))
 }
 
+/// `command` without the environment variable of each setting given as a flag in `args`:
+/// the flag wins. clap reads a global setting's variable where the command line starts,
+/// so an empty or bad one (a platform's `PORT=`) was refused before the flag given after
+/// the subcommand was seen.
+pub fn flags_over_environment(
+    command: clap::Command,
+    args: &[std::ffi::OsString],
+) -> clap::Command {
+    let given = |long: &str| {
+        args.iter().any(|arg| {
+            arg.to_str().is_some_and(|arg| {
+                arg.strip_prefix("--")
+                    .and_then(|arg| arg.strip_prefix(long))
+                    .is_some_and(|rest| rest.is_empty() || rest.starts_with('='))
+            })
+        })
+    };
+    let overridden: Vec<clap::Id> = command
+        .get_arguments()
+        .filter(|arg| arg.get_env().is_some() && arg.get_long().is_some_and(given))
+        .map(|arg| arg.get_id().clone())
+        .collect();
+    overridden.into_iter().fold(command, |command, id| {
+        command.mut_arg(id, |arg| arg.env(None::<&str>))
+    })
+}
+
 /// Flags and environment (`settings`) over the TOML `file`, resolved.
 pub fn load_config(file: Option<&Path>, settings: &Settings) -> Result<Config, ConfigError> {
     let file = match file {

@@ -883,3 +883,43 @@ fn output_that_cannot_be_written_fails_the_command_and_says_so() {
         .unwrap();
     assert_eq!(output.status.code(), Some(0));
 }
+
+#[test]
+fn a_flag_wins_over_an_empty_or_bad_environment_variable() {
+    // A platform sets PORT, a compose file leaves LASTWORDS_DATA_DIR empty: the operator's
+    // flag, given after the subcommand, is what counts.
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().to_str().unwrap();
+    for (variable, value, flag, shown) in [
+        ("PORT", "abc", ["--port", "30105"], "127.0.0.1:30105"),
+        ("PORT", "", ["--port", "30106"], "127.0.0.1:30106"),
+        ("LASTWORDS_DATA_DIR", "", ["--data-dir", data], data),
+        ("LASTWORDS_ENV", "prod", ["--env", "staging"], "staging"),
+    ] {
+        let mut command = lastwords();
+        command
+            .env(variable, value)
+            .args(["config", "check"])
+            .args(flag);
+        if flag[0] != "--data-dir" {
+            command.args(["--data-dir", data]);
+        }
+        let output = command.output().unwrap();
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{variable}={value:?}: {stderr}"
+        );
+        assert!(stdout.contains(shown), "{variable}={value:?}: {stdout}");
+    }
+    // Without the flag, the variable's bad value is still refused, naming it.
+    let output = lastwords()
+        .env("PORT", "abc")
+        .args(["config", "check", "--data-dir", data])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("PORT"));
+}
