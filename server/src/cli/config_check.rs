@@ -19,14 +19,21 @@ pub fn run(config: &Config) -> anyhow::Result<()> {
         problems.push(message);
     }
     let data_dir = &config.store.data_dir;
-    let parent = data_dir.parent().filter(|p| !p.as_os_str().is_empty());
-    if data_dir.exists() && !data_dir.is_dir() {
-        problems.push(format!("data_dir {} is not a folder", data_dir.display()));
-    } else if !data_dir.exists() && parent.is_some_and(|p| !p.is_dir()) {
-        problems.push(format!(
-            "data_dir {} cannot be created: its parent folder does not exist",
-            data_dir.display()
-        ));
+    // `serve` makes the folders missing: the nearest that is there must be a folder.
+    if let Some(file) = data_dir
+        .ancestors()
+        .find(|path| path.exists())
+        .filter(|path| !path.is_dir())
+    {
+        problems.push(if file == data_dir.as_path() {
+            format!("data_dir {} is not a folder", data_dir.display())
+        } else {
+            format!(
+                "data_dir {} cannot be created: {} is not a folder",
+                data_dir.display(),
+                file.display()
+            )
+        });
     }
     // The store `serve` would read, looked at as it would look (without writing there):
     // what it would refuse to start on is said now, not at the deploy.

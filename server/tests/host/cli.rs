@@ -440,6 +440,15 @@ fn config_check_refuses_the_store_serve_would_refuse_and_writes_nothing() {
         "{stderr}"
     );
     assert!(!empty.exists(), "nothing made");
+    // Folders that serve would make, nested: as good, and none is made.
+    let nested = dir.path().join("a/b/c");
+    let (ok, stderr) = check(&nested, false);
+    assert!(ok, "{stderr}");
+    assert!(!dir.path().join("a").exists(), "nothing made");
+    // Under a file, which no folder can be made in.
+    std::fs::write(dir.path().join("file"), "").unwrap();
+    let (ok, stderr) = check(&dir.path().join("file/data"), false);
+    assert!(!ok && stderr.contains("file is not a folder"), "{stderr}");
 
     // A sound store: passes, and no file appears beside it.
     let sound = dir.path().join("sound");
@@ -922,4 +931,39 @@ fn a_flag_wins_over_an_empty_or_bad_environment_variable() {
         .unwrap();
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("PORT"));
+}
+
+#[test]
+fn config_check_refuses_a_data_folder_serve_could_not_make_the_store_in() {
+    use std::os::unix::fs::PermissionsExt as _;
+    use std::os::unix::process::CommandExt as _;
+    if !rustix::process::geteuid().is_root() {
+        return; // It takes another user, which only root can run the check as.
+    }
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    // Root's, empty, and not writable by the user the host runs as.
+    let folder = dir.path().join("root-owned");
+    std::fs::create_dir(&folder).unwrap();
+    std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o755)).unwrap();
+    for data in [folder.clone(), folder.join("deeper")] {
+        let output = lastwords()
+            .uid(65534)
+            .gid(65534)
+            .args(["config", "check", "--data-dir"])
+            .arg(&data)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(
+            output.status.code(),
+            Some(1),
+            "{}: {stderr}",
+            data.display()
+        );
+        assert!(
+            stderr.contains("(uid 65534) cannot create the database"),
+            "{stderr}"
+        );
+    }
 }

@@ -181,7 +181,19 @@ impl EmbeddedStore {
     pub fn check_read_only(data_dir: &Path, created: bool) -> Result<(), StoreError> {
         let path = data_dir.join(FILE_NAME);
         match inspect::inspect(&path)? {
-            Found::Nothing if created => Ok(()),
+            // `serve` would make the folders missing and the store in the last: the
+            // nearest that is there must let this user do so.
+            Found::Nothing if created => {
+                let nearest = data_dir
+                    .ancestors()
+                    .find(|folder| folder.as_os_str().is_empty() || folder.exists())
+                    .filter(|folder| !folder.as_os_str().is_empty())
+                    .unwrap_or(Path::new("."));
+                inspect::folder_writable(nearest).map_err(|reason| StoreError::File {
+                    path: path.display().to_string(),
+                    reason,
+                })
+            }
             Found::Nothing => Err(missing(data_dir)),
             Found::Store => {
                 let fail = |e| database_error(&path, e);
