@@ -967,3 +967,65 @@ fn config_check_refuses_a_data_folder_serve_could_not_make_the_store_in() {
         );
     }
 }
+
+#[test]
+fn a_first_restore_makes_the_data_folder_and_a_file_for_a_folder_is_named_as_such() {
+    let dir = tempfile::tempdir().unwrap();
+    let old = dir.path().join("old");
+    let old = old.to_str().unwrap();
+    init(old);
+    add(old, "CARRIED OVER", "Op");
+    let backup = dir.path().join("backup.sqlite3");
+    let made = lastwords()
+        .args(["phrases", "backup"])
+        .arg(&backup)
+        .args(["--data-dir", old])
+        .output()
+        .unwrap();
+    assert!(
+        made.status.success(),
+        "{}",
+        String::from_utf8_lossy(&made.stderr)
+    );
+    // A new deployment's first run, as docs/operations.md offers it beside `phrases init`.
+    let new = dir.path().join("new/data");
+    let restored = lastwords()
+        .args(["phrases", "restore"])
+        .arg(&backup)
+        .arg("--data-dir")
+        .arg(&new)
+        .output()
+        .unwrap();
+    assert!(
+        restored.status.success(),
+        "{}",
+        String::from_utf8_lossy(&restored.stderr)
+    );
+    let listed = lastwords()
+        .args(["phrases", "list", "--data-dir"])
+        .arg(&new)
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&listed.stdout).contains("CARRIED OVER"));
+
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, "").unwrap();
+    for args in [
+        vec!["phrases", "list"],
+        vec!["phrases", "add", "X", "--name", "Op"],
+    ] {
+        let output = lastwords()
+            .args(&args)
+            .arg("--data-dir")
+            .arg(&file)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{stderr}");
+        assert!(
+            stderr.contains("a-file: is not a folder"),
+            "{args:?}: {stderr}"
+        );
+        assert!(!stderr.contains("chmod"), "{stderr}");
+    }
+}

@@ -272,6 +272,9 @@ impl EmbeddedStore {
                 reason: "is this folder's store itself, not a backup of it: name a file `lastwords phrases backup` wrote".into(),
             });
         }
+        // The first run of a new deployment, as `phrases init` is (docs/operations.md).
+        super::not_a_folder(data_dir)?;
+        std::fs::create_dir_all(data_dir).map_err(|e| file_error(data_dir, e))?;
         let folder = File::open(data_dir).map_err(|e| file_error(data_dir, e))?;
         let host_present = match folder.try_lock() {
             Ok(()) => false,

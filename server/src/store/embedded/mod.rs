@@ -168,6 +168,7 @@ impl EmbeddedStore {
     /// The store in `data_dir`, checked before it is opened read-write (see
     /// [`inspect`]). A missing store is an error that says how to make one.
     pub fn open(data_dir: &Path) -> Result<Self, StoreError> {
+        not_a_folder(data_dir)?;
         let path = data_dir.join(FILE_NAME);
         match inspect::inspect(&path)? {
             Found::Store => Self::connect_checked(path),
@@ -210,12 +211,7 @@ impl EmbeddedStore {
         data_dir: &Path,
         seed: Seed,
     ) -> Result<(Self, Option<Created>), StoreError> {
-        if data_dir.exists() && !data_dir.is_dir() {
-            return Err(StoreError::File {
-                path: data_dir.display().to_string(),
-                reason: "is not a folder: the data folder (--data-dir, LASTWORDS_DATA_DIR) is where the store lives".into(),
-            });
-        }
+        not_a_folder(data_dir)?;
         std::fs::create_dir_all(data_dir).map_err(|e| file_error(data_dir, e))?;
         let path = data_dir.join(FILE_NAME);
         let mut created = None;
@@ -692,6 +688,18 @@ fn create(data_dir: &Path, path: &Path, seed: Seed) -> Result<Option<Created>, S
         Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => Ok(None),
         Err(error) => Err(file_error(path, error)),
     }
+}
+
+/// Refuses a data folder that is a file, as such (opening the store in it would say
+/// "Not a directory" and suggest permissions).
+fn not_a_folder(data_dir: &Path) -> Result<(), StoreError> {
+    if data_dir.exists() && !data_dir.is_dir() {
+        return Err(StoreError::File {
+            path: data_dir.display().to_string(),
+            reason: "is not a folder: the data folder (--data-dir, LASTWORDS_DATA_DIR) is where the store lives".into(),
+        });
+    }
+    Ok(())
 }
 
 fn missing(data_dir: &Path) -> StoreError {
