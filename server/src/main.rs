@@ -87,7 +87,12 @@ fn main() -> ExitCode {
         .clone()
         .try_get_matches()
         .unwrap_or_else(|error| cli::from_environment(&command, error).exit());
-    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|error| error.exit());
+    let mut cli = Cli::from_arg_matches(&matches).unwrap_or_else(|error| error.exit());
+    // The phrases commands make no link: the public URL production asks for is the
+    // site's, and a one-off job run with the deployment's store settings need not know it.
+    if matches!(cli.command, Some(Command::Phrases(_))) && cli.settings.public_url.is_none() {
+        cli.settings.public_url = Some("https://phrases-command.invalid".into());
+    }
     let config = match cli::load_config(cli.config.as_deref(), &cli.settings) {
         Ok(config) => Arc::new(config),
         Err(message) => {

@@ -1029,3 +1029,33 @@ fn a_first_restore_makes_the_data_folder_and_a_file_for_a_folder_is_named_as_suc
         assert!(!stderr.contains("chmod"), "{stderr}");
     }
 }
+
+#[test]
+fn a_phrases_command_in_production_needs_no_public_url() {
+    // A one-off job run with the deployment's store settings, not the site's.
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().to_str().unwrap();
+    init(data);
+    add(data, "IN PRODUCTION", "Op");
+    let output = lastwords()
+        .env("LASTWORDS_ENV", "production")
+        .env_remove("LASTWORDS_PUBLIC_URL")
+        .args(["phrases", "list", "--store", "embedded", "--data-dir", data])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(String::from_utf8_lossy(&output.stdout).contains("IN PRODUCTION"));
+    // serve still asks for it.
+    let serve = lastwords()
+        .env("LASTWORDS_ENV", "production")
+        .env_remove("LASTWORDS_PUBLIC_URL")
+        .args(["serve", "--store", "embedded", "--data-dir", data])
+        .output()
+        .unwrap();
+    assert_eq!(serve.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&serve.stderr).contains("public_url"));
+}
