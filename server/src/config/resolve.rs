@@ -371,6 +371,18 @@ fn firestore_project(
         }
         (_, project) => project,
     };
+    // The Firestore client reads it itself, and retried a name it could not resolve for
+    // as long as the host ran.
+    if project.is_some()
+        && let Some(emulator) = std::env::var_os("FIRESTORE_EMULATOR_HOST")
+        && !emulator_address(&emulator.to_string_lossy())
+    {
+        return Err(invalid(
+            "FIRESTORE_EMULATOR_HOST",
+            &emulator.to_string_lossy(),
+            "expected the host:port of a Firestore emulator, such as 127.0.0.1:8080 (or leave it unset for Firestore itself)",
+        ));
+    }
     if environment == Environment::Production {
         if !public_url_given {
             return Err(invalid(
@@ -388,6 +400,20 @@ fn firestore_project(
         }
     }
     Ok(project)
+}
+
+/// Whether `value` is `host:port`, as the emulator's address is given (the client takes
+/// it with `http://` before it too).
+fn emulator_address(value: &str) -> bool {
+    let address = ["http://", "https://"]
+        .iter()
+        .find_map(|scheme| value.strip_prefix(scheme))
+        .unwrap_or(value);
+    address.rsplit_once(':').is_some_and(|(host, port)| {
+        !host.is_empty()
+            && !host.contains(['/', ' '])
+            && port.parse::<u16>().is_ok_and(|port| port > 0)
+    })
 }
 
 /// The origins given, or the public URL's own.

@@ -1059,3 +1059,38 @@ fn a_phrases_command_in_production_needs_no_public_url() {
     assert_eq!(serve.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&serve.stderr).contains("public_url"));
 }
+
+#[test]
+fn a_firestore_emulator_address_that_is_no_address_stops_start_up() {
+    let check = |emulator: &str| {
+        lastwords()
+            .env("FIRESTORE_EMULATOR_HOST", emulator)
+            .args([
+                "config",
+                "check",
+                "--store",
+                "firestore",
+                "--firestore-project",
+                "demo-x",
+            ])
+            .output()
+            .unwrap()
+    };
+    for bad in ["bogus", "127.0.0.1", "localhost:http", ":8080", "http://"] {
+        let output = check(bad);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{bad}: {stderr}");
+        assert!(
+            stderr.contains("FIRESTORE_EMULATOR_HOST") && stderr.contains("host:port"),
+            "{stderr}"
+        );
+    }
+    for good in ["127.0.0.1:8080", "[::1]:9000", "http://emulator:8080"] {
+        let output = check(good);
+        assert!(
+            output.status.success(),
+            "{good}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+}
