@@ -57,6 +57,14 @@ describe("the checker's details", () => {
     expect(render({ ...base, status: "taken", lookalike: hostile })).not.toContain("reads like");
   });
 
+  it("says why a phrase of emoji too big to store is refused, in words true of the emoji", () => {
+    // 15 Scotland flags, 28 bytes each: 15 characters, 420 bytes.
+    const scotland = "\u{1F3F4}\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F}";
+    const word = scotland.repeat(15);
+    const html = render({ ...base, input: word, normalized: word, length: 15, status: "invalid" });
+    expect(html).toContain("Too long to store: at most 400 bytes, and some emoji take more than 30 each");
+  });
+
   it("says nothing of a text an IME is still building, taken, too long or free", () => {
     for (const status of ["taken", "too_long", "available", "invalid"] as const) {
       const html = render({ ...base, status, taker: hostile, alternatives: ["DINO!"], length: 22 }, true);

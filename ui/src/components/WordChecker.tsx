@@ -208,7 +208,7 @@ function Lookalike({ lookalike, href }: { lookalike: Phrase; href: string }) {
 const INVALID: Record<InvalidReason, string> = {
   character: "It has a character a phrase cannot use (invisible, control or unassigned)",
   marks: `A character has more than ${MAX_MARKS} accents or marks on it`,
-  bytes: `Too long to store: at most ${MAX_WORD_BYTES} bytes, and an emoji can take 25`,
+  bytes: `Too long to store: at most ${MAX_WORD_BYTES} bytes, and some emoji take more than 30 each`,
 };
 
 const STATUS: Record<CheckStatus, { text: (check: Check) => string; className: string }> = {
