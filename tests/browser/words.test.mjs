@@ -97,6 +97,17 @@ test('typing shows taken in red, available in white, and the counter follows', a
   await context.close();
 });
 
+test('Arabic typed in the box reads right to left, Latin left to right', async () => {
+  const { context, page, problems } = await openWords({ width: 390, height: 844 });
+  const box = page.locator('#check-input');
+  await box.fill('مرحبا!');
+  assert.equal(await box.evaluate((input) => input.matches(':dir(rtl)')), true, 'the box follows the text');
+  await box.fill('DINO!');
+  assert.equal(await box.evaluate((input) => input.matches(':dir(ltr)')), true);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test('the input stops at 20 characters, an emoji counting as one', async () => {
   const { context, page } = await openWords();
   const input = page.getByLabel('Type & Check');

@@ -103,6 +103,8 @@ export function WordChecker({ action, placeholder, check, phraseHref, checkHref,
             autoComplete="off"
             autoCapitalize="characters"
             spellCheck={false}
+            // Arabic or Hebrew typed reads right to left, its "!" where the list shows it.
+            dir="auto"
             aria-describedby={COUNTER_ID}
             data-fit={lineFit(check.input === "" ? placeholder : check.input)}
             className={classNames(
