@@ -35,6 +35,7 @@ pub const MAX_NAME_BYTES: usize = 400;
 pub const MAX_MARKS: usize = 4;
 
 const ZERO_WIDTH_JOINER: char = '\u{200D}';
+const ZERO_WIDTH_NON_JOINER: char = '\u{200C}';
 const BLACK_FLAG: char = '\u{1F3F4}';
 const BRAILLE_BLANK: char = '\u{2800}';
 
@@ -204,9 +205,10 @@ fn check(
     max_bytes: usize,
 ) -> Result<(), ContentError> {
     let mut length = 0;
-    for cluster in text.graphemes(true) {
+    for (start, cluster) in text.grapheme_indices(true) {
         length += 1;
-        check_cluster(cluster, what)?;
+        let after = text[start + cluster.len()..].chars().next();
+        check_cluster(cluster, after, what)?;
     }
     // Marks alone show as much as spaces do.
     if !text.chars().any(visible) {
@@ -229,7 +231,12 @@ fn check(
     Ok(())
 }
 
-fn check_cluster(cluster: &str, what: &'static str) -> Result<(), ContentError> {
+/// `after`: the character that follows the cluster in the text, if any.
+fn check_cluster(
+    cluster: &str,
+    after: Option<char>,
+    what: &'static str,
+) -> Result<(), ContentError> {
     let last = cluster.chars().last();
     let mut marks = 0;
     let mut previous = None;
@@ -249,9 +256,14 @@ fn check_cluster(cluster: &str, what: &'static str) -> Result<(), ContentError> 
             | GeneralCategory::Unassigned
             | GeneralCategory::LineSeparator
             | GeneralCategory::ParagraphSeparator => false,
-            // A joiner that joined nothing ends its cluster (or is all of it).
+            // A joiner that joined nothing ends its cluster (or is all of it), unless it
+            // shapes a script's letters.
             GeneralCategory::Format if character == ZERO_WIDTH_JOINER => {
-                index > 0 && last != Some(ZERO_WIDTH_JOINER)
+                (index > 0 && last != Some(ZERO_WIDTH_JOINER))
+                    || shapes_letters(cluster, index, character, after)
+            }
+            GeneralCategory::Format if character == ZERO_WIDTH_NON_JOINER => {
+                shapes_letters(cluster, index, character, after)
             }
             GeneralCategory::Format if is_tag(character) => tag_flag(cluster),
             GeneralCategory::Format => false,
@@ -277,6 +289,48 @@ fn check_cluster(cluster: &str, what: &'static str) -> Result<(), ContentError> 
     }
     Ok(())
 }
+
+/// Whether the joiner at byte `index` of `cluster` (`after` follows the cluster) is one a
+/// script's spelling needs, as IDNA's CONTEXTJ rules have it (RFC 5892, A.1 and A.2):
+/// after a virama (Sinhala `ශ්‍රී`, a Devanagari half form); or a non-joiner between two
+/// letters of a joining script (Persian `می‌خواهم`, where it keeps a word's letters apart).
+fn shapes_letters(cluster: &str, index: usize, joiner: char, after: Option<char>) -> bool {
+    let Some(before) = cluster[..index].chars().next_back() else {
+        return false;
+    };
+    if unicode_normalization::char::canonical_combining_class(before) == VIRAMA {
+        return true;
+    }
+    let next = cluster[index + joiner.len_utf8()..]
+        .chars()
+        .next()
+        .or(after);
+    // The letter the marks before the non-joiner sit on starts the cluster.
+    let base = cluster.chars().next().unwrap_or(before);
+    let letter = |c: char| {
+        matches!(
+            c.general_category(),
+            GeneralCategory::OtherLetter | GeneralCategory::ModifierLetter
+        )
+    };
+    joiner == ZERO_WIDTH_NON_JOINER
+        && JOINING_SCRIPTS.contains(&base.script())
+        && letter(base)
+        && next.is_some_and(|next| letter(next) && next.script() == base.script())
+}
+
+/// The canonical combining class of a virama (a killer of the vowel a consonant holds).
+const VIRAMA: u8 = 9;
+
+/// Scripts whose letters join their neighbours, which a non-joiner keeps apart.
+const JOINING_SCRIPTS: [Script; 6] = [
+    Script::Arabic,
+    Script::Syriac,
+    Script::Nko,
+    Script::Adlam,
+    Script::Mandaic,
+    Script::Hanifi_Rohingya,
+];
 
 fn is_tag(c: char) -> bool {
     ('\u{E0020}'..='\u{E007F}').contains(&c)
@@ -383,6 +437,22 @@ mod tests {
         #[serde(default)]
         error: Option<String>,
         note: String,
+    }
+
+    #[test]
+    fn the_viramas_the_page_knows_are_the_hosts() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/vectors/viramas.json");
+        let listed: Vec<String> =
+            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let ours: Vec<String> = (0..=0x10FFFF_u32)
+            .filter_map(char::from_u32)
+            .filter(|&c| unicode_normalization::char::canonical_combining_class(c) == VIRAMA)
+            .map(|c| format!("U+{:04X}", c as u32))
+            .collect();
+        assert_eq!(
+            listed, ours,
+            "tests/vectors/viramas.json and ui/src/text.ts"
+        );
     }
 
     #[test]

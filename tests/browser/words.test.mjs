@@ -97,13 +97,18 @@ test('typing shows taken in red, available in white, and the counter follows', a
   await context.close();
 });
 
-test('Arabic typed in the box reads right to left, Latin left to right', async () => {
+test('Arabic typed in the box reads right to left, Latin left to right, and Persian and Sinhala spelled with joiners are free', async () => {
   const { context, page, problems } = await openWords({ width: 390, height: 844 });
   const box = page.locator('#check-input');
   await box.fill('مرحبا!');
   assert.equal(await box.evaluate((input) => input.matches(':dir(rtl)')), true, 'the box follows the text');
   await box.fill('DINO!');
   assert.equal(await box.evaluate((input) => input.matches(':dir(ltr)')), true);
+  // Spellings that need a joiner: Persian's non-joiner, Sinhala's joiner after a virama.
+  for (const word of ['می\u200cخواهم', 'ශ්\u200dරී']) {
+    await box.fill(word);
+    await statusReads(page, 'It is available!');
+  }
   assert.deepEqual(problems, []);
   await context.close();
 });

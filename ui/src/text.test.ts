@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import vectors from "../../tests/vectors/text.json";
+import viramas from "../../tests/vectors/viramas.json";
 import { MAX_GRAPHEMES, contentError, findText, invalidReason, graphemeCount, graphemes, groupThousands, fitEdit, normalizeWord, unknownHere, upperCasesInPlace } from "./text";
 
 interface Vector {
@@ -137,6 +138,20 @@ describe("findText", () => {
   it("looks for everything when nothing typed shows, as the host does: a mark alone", () => {
     expect(findText("\u093F")).toBe("");
     expect(findText("\u0301")).toBe("");
+  });
+});
+
+describe("viramas", () => {
+  it("are the host's: a joiner after one, and after nothing else, is part of a word", () => {
+    const listed = new Set((viramas as string[]).map((cp) => parseInt(cp.slice(2), 16)));
+    // Sinhala letters around: the joiner ends the first cluster, so only the virama rule
+    // can let it in. Every virama, and the other marks of the Indic blocks.
+    const marks = [...listed];
+    for (let cp = 0x0900; cp <= 0x0dff; cp++) if (/^\p{Mn}$/u.test(String.fromCodePoint(cp))) marks.push(cp);
+    for (const cp of marks) {
+      const word = `\u0D9A${String.fromCodePoint(cp)}\u200D\u0DBB`;
+      expect(contentError(word), cp.toString(16)).toBe(listed.has(cp) ? null : "invalid");
+    }
   });
 });
 

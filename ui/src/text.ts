@@ -56,8 +56,7 @@ export type ContentError = "empty" | "too_long" | "invalid";
  */
 export function contentError(normalized: string): ContentError | null {
   const clusters = graphemes(normalized);
-  for (const cluster of clusters) {
-    const problem = clusterProblem(cluster);
+  for (const problem of clusterProblems(clusters)) {
     if (problem !== null && problem !== "unknown") return "invalid";
   }
   // Marks alone show as much as spaces do.
@@ -85,6 +84,21 @@ const NO_SELECTOR_RE = /^[\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}\p{
 const KEYCAP_BASE_RE = /^[0-9#*]$/;
 const EMOJI_SELECTOR_RE = /^[\uFE0E\uFE0F]$/;
 const ZERO_WIDTH_JOINER = "\u200d";
+const ZERO_WIDTH_NON_JOINER = "\u200c";
+// Canonical combining class 9, Unicode 17 (tests/vectors/viramas.json): the vowel killers
+// a joiner may follow.
+const VIRAMA_RE =
+  /^[\u094D\u09CD\u0A4D\u0ACD\u0B4D\u0BCD\u0C4D\u0CCD\u0D3B\u0D3C\u0D4D\u0DCA\u0E3A\u0EBA\u0F84\u1039\u103A\u1714\u1715\u1734\u17D2\u1A60\u1B44\u1BAA\u1BAB\u1BF2\u1BF3\u2D7F\uA806\uA82C\uA8C4\uA953\uA9C0\uAAF6\uABED\u{10A3F}\u{11046}\u{11070}\u{1107F}\u{110B9}\u{11133}\u{11134}\u{111C0}\u{11235}\u{112EA}\u{1134D}\u{113CE}\u{113CF}\u{113D0}\u{11442}\u{114C2}\u{115BF}\u{1163F}\u{116B6}\u{1172B}\u{11839}\u{1193D}\u{1193E}\u{119E0}\u{11A34}\u{11A47}\u{11A99}\u{11C3F}\u{11D44}\u{11D45}\u{11D97}\u{11F41}\u{11F42}\u{1612F}]$/u;
+const JOINING_LETTER_RE = /^[\p{Lo}\p{Lm}]$/u;
+// Scripts whose letters join their neighbours, which a non-joiner keeps apart.
+const JOINING_SCRIPTS_RE = [
+  /^\p{Script=Arabic}$/u,
+  /^\p{Script=Syriac}$/u,
+  /^\p{Script=Nko}$/u,
+  /^\p{Script=Adlam}$/u,
+  /^\p{Script=Mandaic}$/u,
+  /^\p{Script=Hanifi_Rohingya}$/u,
+];
 const BLACK_FLAG = "\u{1F3F4}";
 const CANCEL_TAG = "\u{E007F}";
 const TAG_ALNUM_RE = /^[\u{E0030}-\u{E0039}\u{E0061}-\u{E007A}]$/u;
@@ -98,8 +112,7 @@ export type InvalidReason = "character" | "marks" | "bytes";
 
 export function invalidReason(normalized: string): InvalidReason {
   let unknown = false;
-  for (const cluster of graphemes(normalized)) {
-    const problem = clusterProblem(cluster);
+  for (const problem of clusterProblems(graphemes(normalized))) {
     if (problem === "unknown") unknown = true;
     else if (problem !== null) return problem;
   }
@@ -113,11 +126,24 @@ export function invalidReason(normalized: string): InvalidReason {
  * unassigned. Only the host's answer says whether such a word is free.
  */
 export function unknownHere(normalized: string): boolean {
-  return graphemes(normalized).some((cluster) => clusterProblem(cluster) === "unknown");
+  return clusterProblems(graphemes(normalized)).includes("unknown");
 }
 
-/** What in `cluster` no phrase may hold, "unknown" for a character only the host can judge, or null. */
-function clusterProblem(cluster: string): Exclude<InvalidReason, "bytes"> | "unknown" | null {
+type ClusterProblem = Exclude<InvalidReason, "bytes"> | "unknown";
+
+/** What is wrong with each of `clusters`, in order, each judged with the character after it. */
+function clusterProblems(clusters: readonly string[]): (ClusterProblem | null)[] {
+  return clusters.map((cluster, i) => {
+    const next = clusters[i + 1]?.codePointAt(0);
+    return clusterProblem(cluster, next === undefined ? undefined : String.fromCodePoint(next));
+  });
+}
+
+/**
+ * What in `cluster` no phrase may hold, "unknown" for a character only the host can
+ * judge, or null. `after` is the character that follows the cluster, if any.
+ */
+function clusterProblem(cluster: string, after: string | undefined): ClusterProblem | null {
   const chars = Array.from(cluster);
   let marks = 0;
   let unknown = false;
@@ -144,8 +170,11 @@ function clusterProblem(cluster: string): Exclude<InvalidReason, "bytes"> | "unk
     }
     const cp = char.codePointAt(0) ?? 0;
     if (char === ZERO_WIDTH_JOINER) {
-      // A joiner that joined nothing ends its cluster (or is all of it).
-      if (i === 0 || chars[chars.length - 1] === ZERO_WIDTH_JOINER) return "character";
+      // A joiner that joined nothing ends its cluster (or is all of it), unless it shapes a script's letters.
+      const joinsEmoji = i > 0 && chars[chars.length - 1] !== ZERO_WIDTH_JOINER;
+      if (!joinsEmoji && !shapesLetters(chars, i, after)) return "character";
+    } else if (char === ZERO_WIDTH_NON_JOINER) {
+      if (!shapesLetters(chars, i, after)) return "character";
     } else if (cp >= 0xe0020 && cp <= 0xe007f) {
       if (!isTagFlag(chars)) return "character";
     } else {
@@ -153,6 +182,22 @@ function clusterProblem(cluster: string): Exclude<InvalidReason, "bytes"> | "unk
     }
   }
   return unknown ? "unknown" : null;
+}
+
+/**
+ * Whether the joiner at `chars[i]` is one a script's spelling needs (the host's
+ * `shapes_letters`, after RFC 5892's CONTEXTJ rules): after a virama, or a non-joiner
+ * between two letters of a joining script.
+ */
+function shapesLetters(chars: readonly string[], i: number, after: string | undefined): boolean {
+  const before = chars[i - 1];
+  if (before === undefined) return false;
+  if (VIRAMA_RE.test(before)) return true;
+  const next = chars[i + 1] ?? after;
+  const base = chars[0]!;
+  if (chars[i] !== ZERO_WIDTH_NON_JOINER || next === undefined) return false;
+  if (!JOINING_LETTER_RE.test(base) || !JOINING_LETTER_RE.test(next)) return false;
+  return JOINING_SCRIPTS_RE.some((script) => script.test(base) && script.test(next));
 }
 
 /**
