@@ -242,8 +242,8 @@ export function receiveMore(feed: Feed, query: string, after: string, page: Phra
 
 /**
  * Whether `word` (stored normalised) is a match of the normalised find text, as the host
- * has it: one that starts or ends between the two halves of a flag is none (`🇺🇸` is
- * not in `🇦🇺🇸🇬`).
+ * has it: one that starts or ends inside a flag is none (`🇺🇸` is not in `🇦🇺🇸🇬`,
+ * nor `🏴` in `🏴󠁧󠁢󠁳󠁣󠁴󠁿`).
  */
 export function matches(query: string, word: string): boolean {
   if (query === "") return true;
@@ -253,8 +253,13 @@ export function matches(query: string, word: string): boolean {
   return false;
 }
 
-/** Whether `at` falls inside a flag: pairs of regional indicators are read from the start of their run. */
+/**
+ * Whether `at` falls inside a flag: before a tag character, or between two regional
+ * indicators of a pair (pairs read from the start of their run).
+ */
 function splitsFlag(text: string, at: number): boolean {
+  const point = text.codePointAt(at);
+  if (point !== undefined && point >= 0xe0020 && point <= 0xe007f) return true;
   if (!isRegional(text, at)) return false;
   let before = 0;
   while (at - 2 * (before + 1) >= 0 && isRegional(text, at - 2 * (before + 1))) before++;

@@ -54,7 +54,7 @@ impl Chunk {
     }
 
     /// Indexes in `range` whose word contains the finder's needle, in order. A match that
-    /// starts or ends between the two halves of a flag is none: `🇺🇸` is not in `🇦🇺🇸🇬`.
+    /// starts or ends inside a flag is none: `🇺🇸` is not in `🇦🇺🇸🇬`, nor `🏴` in `🏴󠁧󠁢󠁳󠁣󠁴󠁿`.
     pub(super) fn matches(
         &self,
         range: std::ops::Range<usize>,
@@ -84,9 +84,16 @@ impl Chunk {
     }
 }
 
-/// Whether `at` falls inside a flag: a regional indicator (U+1F1E6..=U+1F1FF) follows
-/// it, after an odd number of them, and pairs of them are read from the start of the run.
+/// Whether `at` falls inside a flag: a tag character (U+E0020..=U+E007F) follows it, or a
+/// regional indicator (U+1F1E6..=U+1F1FF) after an odd number of them, pairs of them
+/// read from the start of the run.
 fn splits_flag(words: &[u8], at: usize) -> bool {
+    let tag = words.get(at..at + 4).is_some_and(|c| {
+        c[..2] == [0xF3, 0xA0] && (c[2] == 0x81 || (c[2] == 0x80 && c[3] >= 0xA0))
+    });
+    if tag {
+        return true;
+    }
     let regional = |at: usize| {
         words
             .get(at..at + 4)
