@@ -724,9 +724,11 @@ const ROOM_NEEDED: u64 = 1 << 20;
 /// is then "disk I/O error", which says nothing of the store.
 fn no_room(path: &Path, error: &rusqlite::Error) -> Option<u64> {
     use rusqlite::ErrorCode::*;
-    if matches!(
+    // What SQLite says when it cannot make or grow a file; a lock, a read-only file or a
+    // refused permission is said as itself.
+    if !matches!(
         error.sqlite_error_code(),
-        None | Some(DatabaseCorrupt | NotADatabase)
+        Some(SystemIoFailure | CannotOpen | DiskFull)
     ) {
         return None;
     }
@@ -735,8 +737,19 @@ fn no_room(path: &Path, error: &rusqlite::Error) -> Option<u64> {
         .filter(|folder| !folder.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
     let disk = rustix::fs::statvfs(folder).ok()?;
-    let free = disk.f_bavail.saturating_mul(disk.f_frsize);
-    (free < ROOM_NEEDED).then_some(free)
+    // A file system that counts no blocks (some FUSE ones) says nothing of its room.
+    if disk.f_blocks == 0 {
+        return None;
+    }
+    // Root may write into the blocks kept for it.
+    let blocks = if rustix::process::geteuid().is_root() {
+        disk.f_bfree
+    } else {
+        disk.f_bavail
+    };
+    let free = blocks.saturating_mul(disk.f_frsize);
+    // Out of inodes is out of room too: no new file can be made.
+    (free < ROOM_NEEDED || (disk.f_files > 0 && disk.f_favail == 0)).then_some(free)
 }
 
 fn database_error(path: &Path, error: rusqlite::Error) -> StoreError {
