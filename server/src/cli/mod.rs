@@ -37,8 +37,10 @@ pub fn flags_over_environment(
     command: clap::Command,
     args: &[std::ffi::OsString],
 ) -> clap::Command {
+    // After `--` every word is a value (`phrases add -- --data-dir`), not a flag.
+    let flags = args.iter().take_while(|arg| *arg != "--");
     let given = |long: &str| {
-        args.iter().any(|arg| {
+        flags.clone().any(|arg| {
             arg.to_str().is_some_and(|arg| {
                 arg.strip_prefix("--")
                     .and_then(|arg| arg.strip_prefix(long))
@@ -81,7 +83,7 @@ pub fn out(text: std::fmt::Arguments<'_>) {
         Err(error) => {
             let _ = writeln!(
                 std::io::stderr(),
-                "lastwords: cannot write to standard output: {error}; what it got is cut short"
+                "lastwords: cannot write to standard output: {error}; what it printed is cut short (a change it made, such as a phrase added, stands)"
             );
             std::process::exit(1);
         }

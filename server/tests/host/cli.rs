@@ -923,6 +923,19 @@ fn a_flag_wins_over_an_empty_or_bad_environment_variable() {
         );
         assert!(stdout.contains(shown), "{variable}={value:?}: {stdout}");
     }
+    // A word after `--` is a value, not the flag: the variable still names the store.
+    init(data);
+    let output = lastwords()
+        .current_dir(dir.path())
+        .env("LASTWORDS_DATA_DIR", data)
+        .args(["phrases", "add", "--name", "Op", "--", "--data-dir"])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     // Without the flag, the variable's bad value is still refused, naming it.
     let output = lastwords()
         .env("PORT", "abc")
@@ -987,6 +1000,18 @@ fn a_first_restore_makes_the_data_folder_and_a_file_for_a_folder_is_named_as_suc
         "{}",
         String::from_utf8_lossy(&made.stderr)
     );
+    // Online, into a folder no host serves from (a typo): refused, and nothing made.
+    let typo = dir.path().join("typo");
+    let online = lastwords()
+        .args(["phrases", "restore", "--online"])
+        .arg(&backup)
+        .arg("--data-dir")
+        .arg(&typo)
+        .output()
+        .unwrap();
+    assert_eq!(online.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&online.stderr).contains("no host serves from it"));
+    assert!(!typo.exists());
     // A new deployment's first run, as docs/operations.md offers it beside `phrases init`.
     let new = dir.path().join("new/data");
     let restored = lastwords()

@@ -272,8 +272,14 @@ impl EmbeddedStore {
                 reason: "is this folder's store itself, not a backup of it: name a file `lastwords phrases backup` wrote".into(),
             });
         }
-        // The first run of a new deployment, as `phrases init` is (docs/operations.md).
         super::not_a_folder(data_dir)?;
+        if online && !data_dir.exists() {
+            return Err(StoreError::File {
+                path: data_dir.display().to_string(),
+                reason: "does not exist, so no host serves from it: name the folder the host serves from (--data-dir), or leave out --online to make a new store there".into(),
+            });
+        }
+        // The first run of a new deployment, as `phrases init` is (docs/operations.md).
         std::fs::create_dir_all(data_dir).map_err(|e| file_error(data_dir, e))?;
         let folder = File::open(data_dir).map_err(|e| file_error(data_dir, e))?;
         let host_present = match folder.try_lock() {
