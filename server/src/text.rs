@@ -258,8 +258,20 @@ fn check_cluster(
             | GeneralCategory::ParagraphSeparator => false,
             // A joiner that joined nothing ends its cluster (or is all of it), unless it
             // shapes a script's letters.
+            // Between two characters that show (no joiner or mark beside it), or as a
+            // script's spelling has it: one joiner more than that shows as nothing.
             GeneralCategory::Format if character == ZERO_WIDTH_JOINER => {
-                (index > 0 && last != Some(ZERO_WIDTH_JOINER))
+                let next = cluster[index + character.len_utf8()..].chars().next();
+                let joins = |c: char| {
+                    !matches!(c, ZERO_WIDTH_JOINER | ZERO_WIDTH_NON_JOINER)
+                        && !matches!(
+                            c.general_category(),
+                            GeneralCategory::NonspacingMark | GeneralCategory::EnclosingMark
+                        )
+                };
+                (previous.is_some_and(|c| c != ZERO_WIDTH_NON_JOINER && c != ZERO_WIDTH_JOINER)
+                    && last != Some(ZERO_WIDTH_JOINER)
+                    && next.is_some_and(joins))
                     || shapes_letters(cluster, index, character, after)
             }
             GeneralCategory::Format if character == ZERO_WIDTH_NON_JOINER => {
@@ -292,54 +304,45 @@ fn check_cluster(
 
 /// Whether the joiner at byte `index` of `cluster` (`after` follows the cluster) is one a
 /// script's spelling needs, as IDNA's CONTEXTJ rules have it (RFC 5892, A.1 and A.2):
-/// after a virama (Sinhala `ශ්‍රී`, a Devanagari half form); or a non-joiner between two
-/// letters of a joining script (Persian `می‌خواهم`, where it keeps a word's letters apart).
+/// after a virama (Sinhala `ශ්‍රී`, a Devanagari half form); or a non-joiner between a
+/// letter that would join the next and one that would join it, marks aside (Persian
+/// `می‌خواهم`, where it keeps a word's letters apart). Anywhere else it changes nothing
+/// a reader sees: after an alef, which joins nothing on its left, `ا‌ب` shows as `اب`.
 fn shapes_letters(cluster: &str, index: usize, joiner: char, after: Option<char>) -> bool {
+    use unicode_joining_type::{JoiningType::*, get_joining_type};
     let Some(before) = cluster[..index].chars().next_back() else {
         return false;
     };
     if unicode_normalization::char::canonical_combining_class(before) == VIRAMA {
         return true;
     }
-    let next = cluster[index + joiner.len_utf8()..]
-        .chars()
-        .next()
-        .or(after);
-    // The letter the marks before the non-joiner sit on starts the cluster.
-    let base = cluster.chars().next().unwrap_or(before);
-    let letter = |c: char| {
+    let mark = |c: &char| {
         matches!(
             c.general_category(),
-            GeneralCategory::OtherLetter | GeneralCategory::ModifierLetter
+            GeneralCategory::NonspacingMark | GeneralCategory::EnclosingMark
         )
     };
+    let left = cluster[..index].chars().rev().find(|c| !mark(c));
+    let right = cluster[index + joiner.len_utf8()..]
+        .chars()
+        .chain(after)
+        .find(|c| !mark(c));
     joiner == ZERO_WIDTH_NON_JOINER
-        && JOINING_SCRIPTS.contains(&base.script())
-        && letter(base)
-        && next.is_some_and(|next| letter(next) && next.script() == base.script())
+        && left.is_some_and(|c| matches!(get_joining_type(c), LeftJoining | DualJoining))
+        && right.is_some_and(|c| matches!(get_joining_type(c), RightJoining | DualJoining))
 }
 
 /// The canonical combining class of a virama (a killer of the vowel a consonant holds).
 const VIRAMA: u8 = 9;
 
-/// Scripts whose letters join their neighbours, which a non-joiner keeps apart.
-const JOINING_SCRIPTS: [Script; 6] = [
-    Script::Arabic,
-    Script::Syriac,
-    Script::Nko,
-    Script::Adlam,
-    Script::Mandaic,
-    Script::Hanifi_Rohingya,
-];
-
 fn is_tag(c: char) -> bool {
     ('\u{E0020}'..='\u{E007F}').contains(&c)
 }
 
-/// Whether `cluster` is a flag spelled in tag characters (England, Scotland, Wales): a
-/// black flag, a subdivision code of 3 to 7 tag letters and digits (`gbsct`), and the
-/// cancel tag. Tags any other way show as a plain black flag, or nothing, with text
-/// hidden in them.
+/// Whether `cluster` is one of the flags spelled in tag characters that show as flags
+/// (Unicode's recommended set: England, Scotland, Wales): a black flag, the subdivision
+/// code in tag letters, the cancel tag. Any other tags show as a plain black flag, or as
+/// nothing, with text hidden in them.
 fn tag_flag(cluster: &str) -> bool {
     let Some(spec) = cluster
         .strip_prefix(BLACK_FLAG)
@@ -347,10 +350,10 @@ fn tag_flag(cluster: &str) -> bool {
     else {
         return false;
     };
-    (3..=7).contains(&spec.chars().count())
-        && spec
-            .chars()
-            .all(|c| matches!(c, '\u{E0030}'..='\u{E0039}' | '\u{E0061}'..='\u{E007A}'))
+    let code = spec.chars().map(|c| char::from_u32(c as u32 - 0xE0000));
+    ["gbeng", "gbsct", "gbwls"]
+        .iter()
+        .any(|flag| flag.chars().map(Some).eq(code.clone()))
 }
 
 fn is_selector(c: char) -> bool {
@@ -437,6 +440,41 @@ mod tests {
         #[serde(default)]
         error: Option<String>,
         note: String,
+    }
+
+    #[test]
+    fn the_joining_letters_the_page_knows_are_the_hosts() {
+        use unicode_joining_type::{JoiningType::*, get_joining_type};
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/vectors/joining.json");
+        let listed: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let ranges = |joins: &dyn Fn(char) -> bool| {
+            let mut out: Vec<(u32, u32)> = Vec::new();
+            for c in (0..=0x10FFFF_u32)
+                .filter_map(char::from_u32)
+                .filter(|&c| joins(c))
+            {
+                match out.last_mut() {
+                    Some(range) if range.1 + 1 == c as u32 => range.1 = c as u32,
+                    _ => out.push((c as u32, c as u32)),
+                }
+            }
+            out.iter()
+                .map(|(from, to)| format!("{from:04X}..{to:04X}"))
+                .collect::<Vec<_>>()
+        };
+        let left = ranges(&|c| matches!(get_joining_type(c), LeftJoining | DualJoining));
+        let right = ranges(&|c| matches!(get_joining_type(c), RightJoining | DualJoining));
+        assert_eq!(
+            listed["left"],
+            serde_json::json!(left),
+            "tests/vectors/joining.json"
+        );
+        assert_eq!(
+            listed["right"],
+            serde_json::json!(right),
+            "tests/vectors/joining.json"
+        );
     }
 
     #[test]

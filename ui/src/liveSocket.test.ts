@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { SILENT_MS, openLiveFeed } from "./liveSocket";
+import { SILENT_MS, STEADY_MS, openLiveFeed } from "./liveSocket";
 
 /** A WebSocket that the test drives: what the host would send, and a close. */
 class FakeSocket {
@@ -111,10 +111,12 @@ describe("the live socket", () => {
     expect(open()).toEqual([FakeSocket.made[1]]);
   });
 
-  it("says when a socket is open and when none is, once each, and nothing once stopped", () => {
+  it("says when a socket has stayed open and when none is, once each, and nothing once stopped", () => {
     expect(heard).toEqual([]);
     FakeSocket.made[0]!.opened();
     FakeSocket.made[0]!.say(alive);
+    expect(heard).toEqual([]);
+    vi.advanceTimersByTime(STEADY_MS);
     expect(heard).toEqual([true]);
     // Closed by the host: none is open while the next one waits out its backoff.
     FakeSocket.made[0]!.drop();
@@ -123,14 +125,22 @@ describe("the live socket", () => {
     FakeSocket.made[1]!.drop();
     expect(heard).toEqual([true, false]);
     vi.advanceTimersByTime(30_000);
+    // One the host closes as it opens does not count.
     FakeSocket.made[2]!.opened();
+    FakeSocket.made[2]!.drop();
+    vi.advanceTimersByTime(30_000);
+    expect(heard).toEqual([true, false]);
+    FakeSocket.made[3]!.opened();
+    vi.advanceTimersByTime(STEADY_MS);
     expect(heard).toEqual([true, false, true]);
     // Silent for too long: the replaced socket is no longer the live one, nor is the new one yet.
-    vi.advanceTimersByTime(SILENT_MS);
-    expect(heard).toEqual([true, false, true, false]);
-    FakeSocket.made[2]!.opened();
+    vi.advanceTimersByTime(SILENT_MS - STEADY_MS);
     expect(heard).toEqual([true, false, true, false]);
     FakeSocket.made[3]!.opened();
+    vi.advanceTimersByTime(STEADY_MS);
+    expect(heard).toEqual([true, false, true, false]);
+    FakeSocket.made[4]!.opened();
+    vi.advanceTimersByTime(STEADY_MS);
     stop();
     expect(heard).toEqual([true, false, true, false, true]);
   });

@@ -9,13 +9,19 @@ import { backoffDelay, liveUrl, parseMessage, type LiveMessage } from "./live";
 export const SILENT_MS = 50_000;
 
 /**
+ * How long a socket must stay open to count as live: one the host closes as it opens
+ * (sent away while its list is stale, or full) has the page no more live than none.
+ */
+export const STEADY_MS = 3_000;
+
+/**
  * Keeps a WebSocket to the live feed open until the returned function is
  * called. Each (re)connect resumes after `since()`; each message that parses
  * goes to `onMessage`, which returns false to start the socket over (a gap it
  * cannot close). A socket that closes is opened again after a jittered,
  * growing wait, which a message resets; one that falls silent, or that the
- * network came back under, is replaced at once. `onLive` hears when a socket is open
- * (the host then sends what changes) and when none is.
+ * network came back under, is replaced at once. `onLive` hears when a socket has stayed
+ * open `STEADY_MS` (the host then sends what changes) and when none is open.
  */
 export function openLiveFeed(
   since: () => number,
@@ -24,12 +30,14 @@ export function openLiveFeed(
 ): () => void {
   let socket: WebSocket | null = null;
   let retry: ReturnType<typeof setTimeout> | undefined;
+  let steady: ReturnType<typeof setTimeout> | undefined;
   let watchdog: ReturnType<typeof setTimeout> | undefined;
   let heard = 0;
   let attempt = 0;
   let stopped = false;
   let live = false;
   const setLive = (now: boolean) => {
+    clearTimeout(steady);
     if (live === now) return;
     live = now;
     if (!stopped) onLive?.(now);
@@ -47,7 +55,10 @@ export function openLiveFeed(
     socket = own;
     listen(own);
     own.onopen = () => {
-      if (socket === own) setLive(true);
+      clearTimeout(steady);
+      steady = setTimeout(() => {
+        if (socket === own) setLive(true);
+      }, STEADY_MS);
     };
     own.onmessage = (event: MessageEvent<unknown>) => {
       if (socket !== own) return;

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import vectors from "../../tests/vectors/text.json";
 import viramas from "../../tests/vectors/viramas.json";
-import { MAX_GRAPHEMES, contentError, findText, invalidReason, graphemeCount, graphemes, groupThousands, fitEdit, normalizeWord, unknownHere, upperCasesInPlace } from "./text";
+import joining from "../../tests/vectors/joining.json";
+import { MAX_GRAPHEMES, contentError, findText, invalidReason, graphemeCount, graphemes, groupThousands, fitEdit, JOINS_LEFT_RE, JOINS_RIGHT_RE, normalizeWord, unknownHere, upperCasesInPlace } from "./text";
 
 interface Vector {
   input: string;
@@ -155,6 +156,28 @@ describe("viramas", () => {
   });
 });
 
+describe("joining letters", () => {
+  it("are the host's, on either side of a non-joiner", () => {
+    const inRanges = (ranges: string[]) => {
+      const set = new Set<number>();
+      for (const range of ranges) {
+        const [from, to] = range.split("..").map((hex) => parseInt(hex, 16)) as [number, number];
+        for (let cp = from; cp <= to; cp++) set.add(cp);
+      }
+      return set;
+    };
+    const left = inRanges(joining.left);
+    const right = inRanges(joining.right);
+    for (let cp = 0; cp <= 0x1ffff; cp++) {
+      if (cp >= 0xd800 && cp <= 0xdfff) continue;
+      const char = String.fromCodePoint(cp);
+      if (JOINS_LEFT_RE.test(char) !== left.has(cp)) expect.fail(`left ${cp.toString(16)}`);
+      if (JOINS_RIGHT_RE.test(char) !== right.has(cp)) expect.fail(`right ${cp.toString(16)}`);
+    }
+    expect(Math.max(...left, ...right)).toBeLessThanOrEqual(0x1ffff);
+  });
+});
+
 describe("unknownHere", () => {
   // U+0378 stands for a character of a Unicode newer than this engine's.
   it("leaves a character this engine calls unassigned to the host, and names it if the host refuses", () => {
@@ -162,6 +185,7 @@ describe("unknownHere", () => {
     expect(contentError("A\u0378")).toBeNull();
     expect(findText("a\u0378")).toBe("A\u0378");
     expect(invalidReason("A\u0378")).toBe("character");
+    expect(invalidReason("\u0378" + "\u{1F996}".repeat(100))).toBe("bytes");
     // What the page can judge, it still does: a noncharacter, and a problem beside the unknown one.
     for (const refused of ["A\uFDD0", "A\u{10FFFF}", "\u0378\u200B"]) expect(contentError(refused)).toBe("invalid");
     expect(unknownHere("DINO")).toBe(false);

@@ -89,19 +89,19 @@ const ZERO_WIDTH_NON_JOINER = "\u200c";
 // a joiner may follow.
 const VIRAMA_RE =
   /^[\u094D\u09CD\u0A4D\u0ACD\u0B4D\u0BCD\u0C4D\u0CCD\u0D3B\u0D3C\u0D4D\u0DCA\u0E3A\u0EBA\u0F84\u1039\u103A\u1714\u1715\u1734\u17D2\u1A60\u1B44\u1BAA\u1BAB\u1BF2\u1BF3\u2D7F\uA806\uA82C\uA8C4\uA953\uA9C0\uAAF6\uABED\u{10A3F}\u{11046}\u{11070}\u{1107F}\u{110B9}\u{11133}\u{11134}\u{111C0}\u{11235}\u{112EA}\u{1134D}\u{113CE}\u{113CF}\u{113D0}\u{11442}\u{114C2}\u{115BF}\u{1163F}\u{116B6}\u{1172B}\u{11839}\u{1193D}\u{1193E}\u{119E0}\u{11A34}\u{11A47}\u{11A99}\u{11C3F}\u{11D44}\u{11D45}\u{11D97}\u{11F41}\u{11F42}\u{1612F}]$/u;
-const JOINING_LETTER_RE = /^[\p{Lo}\p{Lm}]$/u;
-// Scripts whose letters join their neighbours, which a non-joiner keeps apart.
-const JOINING_SCRIPTS_RE = [
-  /^\p{Script=Arabic}$/u,
-  /^\p{Script=Syriac}$/u,
-  /^\p{Script=Nko}$/u,
-  /^\p{Script=Adlam}$/u,
-  /^\p{Script=Mandaic}$/u,
-  /^\p{Script=Hanifi_Rohingya}$/u,
-];
+// Joining_Type L or D, and R or D, of Unicode 16 (tests/vectors/joining.json): letters
+// that join the next one, and letters the one before joins.
+export const JOINS_LEFT_RE =
+  /^[\u0620\u0626\u0628\u062A-\u062E\u0633-\u063F\u0641-\u0647\u0649-\u064A\u066E-\u066F\u0678-\u0687\u069A-\u06BF\u06C1-\u06C2\u06CC\u06CE\u06D0-\u06D1\u06FA-\u06FC\u06FF\u0712-\u0714\u071A-\u071D\u071F-\u0727\u0729\u072B\u072D-\u072E\u074E-\u0758\u075C-\u076A\u076D-\u0770\u0772\u0775-\u0777\u077A-\u077F\u07CA-\u07EA\u0841-\u0845\u0848\u084A-\u0853\u0855\u0860\u0862-\u0865\u0868\u0886\u0889-\u088D\u08A0-\u08A9\u08AF-\u08B0\u08B3-\u08B8\u08BA-\u08C8\u1807\u1820-\u1878\u1887-\u18A8\u18AA\uA840-\uA872\u{10AC0}-\u{10AC4}\u{10ACD}\u{10AD3}-\u{10ADC}\u{10ADE}-\u{10AE0}\u{10AEB}-\u{10AEE}\u{10B80}\u{10B82}\u{10B86}-\u{10B88}\u{10B8A}-\u{10B8B}\u{10B8D}\u{10B90}\u{10BAD}-\u{10BAE}\u{10D00}-\u{10D21}\u{10D23}\u{10EC3}-\u{10EC4}\u{10F30}-\u{10F32}\u{10F34}-\u{10F44}\u{10F51}-\u{10F53}\u{10F70}-\u{10F73}\u{10F76}-\u{10F81}\u{10FB0}\u{10FB2}-\u{10FB3}\u{10FB8}\u{10FBB}-\u{10FBC}\u{10FBE}-\u{10FBF}\u{10FC1}\u{10FC4}\u{10FCA}-\u{10FCB}\u{1E900}-\u{1E943}]$/u;
+export const JOINS_RIGHT_RE =
+  /^[\u0620\u0622-\u063F\u0641-\u064A\u066E-\u066F\u0671-\u0673\u0675-\u06D3\u06D5\u06EE-\u06EF\u06FA-\u06FC\u06FF\u0710\u0712-\u072F\u074D-\u077F\u07CA-\u07EA\u0840-\u0858\u0860\u0862-\u0865\u0867-\u086A\u0870-\u0882\u0886\u0889-\u088E\u08A0-\u08AC\u08AE-\u08C8\u1807\u1820-\u1878\u1887-\u18A8\u18AA\uA840-\uA871\u{10AC0}-\u{10AC5}\u{10AC7}\u{10AC9}-\u{10ACA}\u{10ACE}-\u{10AD6}\u{10AD8}-\u{10AE1}\u{10AE4}\u{10AEB}-\u{10AEF}\u{10B80}-\u{10B91}\u{10BA9}-\u{10BAE}\u{10D01}-\u{10D23}\u{10EC2}-\u{10EC4}\u{10F30}-\u{10F44}\u{10F51}-\u{10F54}\u{10F70}-\u{10F81}\u{10FB0}\u{10FB2}-\u{10FB6}\u{10FB8}-\u{10FBF}\u{10FC1}-\u{10FC4}\u{10FC9}-\u{10FCA}\u{1E900}-\u{1E943}]$/u;
 const BLACK_FLAG = "\u{1F3F4}";
-const CANCEL_TAG = "\u{E007F}";
-const TAG_ALNUM_RE = /^[\u{E0030}-\u{E0039}\u{E0061}-\u{E007A}]$/u;
+// A black flag, a subdivision code in tag letters, the cancel tag.
+const TAG_FLAGS = new Set(
+  ["gbeng", "gbsct", "gbwls"].map(
+    (code) => `${BLACK_FLAG}${Array.from(code, (c) => String.fromCodePoint(0xe0000 + c.codePointAt(0)!)).join("")}\u{E007F}`,
+  ),
+);
 
 function foldSpaces(text: string): string {
   return text.replace(SPACES_RE, " ").replace(EDGE_SPACE_RE, "");
@@ -116,8 +116,8 @@ export function invalidReason(normalized: string): InvalidReason {
     if (problem === "unknown") unknown = true;
     else if (problem !== null) return problem;
   }
-  // The host refused what this browser could not read: a character, not the length.
-  return unknown ? "character" : "bytes";
+  // The host refused what this browser could not read: a character, unless it is too big anyway.
+  return unknown && utf8Length(normalized) <= MAX_WORD_BYTES ? "character" : "bytes";
 }
 
 /**
@@ -171,7 +171,18 @@ function clusterProblem(cluster: string, after: string | undefined): ClusterProb
     const cp = char.codePointAt(0) ?? 0;
     if (char === ZERO_WIDTH_JOINER) {
       // A joiner that joined nothing ends its cluster (or is all of it), unless it shapes a script's letters.
-      const joinsEmoji = i > 0 && chars[chars.length - 1] !== ZERO_WIDTH_JOINER;
+      // Between two characters that show (no joiner or mark beside it): one more shows as nothing.
+      const prev = chars[i - 1];
+      const next = chars[i + 1];
+      const joinsEmoji =
+        prev !== undefined &&
+        prev !== ZERO_WIDTH_JOINER &&
+        prev !== ZERO_WIDTH_NON_JOINER &&
+        chars[chars.length - 1] !== ZERO_WIDTH_JOINER &&
+        next !== undefined &&
+        next !== ZERO_WIDTH_JOINER &&
+        next !== ZERO_WIDTH_NON_JOINER &&
+        !MARK_RE.test(next);
       if (!joinsEmoji && !shapesLetters(chars, i, after)) return "character";
     } else if (char === ZERO_WIDTH_NON_JOINER) {
       if (!shapesLetters(chars, i, after)) return "character";
@@ -187,33 +198,24 @@ function clusterProblem(cluster: string, after: string | undefined): ClusterProb
 /**
  * Whether the joiner at `chars[i]` is one a script's spelling needs (the host's
  * `shapes_letters`, after RFC 5892's CONTEXTJ rules): after a virama, or a non-joiner
- * between two letters of a joining script.
+ * between a letter that would join the next and one that would join it, marks aside.
  */
 function shapesLetters(chars: readonly string[], i: number, after: string | undefined): boolean {
   const before = chars[i - 1];
   if (before === undefined) return false;
   if (VIRAMA_RE.test(before)) return true;
-  const next = chars[i + 1] ?? after;
-  const base = chars[0]!;
-  if (chars[i] !== ZERO_WIDTH_NON_JOINER || next === undefined) return false;
-  if (!JOINING_LETTER_RE.test(base) || !JOINING_LETTER_RE.test(next)) return false;
-  return JOINING_SCRIPTS_RE.some((script) => script.test(base) && script.test(next));
+  if (chars[i] !== ZERO_WIDTH_NON_JOINER) return false;
+  const left = chars.slice(0, i).reverse().find((char) => !MARK_RE.test(char));
+  const right = [...chars.slice(i + 1), ...(after === undefined ? [] : [after])].find((char) => !MARK_RE.test(char));
+  return left !== undefined && right !== undefined && JOINS_LEFT_RE.test(left) && JOINS_RIGHT_RE.test(right);
 }
 
 /**
- * Whether the characters of a cluster are a flag spelled in tag characters (the host's
- * `tag_flag`): a black flag, a subdivision code of 3 to 7 tag letters and digits, the
- * cancel tag.
+ * Whether the characters of a cluster are one of the flags spelled in tag characters
+ * that show as flags (the host's `tag_flag`: England, Scotland, Wales).
  */
 function isTagFlag(chars: readonly string[]): boolean {
-  const spec = chars.slice(1, -1);
-  return (
-    chars[0] === BLACK_FLAG &&
-    chars[chars.length - 1] === CANCEL_TAG &&
-    spec.length >= 3 &&
-    spec.length <= 7 &&
-    spec.every((char) => TAG_ALNUM_RE.test(char))
-  );
+  return TAG_FLAGS.has(chars.join(""));
 }
 
 /** U+FDD0..U+FDEF, and the last two code points of every plane. */
