@@ -663,6 +663,22 @@ function smallDisk(size) {
   return { dir, close: () => { execFileSync('umount', [dir]); rmSync(dir, { recursive: true, force: true }); } };
 }
 
+/** A store made in a `data` folder on a small disk (see `smallDisk`), with `words` added. */
+async function storeOnSmallDisk(size, words) {
+  const disk = smallDisk(size);
+  if (!disk) return null;
+  const data = join(disk.dir, 'data');
+  try {
+    mkdirSync(data);
+    assert.equal((await runCli(['phrases', 'init', '--data-dir', data])).code, 0);
+    for (const word of words) assert.equal((await runCli(['phrases', 'add', word, '--name', 'Op', '--data-dir', data])).code, 0);
+  } catch (error) {
+    disk.close();
+    throw error;
+  }
+  return { disk, data };
+}
+
 function fill(dir) {
   const filler = join(dir, 'filler');
   const chunk = Buffer.alloc(4096, 1);
@@ -675,13 +691,11 @@ function fill(dir) {
 }
 
 test('a full disk during a write: refused with the reason, nothing lost, writes again once there is room', { skip: !isRoot && 'needs root to mount a small tmpfs' }, async (t) => {
-  const disk = smallDisk('2m');
-  if (!disk) return t.skip('mounting a tmpfs is not allowed here');
-  const data = join(disk.dir, 'data');
-  mkdirSync(data);
+  const small = await storeOnSmallDisk('2m', []);
+  if (!small) return t.skip('mounting a tmpfs is not allowed here');
+  const { disk, data } = small;
   let host;
   try {
-    assert.equal((await runCli(['phrases', 'init', '--data-dir', data])).code, 0);
     host = await startHost({ dataDir: data });
     for (let i = 0; i < 5; i++) assert.equal((await runCli(['phrases', 'add', `on a small disk ${i}`, '--name', 'Op', '--data-dir', data])).code, 0);
     await until('five on the host', async () => (await allPhrases(host.url)).length === 5);
@@ -719,14 +733,11 @@ test('a full disk during a write: refused with the reason, nothing lost, writes 
 });
 
 test('a store on a disk that filled while no host ran is said to be on a full disk, not damaged, and serves once there is room', { skip: !isRoot && 'needs root to mount a small tmpfs' }, async (t) => {
-  const disk = smallDisk('2m');
-  if (!disk) return t.skip('mounting a tmpfs is not allowed here');
-  const data = join(disk.dir, 'data');
-  mkdirSync(data);
+  const small = await storeOnSmallDisk('2m', ['kept 0', 'kept 1', 'kept 2']);
+  if (!small) return t.skip('mounting a tmpfs is not allowed here');
+  const { disk, data } = small;
   let host;
   try {
-    assert.equal((await runCli(['phrases', 'init', '--data-dir', data])).code, 0);
-    for (let i = 0; i < 3; i++) assert.equal((await runCli(['phrases', 'add', `kept ${i}`, '--name', 'Op', '--data-dir', data])).code, 0);
     const filler = fill(disk.dir);
     // What an operator runs when a restarted host will not start: each names the disk.
     for (const args of [['serve', '--port', '0'], ['phrases', 'list'], ['phrases', 'add', 'one more', '--name', 'Op'], ['config', 'check']]) {

@@ -854,6 +854,22 @@ fn a_reader_that_goes_ends_the_listing_quietly() {
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
 
+/// What a run of the binary said, and its status.
+struct Ran {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+fn run(command: &mut Command) -> Ran {
+    let output = command.output().unwrap();
+    Ran {
+        code: output.status.code(),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    }
+}
+
 #[test]
 fn output_that_cannot_be_written_fails_the_command_and_says_so() {
     // `phrases export > backup.json` on a full disk: a cron job must not take the cut-short
@@ -862,6 +878,7 @@ fn output_that_cannot_be_written_fails_the_command_and_says_so() {
     let data = dir.path().to_str().unwrap();
     init(data);
     add(data, "KEEP ME", "Op");
+    let full = || std::fs::File::create("/dev/full").unwrap();
     for args in [
         vec!["phrases", "export"],
         vec!["phrases", "list"],
@@ -869,28 +886,25 @@ fn output_that_cannot_be_written_fails_the_command_and_says_so() {
         vec!["phrases", "add", "ONE MORE", "--name", "Op"],
         vec!["config", "check"],
     ] {
-        let output = lastwords()
+        let ran = run(lastwords()
             .args(&args)
             .args(["--data-dir", data])
-            .stdout(std::fs::File::create("/dev/full").unwrap())
-            .output()
-            .unwrap();
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert_eq!(output.status.code(), Some(1), "{args:?}: {stderr}");
+            .stdout(full()));
+        assert_eq!(ran.code, Some(1), "{args:?}: {}", ran.stderr);
         assert!(
-            stderr.contains("cannot write to standard output: No space left on device"),
-            "{args:?}: {stderr}"
+            ran.stderr
+                .contains("cannot write to standard output: No space left on device"),
+            "{args:?}: {}",
+            ran.stderr
         );
-        assert!(!stderr.contains("panicked"), "{stderr}");
+        assert!(!ran.stderr.contains("panicked"), "{}", ran.stderr);
     }
     // A note on standard error that cannot be written is no problem of the configuration.
-    let output = lastwords()
+    let ran = run(lastwords()
         .args(["config", "check", "--data-dir", data])
         .stdout(std::process::Stdio::null())
-        .stderr(std::fs::File::create("/dev/full").unwrap())
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(0));
+        .stderr(full()));
+    assert_eq!(ran.code, Some(0));
 }
 
 #[test]
@@ -913,37 +927,27 @@ fn a_flag_wins_over_an_empty_or_bad_environment_variable() {
         if flag[0] != "--data-dir" {
             command.args(["--data-dir", data]);
         }
-        let output = command.output().unwrap();
-        let stdout = String::from_utf8_lossy(&output.stdout);
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert_eq!(
-            output.status.code(),
-            Some(0),
-            "{variable}={value:?}: {stderr}"
+        let ran = run(&mut command);
+        assert_eq!(ran.code, Some(0), "{variable}={value:?}: {}", ran.stderr);
+        assert!(
+            ran.stdout.contains(shown),
+            "{variable}={value:?}: {}",
+            ran.stdout
         );
-        assert!(stdout.contains(shown), "{variable}={value:?}: {stdout}");
     }
     // A word after `--` is a value, not the flag: the variable still names the store.
     init(data);
-    let output = lastwords()
+    let ran = run(lastwords()
         .current_dir(dir.path())
         .env("LASTWORDS_DATA_DIR", data)
-        .args(["phrases", "add", "--name", "Op", "--", "--data-dir"])
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+        .args(["phrases", "add", "--name", "Op", "--", "--data-dir"]));
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
     // Without the flag, the variable's bad value is still refused, naming it.
-    let output = lastwords()
+    let ran = run(lastwords()
         .env("PORT", "abc")
-        .args(["config", "check", "--data-dir", data])
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&output.stderr).contains("PORT"));
+        .args(["config", "check", "--data-dir", data]));
+    assert_eq!(ran.code, Some(2));
+    assert!(ran.stderr.contains("PORT"));
 }
 
 #[test]
@@ -960,23 +964,17 @@ fn config_check_refuses_a_data_folder_serve_could_not_make_the_store_in() {
     std::fs::create_dir(&folder).unwrap();
     std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o755)).unwrap();
     for data in [folder.clone(), folder.join("deeper")] {
-        let output = lastwords()
+        let ran = run(lastwords()
             .uid(65534)
             .gid(65534)
             .args(["config", "check", "--data-dir"])
-            .arg(&data)
-            .output()
-            .unwrap();
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert_eq!(
-            output.status.code(),
-            Some(1),
-            "{}: {stderr}",
-            data.display()
-        );
+            .arg(&data));
+        assert_eq!(ran.code, Some(1), "{}: {}", data.display(), ran.stderr);
         assert!(
-            stderr.contains("(uid 65534) cannot create the database"),
-            "{stderr}"
+            ran.stderr
+                .contains("(uid 65534) cannot create the database"),
+            "{}",
+            ran.stderr
         );
     }
 }
@@ -989,49 +987,37 @@ fn a_first_restore_makes_the_data_folder_and_a_file_for_a_folder_is_named_as_suc
     init(old);
     add(old, "CARRIED OVER", "Op");
     let backup = dir.path().join("backup.sqlite3");
-    let made = lastwords()
+    let made = run(lastwords()
         .args(["phrases", "backup"])
         .arg(&backup)
-        .args(["--data-dir", old])
-        .output()
-        .unwrap();
-    assert!(
-        made.status.success(),
-        "{}",
-        String::from_utf8_lossy(&made.stderr)
-    );
+        .args(["--data-dir", old]));
+    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    let restore = |data: &std::path::Path, online: bool| {
+        let mut command = lastwords();
+        command.args(["phrases", "restore"]).arg(&backup);
+        if online {
+            command.arg("--online");
+        }
+        run(command.arg("--data-dir").arg(data))
+    };
     // Online, into a folder no host serves from (a typo): refused, and nothing made.
     let typo = dir.path().join("typo");
-    let online = lastwords()
-        .args(["phrases", "restore", "--online"])
-        .arg(&backup)
-        .arg("--data-dir")
-        .arg(&typo)
-        .output()
-        .unwrap();
-    assert_eq!(online.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&online.stderr).contains("no host serves from it"));
+    let refused = restore(&typo, true);
+    assert_eq!(refused.code, Some(1));
+    assert!(
+        refused.stderr.contains("no host serves from it"),
+        "{}",
+        refused.stderr
+    );
     assert!(!typo.exists());
     // A new deployment's first run, as docs/operations.md offers it beside `phrases init`.
     let new = dir.path().join("new/data");
-    let restored = lastwords()
-        .args(["phrases", "restore"])
-        .arg(&backup)
-        .arg("--data-dir")
-        .arg(&new)
-        .output()
-        .unwrap();
-    assert!(
-        restored.status.success(),
-        "{}",
-        String::from_utf8_lossy(&restored.stderr)
-    );
-    let listed = lastwords()
+    let restored = restore(&new, false);
+    assert_eq!(restored.code, Some(0), "{}", restored.stderr);
+    let listed = run(lastwords()
         .args(["phrases", "list", "--data-dir"])
-        .arg(&new)
-        .output()
-        .unwrap();
-    assert!(String::from_utf8_lossy(&listed.stdout).contains("CARRIED OVER"));
+        .arg(&new));
+    assert!(listed.stdout.contains("CARRIED OVER"));
 
     let file = dir.path().join("a-file");
     std::fs::write(&file, "").unwrap();
@@ -1039,19 +1025,14 @@ fn a_first_restore_makes_the_data_folder_and_a_file_for_a_folder_is_named_as_suc
         vec!["phrases", "list"],
         vec!["phrases", "add", "X", "--name", "Op"],
     ] {
-        let output = lastwords()
-            .args(&args)
-            .arg("--data-dir")
-            .arg(&file)
-            .output()
-            .unwrap();
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert_eq!(output.status.code(), Some(1), "{stderr}");
+        let ran = run(lastwords().args(&args).arg("--data-dir").arg(&file));
+        assert_eq!(ran.code, Some(1), "{}", ran.stderr);
         assert!(
-            stderr.contains("a-file: is not a folder"),
-            "{args:?}: {stderr}"
+            ran.stderr.contains("a-file: is not a folder"),
+            "{args:?}: {}",
+            ran.stderr
         );
-        assert!(!stderr.contains("chmod"), "{stderr}");
+        assert!(!ran.stderr.contains("chmod"), "{}", ran.stderr);
     }
 }
 
@@ -1062,60 +1043,45 @@ fn a_phrases_command_in_production_needs_no_public_url() {
     let data = dir.path().to_str().unwrap();
     init(data);
     add(data, "IN PRODUCTION", "Op");
-    let output = lastwords()
-        .env("LASTWORDS_ENV", "production")
-        .env_remove("LASTWORDS_PUBLIC_URL")
-        .args(["phrases", "list", "--store", "embedded", "--data-dir", data])
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    assert!(String::from_utf8_lossy(&output.stdout).contains("IN PRODUCTION"));
+    let production = |args: &[&str]| {
+        run(lastwords()
+            .env("LASTWORDS_ENV", "production")
+            .env_remove("LASTWORDS_PUBLIC_URL")
+            .args(args)
+            .args(["--store", "embedded", "--data-dir", data]))
+    };
+    let listed = production(&["phrases", "list"]);
+    assert_eq!(listed.code, Some(0), "{}", listed.stderr);
+    assert!(listed.stdout.contains("IN PRODUCTION"));
     // serve still asks for it.
-    let serve = lastwords()
-        .env("LASTWORDS_ENV", "production")
-        .env_remove("LASTWORDS_PUBLIC_URL")
-        .args(["serve", "--store", "embedded", "--data-dir", data])
-        .output()
-        .unwrap();
-    assert_eq!(serve.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&serve.stderr).contains("public_url"));
+    let serve = production(&["serve"]);
+    assert_eq!(serve.code, Some(2));
+    assert!(serve.stderr.contains("public_url"));
 }
 
 #[test]
 fn a_firestore_emulator_address_that_is_no_address_stops_start_up() {
     let check = |emulator: &str| {
-        lastwords()
-            .env("FIRESTORE_EMULATOR_HOST", emulator)
-            .args([
-                "config",
-                "check",
-                "--store",
-                "firestore",
-                "--firestore-project",
-                "demo-x",
-            ])
-            .output()
-            .unwrap()
+        run(lastwords().env("FIRESTORE_EMULATOR_HOST", emulator).args([
+            "config",
+            "check",
+            "--store",
+            "firestore",
+            "--firestore-project",
+            "demo-x",
+        ]))
     };
     for bad in ["bogus", "127.0.0.1", "localhost:http", ":8080", "http://"] {
-        let output = check(bad);
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert_eq!(output.status.code(), Some(2), "{bad}: {stderr}");
+        let ran = check(bad);
+        assert_eq!(ran.code, Some(2), "{bad}: {}", ran.stderr);
         assert!(
-            stderr.contains("FIRESTORE_EMULATOR_HOST") && stderr.contains("host:port"),
-            "{stderr}"
+            ran.stderr.contains("FIRESTORE_EMULATOR_HOST") && ran.stderr.contains("host:port"),
+            "{}",
+            ran.stderr
         );
     }
     for good in ["127.0.0.1:8080", "[::1]:9000", "http://emulator:8080"] {
-        let output = check(good);
-        assert!(
-            output.status.success(),
-            "{good}: {}",
-            String::from_utf8_lossy(&output.stderr)
-        );
+        let ran = check(good);
+        assert_eq!(ran.code, Some(0), "{good}: {}", ran.stderr);
     }
 }
