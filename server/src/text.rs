@@ -350,7 +350,10 @@ fn tag_flag(cluster: &str) -> bool {
     else {
         return false;
     };
-    let code = spec.chars().map(|c| char::from_u32(c as u32 - 0xE0000));
+    // A tag is its letter 0xE0000 higher; anything else in the middle is no letter.
+    let code = spec
+        .chars()
+        .map(|c| (c as u32).checked_sub(0xE0000).and_then(char::from_u32));
     ["gbeng", "gbsct", "gbwls"]
         .iter()
         .any(|flag| flag.chars().map(Some).eq(code.clone()))
