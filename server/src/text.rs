@@ -153,6 +153,8 @@ pub fn normalize_word(input: &str) -> String {
 /// Cyrillic `І` and Latin `I`, `1` and `l` become one, and invisible joiners and
 /// variation selectors go. Two phrases with one skeleton read the same to a person.
 pub fn skeleton(word: &str) -> String {
+    let spelled = spelled_whole(word);
+    let word = spelled.as_deref().unwrap_or(word);
     // Tag characters spell which flag a black flag is: dropped, as TS #39 drops what is
     // invisible, England, Wales and a plain black flag would all read as Scotland.
     let mut read = String::with_capacity(word.len());
@@ -167,6 +169,49 @@ pub fn skeleton(word: &str) -> String {
     }
     read.extend(unicode_security::skeleton(rest));
     read
+}
+
+/// Spellings with joiners that show as one character of their own, which TS #39's data
+/// does not link: Unicode names them as the same letter (khanda ta; the eyelash ra;
+/// Malayalam's chillus), and emoji fonts draw the couples and the family alike.
+const SPELLED_WHOLE: [(&str, &str); 16] = [
+    ("\u{09A4}\u{09CD}\u{200D}", "\u{09CE}"),
+    ("\u{0930}\u{094D}\u{200D}", "\u{0931}\u{094D}"),
+    ("\u{0D23}\u{0D4D}\u{200D}", "\u{0D7A}"),
+    ("\u{0D28}\u{0D4D}\u{200D}", "\u{0D7B}"),
+    ("\u{0D30}\u{0D4D}\u{200D}", "\u{0D7C}"),
+    ("\u{0D32}\u{0D4D}\u{200D}", "\u{0D7D}"),
+    ("\u{0D33}\u{0D4D}\u{200D}", "\u{0D7E}"),
+    ("\u{0D15}\u{0D4D}\u{200D}", "\u{0D7F}"),
+    ("\u{0D2E}\u{0D4D}\u{200D}", "\u{0D54}"),
+    ("\u{0D2F}\u{0D4D}\u{200D}", "\u{0D55}"),
+    ("\u{0D34}\u{0D4D}\u{200D}", "\u{0D56}"),
+    (
+        "\u{1F469}\u{200D}\u{2764}\u{FE0F}\u{200D}\u{1F48B}\u{200D}\u{1F468}",
+        "\u{1F48F}",
+    ),
+    (
+        "\u{1F469}\u{200D}\u{2764}\u{200D}\u{1F48B}\u{200D}\u{1F468}",
+        "\u{1F48F}",
+    ),
+    (
+        "\u{1F469}\u{200D}\u{2764}\u{FE0F}\u{200D}\u{1F468}",
+        "\u{1F491}",
+    ),
+    ("\u{1F469}\u{200D}\u{2764}\u{200D}\u{1F468}", "\u{1F491}"),
+    ("\u{1F468}\u{200D}\u{1F469}\u{200D}\u{1F466}", "\u{1F46A}"),
+];
+
+/// `word` with each spelling of [`SPELLED_WHOLE`] as its one character, if it has any.
+fn spelled_whole(word: &str) -> Option<String> {
+    if !word.contains('\u{200D}') {
+        return None;
+    }
+    let mut whole = word.to_owned();
+    for (spelled, one) in SPELLED_WHOLE {
+        whole = whole.replace(spelled, one);
+    }
+    Some(whole)
 }
 
 /// How many characters a person sees in `text`.
