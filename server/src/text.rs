@@ -18,7 +18,7 @@
 //! pins both sides to the same answers.
 
 use unicode_normalization::UnicodeNormalization as _;
-use unicode_properties::{GeneralCategory, UnicodeGeneralCategory as _};
+use unicode_properties::{GeneralCategory, UnicodeEmoji as _, UnicodeGeneralCategory as _};
 use unicode_script::{Script, UnicodeScript as _};
 use unicode_segmentation::UnicodeSegmentation;
 
@@ -303,20 +303,14 @@ fn check_cluster(
             | GeneralCategory::ParagraphSeparator => false,
             // A joiner that joined nothing ends its cluster (or is all of it), unless it
             // shapes a script's letters.
-            // Between two characters that show (no joiner or mark beside it), or as a
-            // script's spelling has it: one joiner more than that shows as nothing.
+            // Between two emoji (the first maybe in its emoji form), or as a script's
+            // spelling has it: anywhere else a joiner shows as nothing.
             GeneralCategory::Format if character == ZERO_WIDTH_JOINER => {
                 let next = cluster[index + character.len_utf8()..].chars().next();
-                let joins = |c: char| {
-                    !matches!(c, ZERO_WIDTH_JOINER | ZERO_WIDTH_NON_JOINER)
-                        && !matches!(
-                            c.general_category(),
-                            GeneralCategory::NonspacingMark | GeneralCategory::EnclosingMark
-                        )
-                };
-                (previous.is_some_and(|c| c != ZERO_WIDTH_NON_JOINER && c != ZERO_WIDTH_JOINER)
+                let emoji = |c: char| !c.is_ascii() && c.is_emoji_char();
+                (previous.is_some_and(|c| c == '\u{FE0F}' || emoji(c))
                     && last != Some(ZERO_WIDTH_JOINER)
-                    && next.is_some_and(joins))
+                    && next.is_some_and(emoji))
                     || shapes_letters(cluster, index, character, after)
             }
             GeneralCategory::Format if character == ZERO_WIDTH_NON_JOINER => {

@@ -85,6 +85,7 @@ const KEYCAP_BASE_RE = /^[0-9#*]$/;
 const EMOJI_SELECTOR_RE = /^[\uFE0E\uFE0F]$/;
 const ZERO_WIDTH_JOINER = "\u200d";
 const ZERO_WIDTH_NON_JOINER = "\u200c";
+const EMOJI_RE = /^\p{Emoji}$/u;
 // Canonical combining class 9, Unicode 17 (tests/vectors/viramas.json): the vowel killers
 // a joiner may follow.
 const VIRAMA_RE =
@@ -171,18 +172,15 @@ function clusterProblem(cluster: string, after: string | undefined): ClusterProb
     const cp = char.codePointAt(0) ?? 0;
     if (char === ZERO_WIDTH_JOINER) {
       // A joiner that joined nothing ends its cluster (or is all of it), unless it shapes a script's letters.
-      // Between two characters that show (no joiner or mark beside it): one more shows as nothing.
+      // Between two emoji (the first maybe in its emoji form): anywhere else it shows as nothing.
       const prev = chars[i - 1];
       const next = chars[i + 1];
       const joinsEmoji =
         prev !== undefined &&
-        prev !== ZERO_WIDTH_JOINER &&
-        prev !== ZERO_WIDTH_NON_JOINER &&
+        (prev === "\uFE0F" || isEmoji(prev)) &&
         chars[chars.length - 1] !== ZERO_WIDTH_JOINER &&
         next !== undefined &&
-        next !== ZERO_WIDTH_JOINER &&
-        next !== ZERO_WIDTH_NON_JOINER &&
-        !MARK_RE.test(next);
+        isEmoji(next);
       if (!joinsEmoji && !shapesLetters(chars, i, after)) return "character";
     } else if (char === ZERO_WIDTH_NON_JOINER) {
       if (!shapesLetters(chars, i, after)) return "character";
@@ -216,6 +214,11 @@ function shapesLetters(chars: readonly string[], i: number, after: string | unde
  */
 function isTagFlag(chars: readonly string[]): boolean {
   return TAG_FLAGS.has(chars.join(""));
+}
+
+/** An emoji of its own (Unicode's Emoji property), not one of the ASCII keycap bases. */
+function isEmoji(char: string): boolean {
+  return char.codePointAt(0)! >= 0x80 && EMOJI_RE.test(char);
 }
 
 /** U+FDD0..U+FDEF, and the last two code points of every plane. */
