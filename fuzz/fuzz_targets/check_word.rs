@@ -1,5 +1,6 @@
 //! The checker's normaliser: never panics, counts what it returns, upper-casing twice
-//! changes nothing more, and validation accepts only what it would show.
+//! changes nothing more, and validation accepts only what it would show; nor does the
+//! look-alike reading of what it accepts.
 #![no_main]
 
 #[path = "../../server/src/text.rs"]
@@ -18,5 +19,6 @@ fuzz_target!(|input: &str| {
     if let Ok(valid) = text::NormalizedWord::validated(input) {
         assert!((1..=text::MAX_GRAPHEMES).contains(&word.length));
         assert_eq!(valid, word);
+        let _ = text::skeleton(&valid.word);
     }
 });
