@@ -287,10 +287,7 @@ fn check_cluster(
     let mut previous = None;
     for (index, character) in cluster.char_indices() {
         let category = character.general_category();
-        marks = match category {
-            GeneralCategory::NonspacingMark | GeneralCategory::EnclosingMark => marks + 1,
-            _ => 0,
-        };
+        marks = if is_mark(character) { marks + 1 } else { 0 };
         if marks > MAX_MARKS {
             return Err(ContentError::TooManyMarks { what });
         }
@@ -301,8 +298,6 @@ fn check_cluster(
             | GeneralCategory::Unassigned
             | GeneralCategory::LineSeparator
             | GeneralCategory::ParagraphSeparator => false,
-            // A joiner that joined nothing ends its cluster (or is all of it), unless it
-            // shapes a script's letters.
             // Between two emoji (the first maybe in its emoji form), or as a script's
             // spelling has it: anywhere else a joiner shows as nothing.
             GeneralCategory::Format if character == ZERO_WIDTH_JOINER => {
@@ -355,20 +350,22 @@ fn shapes_letters(cluster: &str, index: usize, joiner: char, after: Option<char>
     if unicode_normalization::char::canonical_combining_class(before) == VIRAMA {
         return true;
     }
-    let mark = |c: &char| {
-        matches!(
-            c.general_category(),
-            GeneralCategory::NonspacingMark | GeneralCategory::EnclosingMark
-        )
-    };
-    let left = cluster[..index].chars().rev().find(|c| !mark(c));
+    let left = cluster[..index].chars().rev().find(|&c| !is_mark(c));
     let right = cluster[index + joiner.len_utf8()..]
         .chars()
         .chain(after)
-        .find(|c| !mark(c));
+        .find(|&c| !is_mark(c));
     joiner == ZERO_WIDTH_NON_JOINER
         && left.is_some_and(|c| matches!(get_joining_type(c), LeftJoining | DualJoining))
         && right.is_some_and(|c| matches!(get_joining_type(c), RightJoining | DualJoining))
+}
+
+/// A combining mark that sits on the character before it (the page's `MARK_RE`).
+fn is_mark(c: char) -> bool {
+    matches!(
+        c.general_category(),
+        GeneralCategory::NonspacingMark | GeneralCategory::EnclosingMark
+    )
 }
 
 /// The canonical combining class of a virama (a killer of the vowel a consonant holds).

@@ -171,7 +171,6 @@ function clusterProblem(cluster: string, after: string | undefined): ClusterProb
     }
     const cp = char.codePointAt(0) ?? 0;
     if (char === ZERO_WIDTH_JOINER) {
-      // A joiner that joined nothing ends its cluster (or is all of it), unless it shapes a script's letters.
       // Between two emoji (the first maybe in its emoji form): anywhere else it shows as nothing.
       const prev = chars[i - 1];
       const next = chars[i + 1];

@@ -20,18 +20,15 @@ pub fn run(config: &Config) -> anyhow::Result<()> {
     }
     let data_dir = &config.store.data_dir;
     // `serve` makes the folders missing: the nearest that is there must be a folder.
-    if let Some(file) = data_dir
-        .ancestors()
-        .find(|path| path.exists())
-        .filter(|path| !path.is_dir())
-    {
-        problems.push(if file == data_dir.as_path() {
+    let nearest = crate::store::embedded::nearest_existing(data_dir);
+    if !nearest.is_dir() {
+        problems.push(if nearest == data_dir.as_path() {
             format!("data_dir {} is not a folder", data_dir.display())
         } else {
             format!(
                 "data_dir {} cannot be created: {} is not a folder",
                 data_dir.display(),
-                file.display()
+                nearest.display()
             )
         });
     }

@@ -148,14 +148,14 @@ async fn every_request(State(state): State<AppState>, request: Request, next: Ne
     response
 }
 
-/// Whether a request is a browser's for a page (a GET or HEAD that takes HTML, outside
-/// the API and the assets), which is answered a page when it cannot be served.
 /// Whether a path is the JSON API's, whose refusals are JSON too. Not the live feed's,
 /// whose clients are WebSockets: a refused handshake says why in a line of text.
 fn answers_in_json(path: &str) -> bool {
     path.starts_with("/api/") && path != "/api/phrases/live"
 }
 
+/// Whether a request is a browser's for a page (a GET or HEAD that takes HTML, outside
+/// the API and the assets), which is answered a page when it cannot be served.
 fn wants_page(request: &Request) -> bool {
     let path = request.uri().path();
     matches!(*request.method(), Method::GET | Method::HEAD)

@@ -646,9 +646,7 @@ fn schema(path: &Path) -> Result<(), (String, &'static str)> {
         // A store with a log beside it is opened with a shared-memory file, which a full
         // disk has no room for: that says nothing of the store.
         Some(free) => (
-            format!(
-                "cannot be opened: the disk that holds it is full ({free} bytes free) and SQLite needs room beside it for its log (SQLite says \"{error}\"); the store is not damaged"
-            ),
+            super::full_disk(free, &error),
             "Free some space on that disk and try again",
         ),
         None => (format!("is damaged: SQLite says \"{error}\""), RESTORE),

@@ -185,11 +185,7 @@ impl EmbeddedStore {
             // `serve` would make the folders missing and the store in the last: the
             // nearest that is there must let this user do so.
             Found::Nothing if created => {
-                let nearest = data_dir
-                    .ancestors()
-                    .find(|folder| folder.as_os_str().is_empty() || folder.exists())
-                    .filter(|folder| !folder.as_os_str().is_empty())
-                    .unwrap_or(Path::new("."));
+                let nearest = nearest_existing(data_dir);
                 inspect::folder_writable(nearest).map_err(|reason| StoreError::File {
                     path: path.display().to_string(),
                     reason,
@@ -690,6 +686,14 @@ fn create(data_dir: &Path, path: &Path, seed: Seed) -> Result<Option<Created>, S
     }
 }
 
+/// The nearest of `path` and the folders above it that exists: where `serve` would start
+/// making the folders missing (the working folder for a relative path none of which is).
+pub fn nearest_existing(path: &Path) -> &Path {
+    path.ancestors()
+        .find(|ancestor| ancestor.exists())
+        .unwrap_or(Path::new("."))
+}
+
 /// Refuses a data folder that is a file, as such (opening the store in it would say
 /// "Not a directory" and suggest permissions).
 fn not_a_folder(data_dir: &Path) -> Result<(), StoreError> {
@@ -752,6 +756,13 @@ fn no_room(path: &Path, error: &rusqlite::Error) -> Option<u64> {
     (free < ROOM_NEEDED || (disk.f_files > 0 && disk.f_favail == 0)).then_some(free)
 }
 
+/// What a store on a disk with `free` bytes left is, when SQLite could not open it.
+fn full_disk(free: u64, error: &rusqlite::Error) -> String {
+    format!(
+        "cannot be opened: the disk that holds it is full ({free} bytes free) and SQLite needs room beside it for its log (SQLite says \"{error}\"); the store is not damaged"
+    )
+}
+
 fn database_error(path: &Path, error: rusqlite::Error) -> StoreError {
     use rusqlite::ErrorCode::*;
     let code = error.sqlite_error_code();
@@ -760,7 +771,8 @@ fn database_error(path: &Path, error: rusqlite::Error) -> StoreError {
             "the disk is full, so nothing was written ({error}); free some space and try again"
         ),
         _ if let Some(free) = no_room(path, &error) => format!(
-            "cannot be opened: the disk that holds it is full ({free} bytes free) and SQLite needs room beside it for its log ({error}). The store was not changed and is not damaged: free some space and try again"
+            "{}. Nothing was changed: free some space and try again",
+            full_disk(free, &error)
         ),
         Some(DatabaseCorrupt | NotADatabase) => {
             format!(
