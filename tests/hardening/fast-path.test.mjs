@@ -118,6 +118,11 @@ test('If-None-Match with the ETag gets 304 and the ETag, no body, on every cache
       assert.equal(again.headers.etag, etag);
       assert.equal(again.body.length, 0);
       assert.equal(again.headers['x-content-type-options'], 'nosniff', 'the 304 keeps the security headers');
+      // Another site may show a card a post links to, and nothing else of ours; a 304's
+      // headers replace the cached response's, so it says the same as the 200.
+      const corp = path.endsWith('.png') ? 'cross-origin' : 'same-origin';
+      assert.equal(first.headers.get('cross-origin-resource-policy'), corp, path);
+      assert.equal(again.headers['cross-origin-resource-policy'], corp, `${path}'s 304`);
     }
   }
 });

@@ -15,7 +15,7 @@ use crate::escape::check_encoding;
 pub const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src 'self'; manifest-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'; object-src 'none'";
 
 /// The security headers every response carries, name and value made once.
-static SECURITY_HEADERS: [(HeaderName, HeaderValue); 6] = [
+static SECURITY_HEADERS: [(HeaderName, HeaderValue); 7] = [
     (
         header::CONTENT_SECURITY_POLICY,
         HeaderValue::from_static(CONTENT_SECURITY_POLICY),
@@ -39,7 +39,23 @@ static SECURITY_HEADERS: [(HeaderName, HeaderValue); 6] = [
         HeaderName::from_static("cross-origin-opener-policy"),
         HeaderValue::from_static("same-origin"),
     ),
+    (
+        CROSS_ORIGIN_RESOURCE_POLICY,
+        HeaderValue::from_static("same-origin"),
+    ),
 ];
+
+const CROSS_ORIGIN_RESOURCE_POLICY: HeaderName =
+    HeaderName::from_static("cross-origin-resource-policy");
+
+/// Lets other sites' pages show an image of ours (a phrase's card, the Open Graph image)
+/// that a share or a post links to; everything else stays ours alone.
+pub fn embeddable(headers: &mut HeaderMap) {
+    headers.insert(
+        CROSS_ORIGIN_RESOURCE_POLICY,
+        HeaderValue::from_static("cross-origin"),
+    );
+}
 
 /// HSTS, in production only: a development host on plain HTTP must not teach the
 /// browser to refuse it.

@@ -11,6 +11,7 @@ use serde_json::json;
 use tokio::sync::OnceCell;
 
 use crate::config::{Config, Environment, Site};
+use crate::net::headers;
 use crate::render::negotiate;
 use crate::render::raster::RasterImages;
 use crate::site;
@@ -158,26 +159,23 @@ impl SiteFiles {
 impl File {
     fn response(&self, headers: &HeaderMap, cache: &HeaderValue) -> Response {
         let etag = HeaderValue::from_str(&self.etag).unwrap_or(HeaderValue::from_static("\"\""));
-        let cache = cache.clone();
-        if negotiate::not_modified(headers, &self.etag) {
-            return (
-                StatusCode::NOT_MODIFIED,
-                [(header::ETAG, etag), (header::CACHE_CONTROL, cache)],
-            )
-                .into_response();
+        let mut response = if negotiate::not_modified(headers, &self.etag) {
+            StatusCode::NOT_MODIFIED.into_response()
+        } else {
+            let mut response = self.body.clone().into_response();
+            response.headers_mut().insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static(self.content_type),
+            );
+            response
+        };
+        let out = response.headers_mut();
+        out.insert(header::ETAG, etag);
+        out.insert(header::CACHE_CONTROL, cache.clone());
+        if self.path == OG_IMAGE {
+            headers::embeddable(out);
         }
-        (
-            [
-                (
-                    header::CONTENT_TYPE,
-                    HeaderValue::from_static(self.content_type),
-                ),
-                (header::ETAG, etag),
-                (header::CACHE_CONTROL, cache),
-            ],
-            self.body.clone(),
-        )
-            .into_response()
+        response
     }
 }
 

@@ -33,6 +33,7 @@ pub async fn card(
         let mut response = StatusCode::NOT_MODIFIED.into_response();
         let out = response.headers_mut();
         out.insert(header::CACHE_CONTROL, CACHE_CONTROL);
+        headers::embeddable(out);
         if let Ok(value) = HeaderValue::from_str(&etag) {
             out.insert(header::ETAG, value);
         }
@@ -52,6 +53,7 @@ pub(super) fn card_head(card: &Card, hsts: bool) -> &PreparedHead {
         out.insert(header::CONTENT_TYPE, HeaderValue::from_static("image/png"));
         out.insert(header::CACHE_CONTROL, CACHE_CONTROL);
         out.insert(header::ETAG, card.etag_header.clone());
+        headers::embeddable(&mut out);
         headers::add_security_headers(&mut out, hsts);
         PreparedHead::new(out, card.png.len())
     })

@@ -89,11 +89,13 @@ impl Hit {
     /// the validator, a card's caching, and the security headers (HSTS when `hsts`).
     /// Made once per page version and per card.
     pub fn not_modified(&self, hsts: bool) -> &Bytes {
-        let make = |cache_control: HeaderValue, vary: bool, etag: &HeaderValue| {
+        let make = |cache_control: HeaderValue, page: bool, etag: &HeaderValue| {
             let mut headers = HeaderMap::new();
             headers.insert(header::CACHE_CONTROL, cache_control);
-            if vary {
+            if page {
                 headers.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
+            } else {
+                headers::embeddable(&mut headers);
             }
             headers.insert(header::ETAG, etag.clone());
             headers::add_security_headers(&mut headers, hsts);

@@ -554,6 +554,13 @@ async fn a_card_is_a_png_with_an_etag_drawn_once_then_served_from_the_cache() {
     assert_eq!(not_modified.status(), StatusCode::NOT_MODIFIED);
     assert!(body.is_empty());
     assert_eq!(not_modified.headers()[header::ETAG], etag.as_str());
+    for response in [&response, &not_modified] {
+        assert_eq!(
+            response.headers()["cross-origin-resource-policy"],
+            "cross-origin",
+            "another site may show a card a post links to"
+        );
+    }
 
     // Many at once for a new card: one draw.
     let path = "/words/two/card.png";

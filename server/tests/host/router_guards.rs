@@ -218,10 +218,9 @@ async fn the_csp_forbids_inline_script_framing_plugins_and_base_tags() {
         assert!(csp.contains(directive), "{directive} in {csp}");
     }
     assert!(!csp.contains("unsafe-inline") && !csp.contains("unsafe-eval"));
-    assert_eq!(
-        response.headers()["cross-origin-opener-policy"],
-        "same-origin"
-    );
+    for name in ["cross-origin-opener-policy", "cross-origin-resource-policy"] {
+        assert_eq!(response.headers()[name], "same-origin", "{name}");
+    }
     assert_eq!(
         response.headers()[header::REFERRER_POLICY],
         "strict-origin-when-cross-origin"
