@@ -1,5 +1,6 @@
 //! The request guard's percent-decoding check: never panics, and accepts exactly the
-//! inputs a strict decoder turns into UTF-8 without NUL.
+//! inputs a strict decoder turns into UTF-8 without NUL; a query, exactly those whose
+//! read parameters' values it accepts.
 #![no_main]
 
 #[path = "../../server/src/escape.rs"]
@@ -11,9 +12,22 @@ use libfuzzer_sys::fuzz_target;
 fuzz_target!(|part: &str| {
     let accepted = escape::check_encoding("query", part).is_ok();
     assert_eq!(accepted, strict_decode(part.as_bytes()).is_some());
+
+    let read_values_decode = part.split('&').all(|pair| {
+        let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
+        let read = strict_bytes(name.as_bytes())
+            .is_some_and(|name| escape::READ_PARAMETERS.iter().any(|r| r.as_bytes() == name));
+        !read || strict_decode(value.as_bytes()).is_some()
+    });
+    assert_eq!(escape::check_query(part).is_ok(), read_values_decode);
 });
 
 fn strict_decode(bytes: &[u8]) -> Option<String> {
+    let text = String::from_utf8(strict_bytes(bytes)?).ok()?;
+    (!text.contains('\0')).then_some(text)
+}
+
+fn strict_bytes(bytes: &[u8]) -> Option<Vec<u8>> {
     let mut out = Vec::new();
     let mut rest = bytes;
     while let Some((&first, tail)) = rest.split_first() {
@@ -30,6 +44,5 @@ fn strict_decode(bytes: &[u8]) -> Option<String> {
             rest = tail;
         }
     }
-    let text = String::from_utf8(out).ok()?;
-    (!text.contains('\0')).then_some(text)
+    Some(out)
 }

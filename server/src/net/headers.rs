@@ -8,7 +8,7 @@ use axum::response::Response;
 use bytes::Bytes;
 
 use crate::error::refusal as refuse;
-use crate::escape::check_encoding;
+use crate::escape::{check_encoding, check_query};
 
 /// The Content-Security-Policy of every response: scripts and styles only from our own
 /// origin (no inline script), the WebSocket on the same origin, no framing.
@@ -135,8 +135,8 @@ pub fn malformed<B>(request: &axum::http::Request<B>) -> Option<Response> {
 }
 
 /// What makes a request one no page could answer well, and its status: over-long targets
-/// or headers, and paths or queries that are not valid percent-encoded UTF-8 (rather than
-/// decoding them into replacement characters).
+/// or headers, and paths or the query parameters read that are not valid percent-encoded
+/// UTF-8 (rather than decoding them into replacement characters).
 pub fn problem<B>(request: &axum::http::Request<B>) -> Option<(StatusCode, String)> {
     let uri = request.uri();
     let target_len = uri.path_and_query().map_or(0, |pq| pq.as_str().len());
@@ -163,7 +163,7 @@ pub fn problem<B>(request: &axum::http::Request<B>) -> Option<(StatusCode, Strin
         return Some((StatusCode::BAD_REQUEST, problem));
     }
     if let Some(query) = uri.query()
-        && let Err(problem) = check_encoding("query", query)
+        && let Err(problem) = check_query(query)
     {
         return Some((StatusCode::BAD_REQUEST, problem));
     }

@@ -136,6 +136,14 @@ pub async fn words(
     if past_the_end(&state, &request) {
         return Ok(empty_page(&state));
     }
+    let request = if reaches_the_newest(&state, &request) {
+        PageRequest {
+            before: None,
+            ..request
+        }
+    } else {
+        request
+    };
     Ok(match words_page(&state, &check, &request).await {
         Ok(page) => page_response(&state, StatusCode::OK, &headers, page).await,
         Err(error) => html_error(&state, error),
@@ -154,6 +162,21 @@ fn past_the_end(state: &AppState, request: &PageRequest) -> bool {
             .page(request.anchor(), 1, "")
             .phrases
             .is_empty()
+}
+
+/// Whether `request` asks for the page that ends just before a cursor and that page
+/// starts at the newest phrase: the first page, which it is then served as, filled,
+/// rather than a part of it under the first page's address (a Newer link followed after
+/// phrases above it were removed).
+fn reaches_the_newest(state: &AppState, request: &PageRequest) -> bool {
+    matches!(request.anchor(), Anchor::Before(_))
+        && state
+            .feed
+            .current()
+            .list
+            .page(request.anchor(), PAGE_SIZE, &request.find)
+            .prev
+            .is_none()
 }
 
 /// The page for [`past_the_end`]: a 404, so that a crawler drops the address, which

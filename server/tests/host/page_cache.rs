@@ -188,9 +188,16 @@ async fn a_page_of_the_list_has_one_address_however_it_is_asked_for_and_an_empty
             "{path}"
         );
     }
-    // The first page's phrases asked for with `before`: the first page.
-    let (_, html) = page("/words?before=151-p151").await;
-    assert_eq!(canonical(&html), "/words");
+    // The first page's phrases asked for with `before`: the first page. So is a Newer
+    // link to it followed after phrases above its cursor were removed: filled, as the
+    // first page is, not a part of it under its address.
+    let first: Vec<u64> = (152..=199).rev().collect();
+    for path in ["/words?before=151-p151", "/words?before=190-p190"] {
+        let (status, html) = page(path).await;
+        assert_eq!(status, StatusCode::OK, "{path}");
+        assert_eq!(shown(&html)[..48], first, "{path}");
+        assert_eq!(canonical(&html), "/words", "{path}");
+    }
     host.state
         .feed
         .apply(vec![Change::Remove { id: "p152".into() }]);

@@ -41,6 +41,35 @@ async fn malformed_percent_encoding_and_utf8_get_400_saying_what_was_wrong() {
         StatusCode::OK,
         "valid percent-encoded UTF-8 is fine"
     );
+    // Every parameter some route reads is held to it...
+    for uri in [
+        "/words?after=%zz",
+        "/words?before=%E9",
+        "/api/phrases?after=%zz",
+        "/api/phrases?before=%zz",
+        "/api/phrases?limit=%E9",
+        "/api/phrases?q=%E9",
+        "/api/phrases/check?word=%zz",
+        "/api/phrases/live?since=%FF",
+        "/words?%63heck=%zz",
+    ] {
+        let (status, body) = get_with(&host, uri, &[]).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{uri}: {body}");
+        assert!(body.contains("the value of "), "{uri}: {body}");
+    }
+    // ...and one no route reads costs the visitor nothing: a link a mailer tagged in
+    // Latin-1, or with a bare %, still leads to the page.
+    for uri in [
+        "/?ref=50%off",
+        "/words?utm_term=%E9t%E9",
+        "/words?check=RAWR&utm_term=%E9",
+        "/api/phrases?fbclid=%zz",
+        "/sitemap.xml?x=%FF",
+        "/healthz?x=%",
+    ] {
+        let (status, body) = get_with(&host, uri, &[]).await;
+        assert_eq!(status, StatusCode::OK, "{uri}: {body}");
+    }
 }
 
 #[tokio::test]
@@ -360,7 +389,7 @@ async fn the_json_api_refuses_in_json_saying_why() {
     // A burst of one: the 405 takes it (the malformed ones are refused before the limit).
     let host = TestHost::rate_limited(1, 1).await;
     let cases = [
-        (Request::get("/api/phrases?find=%zz"), 400, "two hex digits"),
+        (Request::get("/api/phrases?q=%zz"), 400, "two hex digits"),
         (
             Request::get("/api/phrases/check?word=%FF"),
             400,
