@@ -276,6 +276,30 @@ test('what a visitor types before the page goes live is kept, and checked once i
   }
 });
 
+test('a paste too long for the box before the page goes live is cut once it is, saying how much was left out', async () => {
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+  const page = await context.newPage();
+  const problems = watchProblems(page);
+  let release;
+  const held = new Promise((resolve) => (release = resolve));
+  await page.route(/\/assets\/.*\.js$/, async (route) => {
+    await held;
+    await route.continue();
+  });
+  await page.goto(`${host.url}/words`, { waitUntil: 'commit' });
+  const input = page.getByLabel('Type & Check');
+  await input.waitFor();
+  await input.focus();
+  await page.keyboard.insertText('X'.repeat(300));
+  release();
+  await page.waitForFunction(() => document.documentElement.dataset.hydrated === 'true', null, { timeout: 10_000 });
+  await messageReads(page, 'It is available!');
+  assert.equal(await input.inputValue(), 'X'.repeat(20));
+  assert.equal(await page.getByText(/characters fit/).innerText(), 'Only 20 characters fit — 280 more were left out.');
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test('hydrated, a taken phrase links to its taker and offers free alternatives that check themselves', async () => {
   const { context, page, problems } = await openHydrated(browser, `${host.url}/words`, { width: 1440, height: 900 });
   const input = page.getByLabel('Type & Check');
@@ -321,6 +345,31 @@ test('hydrated, a free phrase that reads like a minted one says so under "It is 
   assert.equal(await details(page).innerText(), '', 'nothing reads like HELLO THERE');
   assert.deepEqual(problems, []);
   await context.close();
+});
+
+test('without JavaScript, a long paste stays a link the host serves and is checked; live, the box takes it and says how much it left out', async () => {
+  // 3,000 CJK characters are 27,000 bytes percent-encoded: past what the host serves.
+  const long = '恐'.repeat(3000);
+  const context = await browser.newContext({ javaScriptEnabled: false });
+  const page = await context.newPage();
+  await page.goto(`${host.url}/words`);
+  const input = page.getByLabel('Type & Check');
+  await input.focus();
+  await page.keyboard.insertText(long);
+  await input.press('Enter');
+  await page.waitForURL(/check=/);
+  assert.equal(await message(page).innerText(), 'At most 20 characters — yours has 400.');
+  assert.equal(await page.getByLabel('Type & Check').inputValue(), '恐'.repeat(400), 'what was sent comes back in the box');
+  await context.close();
+
+  const live = await openHydrated(browser, `${host.url}/words`, { width: 390, height: 844 });
+  const box = live.page.getByLabel('Type & Check');
+  await box.focus();
+  await live.page.keyboard.insertText(long);
+  assert.equal(await box.inputValue(), '恐'.repeat(20));
+  assert.equal(await live.page.getByText(/characters fit/).innerText(), 'Only 20 characters fit — 2980 more were left out.', 'the whole paste is counted');
+  assert.deepEqual(live.problems, []);
+  await live.context.close();
 });
 
 test('without JavaScript, ?check= shows the taker link, the alternatives and the look-alike line', async () => {

@@ -1,4 +1,4 @@
-import { useRef, useState, type ChangeEvent, type CompositionEvent, type FormEvent, type MouseEvent } from "react";
+import { useEffect, useEffectEvent, useRef, useState, type ChangeEvent, type CompositionEvent, type FormEvent, type MouseEvent } from "react";
 import type { Check, CheckStatus, Phrase } from "../types";
 import { classNames } from "../classNames";
 import { lineFit } from "../headline";
@@ -14,6 +14,7 @@ import {
   upperCasesInPlace,
   type InvalidReason,
 } from "../text";
+import { takeTypedEarly } from "../typedEarly";
 
 export interface Props {
   /** Where the form goes without JavaScript. */
@@ -53,19 +54,38 @@ export function WordChecker({ action, placeholder, check, phraseHref, checkHref,
   // What the last edit left in the box when it did not all fit, and how much was left out:
   // said until the box holds something else.
   const [cut, setCut] = useState<{ value: string; dropped: number; first: string } | null>(null);
+  const cutTo = (previous: string, next: string, caret: number) => {
+    const fitted = fitEdit(previous, next, caret, MAX_GRAPHEMES);
+    // The first left out, where the edit's cut began: it may be a letter written longer (ß).
+    const first = graphemes(next.slice(fitted.caret, fitted.caret + next.length - fitted.value.length))[0] ?? "";
+    setCut(fitted.dropped > 0 ? { value: fitted.value, dropped: fitted.dropped, first } : null);
+    return fitted;
+  };
   const fit = (box: HTMLInputElement, previous: string) => {
     const next = box.value;
-    const fitted = fitEdit(previous, next, box.selectionEnd ?? next.length, MAX_GRAPHEMES);
+    const fitted = cutTo(previous, next, box.selectionEnd ?? next.length);
     // Written to the box here, so React finds it holding the new value and leaves the caret be.
     if (fitted.value !== next) {
       box.value = fitted.value;
       box.setSelectionRange(fitted.caret, fitted.caret);
     }
-    // The first left out, where the edit's cut began: it may be a letter written longer (ß).
-    const first = graphemes(next.slice(fitted.caret, fitted.caret + next.length - fitted.value.length))[0] ?? "";
-    setCut(fitted.dropped > 0 ? { value: fitted.value, dropped: fitted.dropped, first } : null);
     return fitted.value;
   };
+  // What the visitor typed before the page went live is checked once it is, not lost, and
+  // cut as an edit would be, saying so.
+  const takeEarly = useEffectEvent(() => {
+    const early = takeTypedEarly(INPUT_ID);
+    if (early !== undefined) onInput?.(cutTo("", early, early.length).value, false);
+  });
+  useEffect(() => {
+    // Without JavaScript the browser keeps the box to a phrase's longest (a long paste
+    // sent as it is would make a link too long to serve); live, the box cuts each edit
+    // itself and says how much it left out, which the cap would have hidden.
+    input.current?.removeAttribute("maxlength");
+    // Once, after hydration: the first render had to match the server's markup.
+    // eslint-disable-next-line react-hooks/set-state-in-effect
+    takeEarly();
+  }, []);
   const change = (event: ChangeEvent<HTMLInputElement>) => {
     if ((event.nativeEvent as InputEvent).isComposing === true) {
       beforeComposing.current ??= check.input;
@@ -100,6 +120,7 @@ export function WordChecker({ action, placeholder, check, phraseHref, checkHref,
             placeholder={placeholder}
             onChange={change}
             onCompositionEnd={compositionEnd}
+            maxLength={MAX_WORD_BYTES}
             autoComplete="off"
             autoCapitalize="characters"
             spellCheck={false}

@@ -1,16 +1,15 @@
 import { useCallback, useEffect, useRef, useState, type FormEvent } from "react";
 import { classNames } from "../classNames";
 import { checkPath, phrasePath } from "../data/site";
-import { MAX_GRAPHEMES, findText, fitEdit, groupThousands, normalizeWord } from "../text";
+import { findText, groupThousands, normalizeWord } from "../text";
 import { readPlace, restorable, type Place } from "../place";
-import { takeTypedEarly } from "../typedEarly";
 import type { SiteProps, WordsProps } from "../types";
 import { useChecker } from "../useChecker";
 import { useHydrated } from "../useHydrated";
 import { usePhraseFeed } from "../usePhraseFeed";
 import { PhraseGrid } from "../components/PhraseGrid";
 import { VirtualPhraseGrid } from "../components/VirtualPhraseGrid";
-import { INPUT_ID, WordChecker } from "../components/WordChecker";
+import { WordChecker } from "../components/WordChecker";
 
 export type Props = WordsProps;
 
@@ -54,17 +53,6 @@ export function WordsLive(props: Props) {
     }
     window.history.replaceState(window.history.state, "", url);
   }, [typed, composing, laterPage, served]);
-
-  // What the visitor typed before the page went live is checked once it is, not lost.
-  useEffect(() => {
-    const early = takeTypedEarly(INPUT_ID);
-    if (early === undefined) return;
-    const value = fitEdit("", early, early.length, MAX_GRAPHEMES).value;
-    // Once, after hydration: the first render had to match the server's markup.
-    // eslint-disable-next-line react-hooks/set-state-in-effect
-    setTyped(value);
-    find(findText(value));
-  }, [find]);
 
   // Restoring the place gives way to whatever the visitor does first.
   const placed = useCallback(() => {
