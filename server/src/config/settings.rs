@@ -165,7 +165,8 @@ settings! {
         "HTTP requests served at once; more wait in the kernel's queue";
 
     request_timeout_s: u64 = "15", env "LASTWORDS_REQUEST_TIMEOUT_S", value "SECONDS",
-        "A request not answered within this many seconds gets 408";
+        "A request not answered within this many seconds gets 408; a connection whose request has \
+         not all arrived by then (slow or idle) is closed";
 
     trusted_proxies: Vec<String> = "none", env "LASTWORDS_TRUSTED_PROXIES", value "RANGES", split ',',
         "Addresses and CIDR ranges of the proxies in front of the host (load balancer, \
