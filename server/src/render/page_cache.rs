@@ -322,6 +322,9 @@ enum Miss<E> {
     Stale(Arc<CachedPage>),
 }
 
+/// The fewest further pages watched before those gone from the cache are swept out.
+const SWEEP_FROM: usize = 1024;
+
 /// The further pages of `/words` in the cache and the changes of recent versions: each
 /// change marks the pages whose span it falls in (a span check per list page, off the
 /// request path), and a page rendered from an older list is checked against the
@@ -332,8 +335,11 @@ struct Watch {
     recent: VecDeque<(u64, Option<Vec<Cursor>>)>,
     /// Versions up to this one are not in `recent`: a page from before it is stale.
     known_from: u64,
-    /// The further pages, by key; gone from the cache, they are dropped at the next change.
+    /// The further pages, by key; gone from the cache, they are dropped at the next change,
+    /// or when the list has doubled since it was last swept (a client asking for page after
+    /// made-up page while nothing changes).
     pages: Vec<(Arc<str>, std::sync::Weak<CachedPage>)>,
+    sweep_at: usize,
 }
 
 impl Watch {
@@ -499,6 +505,10 @@ impl PageCache {
         };
         match &page.shows {
             Some((span, version)) if !watch.stale(span, *version) => {
+                if watch.pages.len() >= watch.sweep_at {
+                    watch.pages.retain(|(_, page)| page.strong_count() > 0);
+                    watch.sweep_at = (2 * watch.pages.len()).max(SWEEP_FROM);
+                }
                 watch.pages.push((at, Arc::downgrade(page)));
                 true
             }
@@ -1052,6 +1062,30 @@ mod tests {
         cache.pages.run_pending_tasks().await;
         assert!(cache.pages.weighted_size() <= 64 * 1024);
         assert!(cache.entries() < 200);
+    }
+
+    #[tokio::test]
+    async fn made_up_pages_while_nothing_changes_leave_nothing_behind() {
+        // Each a page of its own to the cache, however many a client makes up.
+        let cache = PageCache::with_capacity(64 * 1024, &Metrics::new());
+        for n in 0..20_000 {
+            let at = format!("after={n}-{}", "x".repeat(1400));
+            cache
+                .get_or_render_further(&at, || async {
+                    Ok::<_, Infallible>(
+                        CachedPage::new("x".repeat(4096)).showing(span(None, None), 1),
+                    )
+                })
+                .await
+                .unwrap();
+        }
+        cache.pages.run_pending_tasks().await;
+        let watched = cache.watch.lock().unwrap().pages.len();
+        assert!(
+            watched <= 2 * SWEEP_FROM.max(cache.entries() as usize),
+            "{watched} pages watched, {} cached",
+            cache.entries()
+        );
     }
 
     #[test]
