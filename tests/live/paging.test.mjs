@@ -4,8 +4,10 @@ import { test, before, after } from '../support/test.mjs';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import zlib from 'node:zlib';
 import { allPhrases, startHost } from '../support/host.mjs';
 import { poll } from '../support/poll.mjs';
+import { rawRequest } from '../support/raw-http.mjs';
 
 const COUNT = 600;
 let host;
@@ -124,6 +126,33 @@ test('a page not changed since the client had it is a 304', async () => {
   const fresh = await read();
   assert.deepEqual([fresh.status, fresh.words[0]], [200, 'CHANGES THE ETAG'], 'the new page leads with the addition');
   assert.notEqual(fresh.etag, first.etag);
+});
+
+test('a page of the API goes compressed to a client that takes it, each encoding with its own validator', async () => {
+  const target = '/api/phrases?limit=200';
+  const plain = await rawRequest(host.url, target);
+  assert.equal(plain.status, 200);
+  assert.equal(plain.headers['content-encoding'], undefined);
+  assert.equal(plain.headers.vary, 'accept-encoding', 'a cache keeps the encodings apart');
+  const json = JSON.parse(plain.text);
+  assert.equal(json.phrases.length, 200);
+  const tags = new Set([plain.headers.etag]);
+  for (const [coding, decode] of [['br', zlib.brotliDecompressSync], ['gzip', zlib.gunzipSync]]) {
+    const packed = await rawRequest(host.url, target, { headers: [['Accept-Encoding', coding]] });
+    assert.equal(packed.headers['content-encoding'], coding);
+    assert.equal(packed.headers['content-type'], 'application/json');
+    assert.equal(Number(packed.headers['content-length']), packed.body.length);
+    assert.ok(packed.body.length < plain.body.length / 3, `${coding}: ${packed.body.length} of ${plain.body.length} bytes`);
+    assert.deepEqual(JSON.parse(decode(packed.body).toString('utf8')), json);
+    tags.add(packed.headers.etag);
+    // Its validator revalidates its own encoding, not another's.
+    const again = await rawRequest(host.url, target, { headers: [['Accept-Encoding', coding], ['If-None-Match', packed.headers.etag]] });
+    assert.equal(again.status, 304, coding);
+    assert.equal(again.headers['content-encoding'], undefined, 'a 304 has no body to encode');
+    const other = await rawRequest(host.url, target, { headers: [['If-None-Match', packed.headers.etag]] });
+    assert.equal(other.status, 200, `${coding}'s tag is not the plain page's`);
+  }
+  assert.equal(tags.size, 3);
 });
 
 const linkIn = (html, rel) => {

@@ -12,6 +12,17 @@ pub enum Encoding {
     Brotli,
 }
 
+impl Encoding {
+    /// Its name in `Content-Encoding`; none for the identity.
+    pub fn token(self) -> Option<&'static str> {
+        match self {
+            Encoding::Identity => None,
+            Encoding::Gzip => Some("gzip"),
+            Encoding::Brotli => Some("br"),
+        }
+    }
+}
+
 /// The encoding the client weights highest of those we have, brotli on a tie.
 pub fn preferred_encoding(headers: &HeaderMap) -> Encoding {
     encoding_accepted(
@@ -158,12 +169,9 @@ pub fn coding_headers(encoding: Encoding) -> HeaderMap {
 /// Adds `Vary` and the `Content-Encoding` of a body sent in `encoding` to `out`.
 pub fn add_coding_headers(out: &mut HeaderMap, encoding: Encoding) {
     out.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
-    let coding = match encoding {
-        Encoding::Brotli => "br",
-        Encoding::Gzip => "gzip",
-        Encoding::Identity => return,
-    };
-    out.insert(header::CONTENT_ENCODING, HeaderValue::from_static(coding));
+    if let Some(coding) = encoding.token() {
+        out.insert(header::CONTENT_ENCODING, HeaderValue::from_static(coding));
+    }
 }
 
 #[cfg(test)]
