@@ -36,9 +36,10 @@ pub fn preferred_encoding(headers: &HeaderMap) -> Encoding {
 /// The same from the `Accept-Encoding` lines' values, as the request carried them: read
 /// as one list, as RFC 9110 combines a field's lines (a proxy may split one). An item with
 /// a malformed weight is left out, as RFC 9110 has it; `x-gzip` is gzip, and `*` weights
-/// what is not named. A line that is not text is left out.
+/// what is not named. `identity` weighted above both codings is the body as it is; on a
+/// tie, the smaller body. A line that is not text is left out.
 pub fn encoding_accepted<'a>(lines: impl IntoIterator<Item = &'a [u8]>) -> Encoding {
-    let (mut br, mut gzip, mut any) = (None, None, None);
+    let (mut br, mut gzip, mut any, mut identity) = (None, None, None, None);
     let items = lines
         .into_iter()
         .filter_map(header_text)
@@ -62,10 +63,14 @@ pub fn encoding_accepted<'a>(lines: impl IntoIterator<Item = &'a [u8]>) -> Encod
             gzip = Some(weight);
         } else if name == "*" {
             any = Some(weight);
+        } else if name.eq_ignore_ascii_case("identity") {
+            identity = Some(weight);
         }
     }
     let (br, gzip) = (br.or(any).unwrap_or(0), gzip.or(any).unwrap_or(0));
-    if br > 0 && br >= gzip {
+    if identity.is_some_and(|identity| identity > br.max(gzip)) {
+        Encoding::Identity
+    } else if br > 0 && br >= gzip {
         Encoding::Brotli
     } else if gzip > 0 {
         Encoding::Gzip
@@ -203,6 +208,10 @@ mod tests {
         assert_eq!(encoding("*"), Encoding::Brotli);
         assert_eq!(encoding("*;q=0.5, br;q=0.1"), Encoding::Gzip);
         assert_eq!(encoding("br;q=0, *"), Encoding::Gzip);
+        assert_eq!(encoding("identity, br;q=0.5"), Encoding::Identity);
+        assert_eq!(encoding("identity;q=0.5, gzip"), Encoding::Gzip);
+        assert_eq!(encoding("identity, br"), Encoding::Brotli);
+        assert_eq!(encoding("IDENTITY;q=0.9, *;q=0.8"), Encoding::Identity);
         for malformed in [
             "gzip;q =0",
             "gzip;q= 0",
