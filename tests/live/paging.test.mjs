@@ -2,8 +2,9 @@
 // /words, with phrases added and removed by real CLI processes between page loads.
 import { test, before, after } from '../support/test.mjs';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import zlib from 'node:zlib';
 import { allPhrases, startHost } from '../support/host.mjs';
 import { poll } from '../support/poll.mjs';
@@ -153,6 +154,30 @@ test('a page of the API goes compressed to a client that takes it, each encoding
     assert.equal(other.status, 200, `${coding}'s tag is not the plain page's`);
   }
   assert.equal(tags.size, 3);
+});
+
+test('another host with the same list, as behind a load balancer, answers a client\'s copy of a page with a 304', async () => {
+  // The same store, as replicas share one Firestore; each host numbers its versions its own way.
+  const copy = join(mkdtempSync(join(tmpdir(), 'lastwords-paging-')), 'backup.sqlite3');
+  assert.equal((await host.cli('phrases', 'backup', copy)).code, 0);
+  const other = await startHost({ prepare: (cli) => cli('phrases', 'restore', copy) });
+  try {
+    const { body } = await api('limit=7');
+    for (const target of ['/api/phrases?limit=7', `/api/phrases?limit=7&after=${encodeURIComponent(body.next)}`]) {
+      for (const coding of ['identity', 'gzip']) {
+        const here = await rawRequest(host.url, target, { headers: [['Accept-Encoding', coding]] });
+        const there = await rawRequest(other.url, target, { headers: [['Accept-Encoding', coding]] });
+        const json = (response) => JSON.parse(coding === 'gzip' ? zlib.gunzipSync(response.body) : response.body);
+        assert.deepEqual({ ...json(there), version: 0 }, { ...json(here), version: 0 }, `${target}: the same page`);
+        assert.equal(there.headers.etag, here.headers.etag, `${target} ${coding}: one page, one validator`);
+        const again = await rawRequest(other.url, target, { headers: [['Accept-Encoding', coding], ['If-None-Match', here.headers.etag]] });
+        assert.equal(again.status, 304, `${target} ${coding}`);
+      }
+    }
+  } finally {
+    await other.stop();
+    rmSync(dirname(copy), { recursive: true, force: true });
+  }
 });
 
 const linkIn = (html, rel) => {

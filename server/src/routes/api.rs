@@ -57,28 +57,43 @@ pub async fn phrases(
     if !snapshot.loaded {
         return Err(AppError::Unavailable(NOT_LOADED));
     }
-    // The URL says which page; the version says what it holds; and a strong validator
-    // names one representation, so each encoding has its own.
+    let page = PhrasePage::cut(&snapshot, &request, limit);
+    let json = serde_json::to_vec(&page).map_err(anyhow::Error::from)?;
     let encoding = preferred_encoding(&headers);
-    let etag = match encoding.token() {
-        None => format!("\"v{}\"", snapshot.version),
-        Some(coding) => format!("\"v{}-{coding}\"", snapshot.version),
-    };
-    let etag_value = HeaderValue::from_str(&etag).unwrap_or(HeaderValue::from_static("\"\""));
+    let etag = page_etag(&json, page.version, encoding);
     let mut out = negotiate::coding_headers(encoding);
-    out.insert(header::ETAG, etag_value);
+    out.insert(
+        header::ETAG,
+        HeaderValue::from_str(&etag).unwrap_or(HeaderValue::from_static("\"\"")),
+    );
     out.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     if not_modified(&headers, &etag) {
         out.remove(header::CONTENT_ENCODING);
         return Ok((StatusCode::NOT_MODIFIED, out).into_response());
     }
-    let page = PhrasePage::cut(&snapshot, &request, limit);
-    let json = serde_json::to_vec(&page).map_err(anyhow::Error::from)?;
     out.insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("application/json"),
     );
     Ok((out, compressed(&json, encoding)).into_response())
+}
+
+/// The validator of a page of the list as `json` in `encoding`: what it holds, less the
+/// version it was cut at, which numbers one process's changes (as a page of `/words`'s
+/// does: `CachedPage::carrying_version`). So another host behind the same load balancer,
+/// or this one after a restart, answers a client's copy of the same page with a 304. Weak,
+/// since the bodies it names differ in those digits; one per encoding.
+fn page_etag(json: &[u8], version: u64, encoding: Encoding) -> String {
+    let number = format!("\"version\":{version}");
+    // Every string in it escaped: `"version":` is only ever the page's own key.
+    let digest = match memchr::memmem::find(json, number.as_bytes()) {
+        Some(at) => negotiate::digest(&[&json[..at], &json[at + number.len()..]]),
+        None => negotiate::digest(&[json]),
+    };
+    match encoding.token() {
+        None => format!("W/\"{digest}\""),
+        Some(coding) => format!("W/\"{digest}-{coding}\""),
+    }
 }
 
 /// `json` in `encoding`, at settings quick enough to spend per request: a page of 200
