@@ -37,7 +37,7 @@ pub async fn phrases(
     headers: HeaderMap,
     query: Result<Query<PhrasesQuery>, QueryRejection>,
 ) -> Result<Response, AppError> {
-    let Query(query) = query.map_err(|e| AppError::bad_request(e.body_text()))?;
+    let Query(query) = query.map_err(unreadable)?;
     let limit = match query.limit.as_deref() {
         None | Some("") => PAGE_SIZE,
         Some(text) => text
@@ -96,6 +96,19 @@ fn page_etag(json: &[u8], version: u64, encoding: Encoding) -> String {
     }
 }
 
+/// A query the handler's text fields could not take, which is only ever a name given
+/// twice, said in the API's own words rather than the parser's.
+fn unreadable(rejection: QueryRejection) -> AppError {
+    let text = rejection.body_text();
+    let twice = text
+        .split_once("duplicate field `")
+        .and_then(|(_, rest)| rest.split_once('`'));
+    match twice {
+        Some((name, _)) => AppError::bad_request(format!("{name} is given more than once")),
+        None => AppError::bad_request(text),
+    }
+}
+
 /// `json` in `encoding`, at settings quick enough to spend per request: a page of 200
 /// phrases is some 20 KB of JSON and a fifth of that compressed, for a phone scrolling
 /// the list.
@@ -129,7 +142,7 @@ pub async fn check(
     State(feed): State<Feed>,
     query: Result<Query<CheckQuery>, QueryRejection>,
 ) -> Result<Response, AppError> {
-    let Query(query) = query.map_err(|e| AppError::bad_request(e.body_text()))?;
+    let Query(query) = query.map_err(unreadable)?;
     let word = query
         .word
         .ok_or_else(|| AppError::bad_request("give the word to check as ?word=..."))?;

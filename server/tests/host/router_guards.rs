@@ -418,6 +418,26 @@ async fn the_json_api_refuses_in_json_saying_why() {
 }
 
 #[tokio::test]
+async fn a_parameter_given_twice_is_named_in_the_apis_words() {
+    let host = TestHost::start(None).await;
+    for (uri, says) in [
+        (
+            "/api/phrases?limit=1&limit=2",
+            "limit is given more than once",
+        ),
+        (
+            "/api/phrases/check?word=A&word=B",
+            "word is given more than once",
+        ),
+    ] {
+        let (status, body) = get_with(&host, uri, &[]).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{uri}");
+        let answer: serde_json::Value = serde_json::from_str(&body).expect("JSON");
+        assert_eq!(answer["error"], says, "{uri}");
+    }
+}
+
+#[tokio::test]
 async fn every_plain_text_refusal_is_one_line_saying_why() {
     let host = TestHost::start(None).await;
     let upgrade = |origin: &'static str| {
