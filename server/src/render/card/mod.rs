@@ -68,8 +68,10 @@ pub struct Cards {
     /// no SHA-256; the layout and the art are the process's own, the same for every key.
     cache: moka::future::Cache<Phrase, Arc<Card>>,
     /// Turns to draw: one per core, so a crawler asking for thousands of new cards at
-    /// once queues them instead of holding a blocking thread and a 3 MB canvas each.
-    draws: tokio::sync::Semaphore,
+    /// once queues them instead of holding a blocking thread and a 3 MB canvas each. A
+    /// turn is the drawing's, not the request's: a client that goes away mid-draw (or a
+    /// request timed out) leaves the drawing holding it to the end.
+    draws: Arc<tokio::sync::Semaphore>,
     /// `metrics`' counts of cards drawn and served from the cache.
     renders: IntCounter,
     hits: IntCounter,
@@ -84,9 +86,9 @@ impl Cards {
                 .max_capacity(CACHE_BYTES)
                 .weigher(|_, card: &Arc<Card>| u32::try_from(card.png.len()).unwrap_or(u32::MAX))
                 .build(),
-            draws: tokio::sync::Semaphore::new(
+            draws: Arc::new(tokio::sync::Semaphore::new(
                 std::thread::available_parallelism().map_or(2, |n| n.get()),
-            ),
+            )),
             renders: metrics.card_renders.clone(),
             hits: metrics.card_hits.clone(),
         }
@@ -149,13 +151,23 @@ impl Cards {
         let (word, name) = (phrase.word.clone(), phrase.name.clone());
         self.cache
             .try_get_with(phrase.clone(), async move {
-                let _turn = self.draws.acquire().await.map_err(|e| e.to_string())?;
+                let turn = self
+                    .draws
+                    .clone()
+                    .acquire_owned()
+                    .await
+                    .map_err(|e| e.to_string())?;
+                let renders = self.renders.clone();
                 let png = tokio::task::spawn_blocking(move || {
-                    painter.paint(site::NAME, &word, &name, dino)
+                    let png = painter.paint(site::NAME, &word, &name, dino);
+                    if png.is_ok() {
+                        renders.inc();
+                    }
+                    drop(turn);
+                    png
                 })
                 .await
                 .map_err(|e| e.to_string())??;
-                self.renders.inc();
                 let etag_header = HeaderValue::from_str(&etag).map_err(|e| e.to_string())?;
                 Ok::<_, String>(Arc::new(Card {
                     png: Bytes::from(png),
@@ -182,4 +194,46 @@ pub fn painter(sources: &CardSources) -> &'static Painter {
             .collect();
         Painter::new(sources.art, dinos)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::render::assets::Ui;
+    use std::time::{Duration, Instant};
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_drawing_keeps_its_turn_when_its_request_goes_away() {
+        let ui = Ui::embedded().expect("the UI is built (run scripts/build or scripts/test)");
+        let cards = Arc::new(Cards::new(painter(&ui.card), &Metrics::new()));
+        let turns = cards.draws.available_permits();
+        let phrase = Phrase {
+            id: "gone".into(),
+            word: "THE METEOR IS COMING".into(),
+            name: "Ann".into(),
+            created: 1,
+            edited: 0,
+        };
+        let asking = tokio::spawn({
+            let cards = cards.clone();
+            async move { cards.card(&phrase).await.map(drop) }
+        });
+        while cards.draws.available_permits() == turns {
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+        // The client goes away mid-draw: the next request must not find a turn free
+        // while this drawing still holds a thread and a canvas.
+        asking.abort();
+        let _ = asking.await;
+        assert_eq!(cards.draws.available_permits(), turns - 1);
+        let start = Instant::now();
+        while cards.draws.available_permits() < turns {
+            assert!(
+                start.elapsed() < Duration::from_secs(30),
+                "the turn comes back"
+            );
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        assert_eq!(cards.renders.get(), 1, "the drawing is counted");
+    }
 }
