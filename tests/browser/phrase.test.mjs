@@ -195,6 +195,49 @@ test('a phrase edited while its host restarted says what it reads now, once the 
   }
 });
 
+test('a removed phrase\'s page says who holds its words now once live again: minted again, or no longer, while the host was down', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'lastwords-again-'));
+  let restarted = await startHost({ dataDir, phrases: PHRASES });
+  const port = Number(new URL(restarted.url).port);
+  const idOf = async (word) => {
+    const list = await restarted.cli('phrases', 'list');
+    return list.stdout.split('\n').find((line) => line.includes(word))?.split(/\s+/)[0];
+  };
+  // While the host is down the socket is silent: what changed then is asked of the host.
+  const whileDown = async (...commands) => {
+    await restarted.stop();
+    for (const command of commands) {
+      const ran = await restarted.cli('phrases', ...command);
+      assert.equal(ran.code, 0, ran.stderr);
+    }
+    restarted = await startHost({ dataDir, port });
+  };
+  try {
+    const { context, page, problems } = await openHydrated(browser, `${restarted.url}${pagePath('f6')}`, PHONE);
+    await page.waitForTimeout(300);
+    assert.equal((await restarted.cli('phrases', 'remove', 'f6')).code, 0);
+    assert.equal((await restarted.cli('phrases', 'add', 'rawr', '--name', 'Second')).code, 0);
+    const second = page.getByRole('link', { name: 'Minted again by Second' });
+    await second.waitFor({ timeout: 5000 });
+
+    await whileDown(['remove', await idOf('RAWR')]);
+    await page.waitForFunction(() => !document.body.innerText.includes('Minted again'), null, { timeout: 30_000 });
+    assert.equal(await page.getByText('This Last Words has been removed.').count(), 1);
+
+    await whileDown(['add', 'rawr', '--name', 'Third']);
+    const third = page.getByRole('link', { name: 'Minted again by Third' });
+    await third.waitFor({ timeout: 30_000 });
+    assert.equal((await fetch(`${restarted.url}${await third.getAttribute('href')}`)).status, 200, 'the link leads to the phrase that holds the words');
+    // The host down, and then the page's own address asked again: a 404 from a host
+    // restarted since the removal (which only the host that saw it answers with 410).
+    assert.deepEqual(problems.filter((problem) => !/ERR_CONNECTION_REFUSED|WebSocket|status of 404/.test(problem)), []);
+    await context.close();
+  } finally {
+    await restarted.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
 test("a phrase's headline breaks only between its words, at every width from a small phone's up", async () => {
   const context = await browser.newContext();
   const page = await context.newPage();

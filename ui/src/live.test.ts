@@ -454,6 +454,12 @@ describe("watchPhrase", () => {
     expect(watchAnswer(UNCHANGED, mine, 404, null)?.removed).toBe(true);
     expect(watchAnswer(UNCHANGED, mine, 200, edited)).toEqual({ ...UNCHANGED, edited });
     expect(watchAnswer({ ...UNCHANGED, edited }, mine, 200, mine)).toEqual(UNCHANGED);
+    // Gone, with whoever holds its words now, as the host's check says: minted again
+    // while the feed was away, or the phrase that took them removed meanwhile.
+    const other = phrase("o", 9, "MINE");
+    expect(watchAnswer(UNCHANGED, mine, 410, null, other)).toEqual({ ...UNCHANGED, removed: true, again: other });
+    expect(watchAnswer({ ...UNCHANGED, removed: true, again: other }, mine, 410, null, null)).toEqual({ ...UNCHANGED, removed: true });
+    expect(watchAnswer({ ...UNCHANGED, removed: true, again: other }, mine, 404, null)?.again).toBe(other);
     // A page that could not be read, or an error, says nothing.
     expect(watchAnswer(UNCHANGED, mine, 200, null)).toBe(null);
     expect(watchAnswer(UNCHANGED, mine, 503, null)).toBe(null);

@@ -468,11 +468,16 @@ export const UNCHANGED: Watched = { removed: false, again: null, edited: null };
 
 /**
  * What a phrase's page shows once it has asked the host for the page again (the feed
- * could not say what changed): removed for a 404 or 410, else the phrase as that page
- * has it, edited or not; `null` leaves what it shows as it is.
+ * could not say what changed): removed for a 404 or 410, with whoever holds its words
+ * now (`holder`, from the host's check; `undefined` when that could not be asked, which
+ * leaves what the page says of it), else the phrase as that page has it, edited or not;
+ * `null` leaves what it shows as it is.
  */
-export function watchAnswer(watched: Watched, phrase: Phrase, status: number, now: Phrase | null): Watched | null {
-  if (status === 404 || status === 410) return { ...watched, removed: true };
+export function watchAnswer(watched: Watched, phrase: Phrase, status: number, now: Phrase | null, holder?: Phrase | null): Watched | null {
+  if (status === 404 || status === 410) {
+    const again = holder === undefined ? watched.again : holder?.id === phrase.id ? null : holder;
+    return { ...watched, removed: true, again };
+  }
   if (status < 200 || status > 299 || now === null || now.id !== phrase.id) return null;
   return now.word === phrase.word && now.name === phrase.name ? UNCHANGED : { ...UNCHANGED, edited: now };
 }

@@ -1,5 +1,6 @@
 import { useEffect, useState } from "react";
 import { UNCHANGED, isPhrase, watchAnswer, watchPhrase, type Watched } from "./live";
+import { fetchAnswer } from "./api";
 import { openLiveFeed } from "./liveSocket";
 import type { Phrase } from "./types";
 
@@ -17,13 +18,16 @@ export function usePhraseWatch(phrase: Phrase, version: number): Watched {
     let seen = version;
 
     // The page itself, read for the phrase it shows now: after a restart, or from another
-    // replica, the socket cannot say whether it was edited meanwhile.
+    // replica, the socket cannot say whether it was edited meanwhile. Gone, its words may
+    // have been minted again, or the phrase that took them removed, meanwhile too.
     const askHost = () => {
       fetch(window.location.href, { cache: "no-store" }).then(
         async (response) => {
           const now = response.ok ? phraseInPage(await response.text()) : null;
+          const gone = response.status === 404 || response.status === 410;
+          const holder = gone ? await holderOf(phrase.word) : undefined;
           if (stopped) return;
-          setWatched((watched) => watchAnswer(watched, phrase, response.status, now) ?? watched);
+          setWatched((watched) => watchAnswer(watched, phrase, response.status, now, holder) ?? watched);
         },
         () => {},
       );
@@ -50,6 +54,17 @@ export function usePhraseWatch(phrase: Phrase, version: number): Watched {
   }, [phrase, version]);
 
   return watched;
+}
+
+/** Who holds `word` now, as the host's check says; `undefined` when it did not say. */
+async function holderOf(word: string): Promise<Phrase | null | undefined> {
+  try {
+    const answer = await fetchAnswer(word, new AbortController().signal);
+    if (answer.verdict === "taken") return answer.taker;
+    return answer.verdict === "available" ? null : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The phrase a phrase page's props hold, or null when `html` is not such a page. */
