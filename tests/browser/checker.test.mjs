@@ -245,38 +245,8 @@ test('while an IME builds a character nothing is asked of the host or said to be
   await context.close();
 });
 
-test('what a visitor types before the page goes live is kept, and checked once it is', async () => {
-  for (const [path, keys, value, verdict] of [
-    ['/words', 'dino roar', 'dino roar', 'Already taken'],
-    ['/words?check=good', ' luck!', 'good luck!', 'Already taken'],
-  ]) {
-    const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
-    const page = await context.newPage();
-    const problems = watchProblems(page);
-    // A slow connection: the page is there, its script not yet.
-    let release;
-    const held = new Promise((resolve) => (release = resolve));
-    await page.route(/\/assets\/.*\.js$/, async (route) => {
-      await held;
-      await route.continue();
-    });
-    await page.goto(`${host.url}${path}`, { waitUntil: 'commit' });
-    const input = page.getByLabel('Type & Check');
-    await input.waitFor();
-    await input.press('End');
-    await input.pressSequentially(keys);
-    assert.equal(await page.evaluate(() => document.documentElement.dataset.hydrated), undefined, 'typed before the page went live');
-    release();
-    await page.waitForFunction(() => document.documentElement.dataset.hydrated === 'true', null, { timeout: 10_000 });
-    await messageReads(page, verdict);
-    assert.equal(await input.inputValue(), value, `${path}: the box keeps what was typed`);
-    assert.match(page.url(), new RegExp(`check=${value.replace(/[!]/g, '').split(' ').join('(\\+|%20)')}`, 'i'));
-    assert.deepEqual(problems, []);
-    await context.close();
-  }
-});
-
-test('a paste too long for the box before the page goes live is cut once it is, saying how much was left out', async () => {
+/** `path` on a slow connection: the page is there, its script not yet, until `goLive`. */
+async function openBeforeLive(path) {
   const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
   const page = await context.newPage();
   const problems = watchProblems(page);
@@ -286,13 +256,39 @@ test('a paste too long for the box before the page goes live is cut once it is, 
     await held;
     await route.continue();
   });
-  await page.goto(`${host.url}/words`, { waitUntil: 'commit' });
+  await page.goto(`${host.url}${path}`, { waitUntil: 'commit' });
   const input = page.getByLabel('Type & Check');
   await input.waitFor();
+  const goLive = async () => {
+    assert.equal(await page.evaluate(() => document.documentElement.dataset.hydrated), undefined, 'typed before the page went live');
+    release();
+    await page.waitForFunction(() => document.documentElement.dataset.hydrated === 'true', null, { timeout: 10_000 });
+  };
+  return { context, page, problems, input, goLive };
+}
+
+test('what a visitor types before the page goes live is kept, and checked once it is', async () => {
+  for (const [path, keys, value, verdict] of [
+    ['/words', 'dino roar', 'dino roar', 'Already taken'],
+    ['/words?check=good', ' luck!', 'good luck!', 'Already taken'],
+  ]) {
+    const { context, page, problems, input, goLive } = await openBeforeLive(path);
+    await input.press('End');
+    await input.pressSequentially(keys);
+    await goLive();
+    await messageReads(page, verdict);
+    assert.equal(await input.inputValue(), value, `${path}: the box keeps what was typed`);
+    assert.match(page.url(), new RegExp(`check=${value.replace(/[!]/g, '').split(' ').join('(\\+|%20)')}`, 'i'));
+    assert.deepEqual(problems, []);
+    await context.close();
+  }
+});
+
+test('a paste too long for the box before the page goes live is cut once it is, saying how much was left out', async () => {
+  const { context, page, problems, input, goLive } = await openBeforeLive('/words');
   await input.focus();
   await page.keyboard.insertText('X'.repeat(300));
-  release();
-  await page.waitForFunction(() => document.documentElement.dataset.hydrated === 'true', null, { timeout: 10_000 });
+  await goLive();
   await messageReads(page, 'It is available!');
   assert.equal(await input.inputValue(), 'X'.repeat(20));
   assert.equal(await page.getByText(/characters fit/).innerText(), 'Only 20 characters fit — 280 more were left out.');
