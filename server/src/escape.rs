@@ -45,9 +45,9 @@ pub fn check_encoding(what: &str, part: &str) -> Result<(), String> {
 pub const READ_PARAMETERS: [&str; 7] = ["after", "before", "check", "limit", "q", "since", "word"];
 
 /// [`check_encoding`] of the value of each parameter in `query` that some route reads
-/// ([`READ_PARAMETERS`]). The others are read by no one, as a well-formed unknown one is
-/// not: a bad escape in one (a mailer's campaign tag in Latin-1) does not cost the
-/// visitor the page.
+/// ([`READ_PARAMETERS`]). The others are ignored, however they are written, as the
+/// well-formed are: a bad escape in one (a mailer's campaign tag in Latin-1) does not
+/// cost the visitor the page.
 pub fn check_query(query: &str) -> Result<(), String> {
     for pair in query.split('&') {
         let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
