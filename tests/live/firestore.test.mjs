@@ -128,6 +128,13 @@ test('a host whose Firestore stops answering sends its live browsers away once i
     await stopped.set('s2', { word: 'AFTER', name: 'Rex' });
     await during.until((c) => c.words().includes('AFTER'), 60_000, 'the list current again');
     assert.equal(stale.log().match(/live browsers sent to reconnect/g)?.length, 1, stale.log());
+    // The outage told once with the cause the host's probe met, and its end once; not the
+    // Firestore client's ERROR at each of its retries, every second of it.
+    await poll(() => stale.log(), (log) => log.includes('the phrase list comes from Firestore again'), 15_000, 'the end of the outage told');
+    const log = stale.log();
+    assert.match(log, /Firestore does not answer .*reason=/, log);
+    assert.equal(log.match(/the phrase list comes from Firestore again/g)?.length, 1, log);
+    assert.doesNotMatch(log, /ERROR|gcloud_sdk|listen_changes::event_loop/, log);
     during.close();
   } finally {
     stopped.resume();

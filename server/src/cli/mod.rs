@@ -140,12 +140,14 @@ pub fn from_environment(command: &clap::Command, mut error: clap::Error) -> clap
 /// Logs to standard error: JSON lines in production, compact text in staging.
 pub fn init_tracing(environment: Environment) {
     // The Firestore client warns at every RESET of the listen stream, a routine part of
-    // the protocol that the feed handles (an emulator sends one per write): only its
-    // errors are worth a line. The file watcher (--ui-dir) tells of a watch that went
-    // with its folder at info: routine too.
+    // the protocol that the feed handles (an emulator sends one per write), and says
+    // ERROR twice a second while it cannot reach Firestore, whose outage the host tells
+    // itself once, with the cause its probe met, and again when the list comes back.
+    // The file watcher (--ui-dir) tells of a watch that went with its folder at info:
+    // routine too.
     let default = || {
         tracing_subscriber::EnvFilter::new(
-            "info,firestore::db::listen_changes::event_loop=error,notify=warn",
+            "info,firestore::db::listen_changes::event_loop=off,gcloud_sdk::middleware=off,notify=warn",
         )
     };
     let mut unread = None;

@@ -1,7 +1,7 @@
 //! Following the collection for the life of the process, whatever happens to the network.
 
 use std::sync::atomic::Ordering;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::{FirestoreSettings, FirestoreStore, SourceCounts};
 use crate::feed::{Feed, now_ms};
@@ -39,12 +39,14 @@ pub fn follow(settings: FirestoreSettings, feed: Feed, metrics: &Metrics) {
     };
     feed.clone().spawn_task(async move {
         let mut attempt = 0;
+        // Since when the list has not come, after an outage: told when it comes again.
+        let mut lost: Option<Instant> = None;
         loop {
             match FirestoreStore::connect(settings.clone()).await {
                 Ok(store) => match store.listen(feed.clone(), counts.clone()).await {
                     Ok(mut listener) => {
-                        let connected = std::time::Instant::now();
-                        store.watch(&feed).await;
+                        let connected = Instant::now();
+                        store.watch(&feed, connected, &mut lost).await;
                         let _ = listener.shutdown().await;
                         // Back off afresh only once a connection delivered a whole list.
                         if feed
@@ -60,6 +62,7 @@ pub fn follow(settings: FirestoreSettings, feed: Feed, metrics: &Metrics) {
                 Err(error) => tracing::warn!(%error, "cannot connect to Firestore"),
             }
             feed.health().down();
+            lost.get_or_insert_with(Instant::now);
             let delay = backoff(attempt);
             attempt = attempt.saturating_add(1);
             tracing::info!(
@@ -73,21 +76,38 @@ pub fn follow(settings: FirestoreSettings, feed: Feed, metrics: &Metrics) {
 
 impl FirestoreStore {
     /// Returns when the connection looks lost: the listener was silent for
-    /// [`PROBE_AFTER`] and a probe query failed.
-    async fn watch(&self, feed: &Feed) {
+    /// [`PROBE_AFTER`] and a probe query failed, saying why. Once the listener opened at
+    /// `connected` has delivered a whole list, an outage that began at `lost` is over,
+    /// and said to be.
+    async fn watch(&self, feed: &Feed, connected: Instant, lost: &mut Option<Instant>) {
         loop {
             tokio::time::sleep(PROBE_AFTER / 2).await;
+            if let Some(since) = *lost
+                && feed
+                    .health()
+                    .since_sync()
+                    .is_some_and(|synced| synced < connected.elapsed())
+            {
+                tracing::info!(
+                    since_noticed_s = since.elapsed().as_secs(),
+                    "the phrase list comes from Firestore again"
+                );
+                *lost = None;
+            }
             let silent = now_ms().saturating_sub(self.heard.load(Ordering::Relaxed));
             if silent < PROBE_AFTER.as_millis() as u64 {
                 continue;
             }
-            if self.answers().await {
-                feed.health().up();
-                // Reachable but silent is normal for an idle collection.
-                self.heard.store(now_ms(), Ordering::Relaxed);
-            } else {
-                tracing::warn!(silent_ms = silent, "Firestore does not answer");
-                return;
+            match self.answers().await {
+                Ok(()) => {
+                    feed.health().up();
+                    // Reachable but silent is normal for an idle collection.
+                    self.heard.store(now_ms(), Ordering::Relaxed);
+                }
+                Err(reason) => {
+                    tracing::warn!(silent_ms = silent, %reason, "Firestore does not answer");
+                    return;
+                }
             }
         }
     }

@@ -152,9 +152,10 @@ impl FirestoreStore {
         Ok(listener)
     }
 
-    /// Whether Firestore answers a one-document query within a few seconds. Costs one
-    /// read; asked only when the listener has been silent for a while.
-    async fn answers(&self) -> bool {
+    /// Whether Firestore answers a one-document query within a few seconds, or what
+    /// came back instead. Costs one read; asked only when the listener has been silent
+    /// for a while.
+    async fn answers(&self) -> Result<(), String> {
         let probe = self
             .db
             .fluent()
@@ -162,7 +163,11 @@ impl FirestoreStore {
             .from(self.settings.collection.as_str())
             .limit(1)
             .query();
-        matches!(tokio::time::timeout(PROBE_TIMEOUT, probe).await, Ok(Ok(_)))
+        match tokio::time::timeout(PROBE_TIMEOUT, probe).await {
+            Ok(Ok(_)) => Ok(()),
+            Ok(Err(error)) => Err(error.to_string()),
+            Err(_) => Err(format!("no answer within {} s", PROBE_TIMEOUT.as_secs())),
+        }
     }
 
     fn backend(&self, what: &str, error: impl std::fmt::Display) -> StoreError {
