@@ -71,6 +71,12 @@ pub fn in_json(mut response: Response) -> Response {
 #[derive(Debug, Clone, Copy)]
 pub struct Shed(pub &'static str);
 
+/// Marks a 503 whose cause the log has already told where it happened (the phrase list
+/// not loaded: the store's lines say why), so a request answered with it is no line of
+/// its own, which visitors' traffic would make a flood of.
+#[derive(Debug, Clone, Copy)]
+pub struct ToldElsewhere;
+
 /// What went wrong, as the client sees it. Internal causes are logged, never sent.
 #[derive(Debug, thiserror::Error)]
 pub enum AppError {
@@ -110,10 +116,16 @@ impl AppError {
                 .headers_mut()
                 .insert(header::RETRY_AFTER, RETRY_AFTER_BUSY);
         }
-        if let AppError::Busy = self {
-            response
-                .extensions_mut()
-                .insert(Shed("the render queue is full (--render-queue)"));
+        match self {
+            AppError::Busy => {
+                response
+                    .extensions_mut()
+                    .insert(Shed("the render queue is full (--render-queue)"));
+            }
+            AppError::Unavailable(_) => {
+                response.extensions_mut().insert(ToldElsewhere);
+            }
+            _ => {}
         }
         response
     }

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { startEmulator, startFirestoreHost } from '../support/emulator.mjs';
 import { connectLive } from '../support/live-client.mjs';
 import { allPhrases, startHost } from '../support/host.mjs';
+import { freePort } from '../support/free-port.mjs';
 import { eventually, poll, sleep } from '../support/poll.mjs';
 
 let emulator;
@@ -140,6 +141,26 @@ test('a host whose Firestore stops answering sends its live browsers away once i
     stopped.resume();
     await stale.stop();
     await stopped.stop();
+  }
+});
+
+test('a host whose Firestore is not there serves 503s saying the list has not loaded, and its log tells why once, not once a request', async () => {
+  // Nothing listens here: every connection is refused.
+  const nowhere = await freePort();
+  const lonely = await startHost({ args: ['--firestore-project', 'test'], env: { FIRESTORE_EMULATOR_HOST: `127.0.0.1:${nowhere}` } });
+  try {
+    for (let n = 0; n < 20; n++) {
+      for (const path of ['/api/phrases', '/words/any', '/sitemap.xml']) {
+        const response = await fetch(`${lonely.url}${path}`);
+        assert.equal(response.status, 503, path);
+        await response.arrayBuffer();
+      }
+    }
+    await sleep(500);
+    assert.doesNotMatch(lonely.log(), /request failed/, lonely.log());
+    assert.match(lonely.log(), /cannot (connect to|listen to) Firestore/, 'the cause, where it happens');
+  } finally {
+    await lonely.stop();
   }
 });
 

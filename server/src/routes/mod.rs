@@ -26,7 +26,7 @@ use tower_http::set_header::SetResponseHeaderLayer;
 use tower_http::timeout::TimeoutLayer;
 use tracing::Instrument as _;
 
-use crate::error::{Shed, refusal};
+use crate::error::{Shed, ToldElsewhere, refusal};
 use crate::metrics::Metrics;
 use crate::net::client::ClientAddr;
 use crate::net::headers;
@@ -298,7 +298,10 @@ where
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .refused(why);
-    } else if status.is_server_error() && route != "/readyz" {
+    } else if status.is_server_error()
+        && route != "/readyz"
+        && response.extensions().get::<ToldElsewhere>().is_none()
+    {
         let client = client.map(tracing::field::display);
         tracing::warn!(method = %method, route, status = status.as_u16(), latency_ms, client, "request failed");
     } else if !span.is_disabled() {
