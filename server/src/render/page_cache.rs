@@ -16,7 +16,6 @@
 //! when first asked for, so a cached hit costs no rendering and no compression.
 
 use std::collections::{HashMap, VecDeque};
-use std::io::Write as _;
 use std::ops::Bound;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
@@ -29,7 +28,7 @@ use crate::feed::list::{Anchor, Cursor, ListPage, Phrase};
 use crate::feed::{Change, Delta, Feed, Snapshot};
 use crate::metrics::Metrics;
 use crate::net::headers::PreparedHead;
-use crate::render::negotiate::{self, Encoding};
+use crate::render::negotiate::{self, Effort, Encoding};
 use prometheus::IntCounter;
 
 /// Which page, at which data.
@@ -222,8 +221,14 @@ impl CachedPage {
     pub fn encode(&self, encoding: Encoding) -> Bytes {
         match encoding {
             Encoding::Identity => self.html.clone(),
-            Encoding::Gzip => self.gzip.get_or_init(|| gzip(&self.html)).clone(),
-            Encoding::Brotli => self.br.get_or_init(|| brotli(&self.html)).clone(),
+            Encoding::Gzip => self
+                .gzip
+                .get_or_init(|| negotiate::compressed(&self.html, encoding, Effort::Kept))
+                .clone(),
+            Encoding::Brotli => self
+                .br
+                .get_or_init(|| negotiate::compressed(&self.html, encoding, Effort::Kept))
+                .clone(),
         }
     }
 
@@ -250,26 +255,6 @@ fn index(encoding: Encoding) -> usize {
         Encoding::Gzip => 1,
         Encoding::Brotli => 2,
     }
-}
-
-fn gzip(html: &[u8]) -> Bytes {
-    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(9));
-    let _ = encoder.write_all(html);
-    let mut out = encoder.finish().unwrap_or_default();
-    out.shrink_to_fit();
-    Bytes::from(out)
-}
-
-fn brotli(mut html: &[u8]) -> Bytes {
-    let mut out = Vec::new();
-    let params = brotli::enc::BrotliEncoderParams {
-        // Quality 9 cost 15 ms per miss of the words page (scripts/bench); 5 is far cheaper.
-        quality: 5,
-        ..Default::default()
-    };
-    let _ = brotli::BrotliCompress(&mut html, &mut out, &params);
-    out.shrink_to_fit();
-    Bytes::from(out)
 }
 
 /// What the cache may weigh at once (HTML, with room for its compressed variants): a

@@ -2,13 +2,10 @@
 //! text), and a word's availability (with who took it and what is free instead, or the
 //! minted phrase a free word reads like).
 
-use std::io::Write as _;
-
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use bytes::Bytes;
 use serde::Deserialize;
 use serde_json::json;
 
@@ -17,7 +14,7 @@ use crate::feed::Feed;
 use crate::feed::check::{Check, CheckStatus};
 use crate::feed::list::PAGE_SIZE;
 use crate::feed::paging::{PageRequest, PhrasePage};
-use crate::render::negotiate::{self, Encoding, not_modified, preferred_encoding};
+use crate::render::negotiate::{self, Effort, Encoding, not_modified, preferred_encoding};
 
 /// The most phrases one request may ask for.
 pub const MAX_LIMIT: usize = 200;
@@ -75,7 +72,10 @@ pub async fn phrases(
         header::CONTENT_TYPE,
         HeaderValue::from_static("application/json"),
     );
-    Ok((out, compressed(&json, encoding)).into_response())
+    // A page of 200 phrases is some 20 KB of JSON, a third of that compressed, for a
+    // phone scrolling the list.
+    let body = negotiate::compressed(&json, encoding, Effort::OneAnswer);
+    Ok((out, body).into_response())
 }
 
 /// The validator of a page of the list as `json` in `encoding`: what it holds, less the
@@ -106,30 +106,6 @@ fn unreadable(rejection: QueryRejection) -> AppError {
     match twice {
         Some((name, _)) => AppError::bad_request(format!("{name} is given more than once")),
         None => AppError::bad_request(text),
-    }
-}
-
-/// `json` in `encoding`, at settings quick enough to spend per request: a page of 200
-/// phrases is some 20 KB of JSON and a fifth of that compressed, for a phone scrolling
-/// the list.
-fn compressed(json: &[u8], encoding: Encoding) -> Bytes {
-    match encoding {
-        Encoding::Identity => Bytes::copy_from_slice(json),
-        Encoding::Gzip => {
-            let mut encoder =
-                flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-            let _ = encoder.write_all(json);
-            Bytes::from(encoder.finish().unwrap_or_default())
-        }
-        Encoding::Brotli => {
-            let mut out = Vec::new();
-            let params = brotli::enc::BrotliEncoderParams {
-                quality: 1,
-                ..Default::default()
-            };
-            let _ = brotli::BrotliCompress(&mut &json[..], &mut out, &params);
-            Bytes::from(out)
-        }
     }
 }
 
