@@ -156,6 +156,11 @@ impl FeedHealth {
         (synced > 0).then(|| std::time::Duration::from_millis(now_ms().saturating_sub(synced)))
     }
 
+    /// Whether a complete list has come since `at`.
+    pub fn synced_since(&self, at: std::time::Instant) -> bool {
+        self.since_sync().is_some_and(|since| since < at.elapsed())
+    }
+
     /// How long the source has been unreachable, or `None` while it is reachable.
     pub fn down_for(&self) -> Option<std::time::Duration> {
         let down = *self.down_since_ms.borrow();

@@ -49,11 +49,7 @@ pub fn follow(settings: FirestoreSettings, feed: Feed, metrics: &Metrics) {
                         store.watch(&feed, connected, &mut lost).await;
                         let _ = listener.shutdown().await;
                         // Back off afresh only once a connection delivered a whole list.
-                        if feed
-                            .health()
-                            .since_sync()
-                            .is_some_and(|since| since < connected.elapsed())
-                        {
+                        if feed.health().synced_since(connected) {
                             attempt = 0;
                         }
                     }
@@ -83,10 +79,7 @@ impl FirestoreStore {
         loop {
             tokio::time::sleep(PROBE_AFTER / 2).await;
             if let Some(since) = *lost
-                && feed
-                    .health()
-                    .since_sync()
-                    .is_some_and(|synced| synced < connected.elapsed())
+                && feed.health().synced_since(connected)
             {
                 tracing::info!(
                     since_noticed_s = since.elapsed().as_secs(),
