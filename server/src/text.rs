@@ -38,6 +38,7 @@ const ZERO_WIDTH_JOINER: char = '\u{200D}';
 const ZERO_WIDTH_NON_JOINER: char = '\u{200C}';
 const BLACK_FLAG: char = '\u{1F3F4}';
 const BRAILLE_BLANK: char = '\u{2800}';
+const CAPITAL_SHARP_S: char = '\u{1E9E}';
 
 /// Why a text cannot be stored.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -155,6 +156,12 @@ pub fn normalize_word(input: &str) -> String {
 pub fn skeleton(word: &str) -> String {
     let spelled = spelled_whole(word);
     let word = spelled.as_deref().unwrap_or(word);
+    // The capital sharp s is German's other spelling of SS, which the small one
+    // upper-cases to: TS #39 reads it as itself.
+    let sharp = word
+        .contains(CAPITAL_SHARP_S)
+        .then(|| word.replace(CAPITAL_SHARP_S, "SS"));
+    let word = sharp.as_deref().unwrap_or(word);
     // Tag characters spell which flag a black flag is: dropped, as TS #39 drops what is
     // invisible, England, Wales and a plain black flag would all read as Scotland.
     let mut read = String::with_capacity(word.len());
