@@ -121,7 +121,7 @@ test('scrolling keeps every card in the document up to a few hundred, then reach
     await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
     await page.waitForFunction(
       ([before, word]) =>
-        [...document.querySelectorAll('main li bdi')].some((bdi) => bdi.textContent === word) ||
+        [...document.querySelectorAll('main li a > bdi')].some((bdi) => bdi.textContent === word) ||
         document.querySelector('main ul[role="list"] > li:last-child')?.getAttribute('aria-posinset') !== before,
       [last, oldest],
       { timeout: 5000 },
@@ -199,12 +199,12 @@ test('find shows what the API finds, and the checker says what the API says', as
   const { context, page, problems } = await openHydrated(browser, `${host.url}/words`, { width: 1440, height: 900 });
   const input = page.getByLabel('Type & Check');
   const status = page.locator('p[aria-live="polite"]');
-  const shown = () => page.locator('main ul[role="list"] > li bdi').allInnerTexts();
+  const shown = () => page.locator('main ul[role="list"] > li a > bdi').allInnerTexts();
 
   // Many phrases contain it; the phrase itself is among the oldest, beyond what the page holds.
   await input.pressSequentially('dino 12');
   const matches = (await api('/api/phrases?q=DINO%2012&limit=200')).phrases.map((phrase) => phrase.word);
-  await page.waitForFunction((first) => document.querySelector('main ul[role="list"] li bdi')?.textContent === first, matches[0]);
+  await page.waitForFunction((first) => document.querySelector('main ul[role="list"] li a > bdi')?.textContent === first, matches[0]);
   const visible = await shown();
   assert.deepEqual(visible, matches.slice(0, visible.length));
   assert.equal((await api('/api/phrases/check?word=DINO%2012')).available, false);
@@ -219,7 +219,7 @@ test('find shows what the API finds, and the checker says what the API says', as
 
   // An emptied box restores the newest-first list.
   await input.fill('');
-  await page.waitForFunction((first) => document.querySelector('main ul[role="list"] li bdi')?.textContent === first, newestFirst[0]);
+  await page.waitForFunction((first) => document.querySelector('main ul[role="list"] li a > bdi')?.textContent === first, newestFirst[0]);
   assert.equal(await status.innerText(), 'Type something');
   assert.deepEqual(problems, []);
   await context.close();
@@ -230,16 +230,16 @@ test('on a later page, a find typed and emptied brings back that page, and its a
   const later = new URL(/<a rel="next" href="([^"]+)"/.exec(served)[1].replaceAll('&amp;', '&'), host.url);
   const { context, page, problems } = await openHydrated(browser, later.href, { width: 1440, height: 900 });
   const input = page.getByLabel('Type & Check');
-  const top = await page.locator('main ul[role="list"] li bdi').first().textContent();
+  const top = await page.locator('main ul[role="list"] li a > bdi').first().textContent();
   await input.pressSequentially('dino 12');
   await page.waitForURL((url) => url.searchParams.get('check') === 'dino 12' && !url.searchParams.has('after'));
   await input.fill('');
-  await page.waitForFunction((first) => document.querySelector('main ul[role="list"] li bdi')?.textContent === first, top);
+  await page.waitForFunction((first) => document.querySelector('main ul[role="list"] li a > bdi')?.textContent === first, top);
   await page.waitForURL((url) => url.searchParams.get('after') === later.searchParams.get('after') && !url.searchParams.has('check'));
   // So a reload shows what was shown.
   await page.reload();
   await page.waitForSelector('html[data-hydrated="true"]');
-  assert.equal(await page.locator('main ul[role="list"] li bdi').first().textContent(), top);
+  assert.equal(await page.locator('main ul[role="list"] li a > bdi').first().textContent(), top);
   assert.deepEqual(problems, []);
   await context.close();
 });
@@ -249,7 +249,7 @@ test('a phrase added with the CLI while the page is open appears at the top, and
   const before = (await api('/api/phrases?limit=1')).count;
   const added = await host.cli('phrases', 'add', 'FRESH FROM THE CLI', '--name', 'Tess');
   assert.equal(added.code, 0, added.stderr);
-  await page.waitForFunction(() => document.querySelector('main li bdi')?.textContent === 'FRESH FROM THE CLI', null, { timeout: 3000 });
+  await page.waitForFunction(() => document.querySelector('main li a > bdi')?.textContent === 'FRESH FROM THE CLI', null, { timeout: 3000 });
   await page.getByText(`${(before + 1).toLocaleString('en-US')} Last Words minted`).waitFor({ timeout: 3000 });
   assert.deepEqual(problems, []);
   await context.close();
@@ -265,7 +265,7 @@ test('every phrase loaded removed while a find shows: an emptied box shows the n
   const small = await hundredPhrases();
   try {
     const { context, page, problems } = await openHydrated(browser, `${small.url}/words`, { width: 390, height: 844 });
-    const shown = () => page.locator('main ul[role="list"] bdi').allTextContents();
+    const shown = () => page.locator('main ul[role="list"] a > bdi').allTextContents();
     const loaded = await shown();
     assert.equal(loaded.length, 48);
     const input = page.getByLabel('Type & Check');
@@ -306,8 +306,8 @@ test('a phrase removed while the next page is on its way is not shown when it co
     await asking;
     assert.equal((await small.cli('phrases', 'remove', doomed.id)).code, 0);
     await page.getByRole('heading', { name: '99 Last Words minted' }).waitFor();
-    await poll(() => page.locator('main ul[role="list"] bdi').allTextContents(), (words) => words.length >= 95, 10_000, 'the next page');
-    const words = await page.locator('main ul[role="list"] bdi').allTextContents();
+    await poll(() => page.locator('main ul[role="list"] a > bdi').allTextContents(), (words) => words.length >= 95, 10_000, 'the next page');
+    const words = await page.locator('main ul[role="list"] a > bdi').allTextContents();
     assert.ok(!words.includes(doomed.word), `${doomed.word} was removed before its page came`);
     assert.equal(new Set(words).size, words.length, 'no phrase twice');
     await page.getByLabel('Type & Check').fill(doomed.word.toLowerCase());
@@ -337,7 +337,7 @@ test('a visitor deep in the list keeps what is loaded and their place when the h
     await cards.nth(119).evaluate((card) => card.scrollIntoView({ block: 'start' }));
     const reading = () => page.evaluate(() => {
       const top = [...document.querySelectorAll('main ul[role="list"] > li')].find((li) => li.getBoundingClientRect().bottom > 0);
-      return top?.querySelector('bdi')?.textContent;
+      return top?.querySelector('a > bdi')?.textContent;
     });
     const word = await reading();
     assert.equal(word, 'KEPT 280');
@@ -351,8 +351,8 @@ test('a visitor deep in the list keeps what is loaded and their place when the h
     // The page comes back on its own; a phrase minted now shows once it has.
     const added = await running.cli('phrases', 'add', 'AFTER THE RESTART', '--name', 'Ops');
     assert.equal(added.code, 0, added.stderr);
-    await page.waitForFunction(() => document.querySelector('main li bdi')?.textContent === 'AFTER THE RESTART', null, { timeout: 30_000 });
-    await page.waitForFunction(() => ![...document.querySelectorAll('main li bdi')].some((bdi) => bdi.textContent === 'KEPT 260'), null, { timeout: 10_000 });
+    await page.waitForFunction(() => document.querySelector('main li a > bdi')?.textContent === 'AFTER THE RESTART', null, { timeout: 30_000 });
+    await page.waitForFunction(() => ![...document.querySelectorAll('main li a > bdi')].some((bdi) => bdi.textContent === 'KEPT 260'), null, { timeout: 10_000 });
     assert.equal(await cards.count(), loaded, 'every card loaded is still there but the one removed, and the new one');
     assert.equal(await reading(), word, 'the visitor reads the card they were reading');
     await context.close();
@@ -377,7 +377,7 @@ async function scrollUntil(page, enough) {
 /** The card at the top of the viewport, and where it is. */
 const reading = (page) => page.evaluate(() => {
   const top = [...document.querySelectorAll('main ul[role="list"] > li')].find((li) => li.getBoundingClientRect().top >= 0);
-  return { word: top?.querySelector('bdi')?.textContent, top: Math.round(top?.getBoundingClientRect().top ?? -1) };
+  return { word: top?.querySelector('a > bdi')?.textContent, top: Math.round(top?.getBoundingClientRect().top ?? -1) };
 });
 
 test('a next page that could not load while offline loads by itself once the browser is back online', async () => {
@@ -438,7 +438,7 @@ test('past the few hundred cards kept in the document, phrases minted on top lea
       assert.ok(Number(await cards.first().getAttribute('aria-posinset')) > 1, 'the grid is windowed');
       // Where that card is: with several columns a phrase minted on top moves it along its row.
       const topOf = (word) => page.evaluate((word) => {
-        const card = [...document.querySelectorAll('main ul[role="list"] bdi')].find((bdi) => bdi.textContent === word)?.closest('li');
+        const card = [...document.querySelectorAll('main ul[role="list"] a > bdi')].find((bdi) => bdi.textContent === word)?.closest('li');
         return card === undefined ? null : Math.round(card.getBoundingClientRect().top);
       }, word);
       const minted = (await api('/api/phrases?limit=1')).count;
@@ -489,7 +489,7 @@ test('Back to the list from a phrase deep in it, or a reload, brings the visitor
       // Where that card is now: with several columns, the phrases minted on top move it
       // along its row.
       const topOf = (word) => page.evaluate((word) => {
-        const card = [...document.querySelectorAll('main ul[role="list"] bdi')].find((bdi) => bdi.textContent === word)?.closest('li');
+        const card = [...document.querySelectorAll('main ul[role="list"] a > bdi')].find((bdi) => bdi.textContent === word)?.closest('li');
         return card === undefined ? null : Math.round(card.getBoundingClientRect().top);
       }, word);
       const back = async (how) => {

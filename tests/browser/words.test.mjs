@@ -179,7 +179,7 @@ test('Back from a phrase\'s page shows the list as it was left, from the browser
     assert.equal(await page.getByLabel('Type & Check').inputValue(), 'see', 'the box as it was left');
     const added = await host.cli('phrases', 'add', 'SEE YOU SOON', '--name', 'Back');
     assert.equal(added.code, 0, added.stderr);
-    await page.locator('main ul[role="list"] bdi', { hasText: 'SEE YOU SOON' }).waitFor({ timeout: 5000 });
+    await page.locator('main ul[role="list"] a > bdi', { hasText: 'SEE YOU SOON' }).waitFor({ timeout: 5000 });
   });
 });
 
@@ -486,6 +486,39 @@ test('a hostile phrase and name arriving over the live feed into a hydrated page
   assert.equal(removed.code, 0, removed.stderr);
 });
 
+test('a right-to-left name reads on its card as on its page, set apart from the "By" before it', async () => {
+  const name = 'שלום! (Rex)';
+  const added = await host.cli('phrases', 'add', 'SHALOM', '--name', name);
+  assert.equal(added.code, 0, added.stderr);
+  const id = /added (\S+)/.exec(added.stdout)[1];
+  const { context, page, problems } = await openWords();
+  // Where on screen a piece of the name is drawn: alone, "(Rex)" ends the Hebrew
+  // paragraph and so is drawn left of it; after a Latin "By " without isolation it
+  // would be drawn right of it.
+  const leftOf = (root, piece) =>
+    root.evaluate((element, piece) => {
+      const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        const at = node.data.indexOf(piece);
+        if (at === -1) continue;
+        const range = document.createRange();
+        range.setStart(node, at);
+        range.setEnd(node, at + piece.length);
+        return range.getBoundingClientRect().left;
+      }
+      return null;
+    }, piece);
+  const card = page.locator('[data-island] li', { hasText: 'SHALOM' });
+  assert.ok((await leftOf(card, '(Rex)')) < (await leftOf(card, 'שלום')), 'on the card, (Rex) left of שלום');
+  await page.goto(`${host.url}/words/${id}`);
+  const byline = page.locator('main p', { hasText: /^By / });
+  assert.ok((await leftOf(byline, '(Rex)')) < (await leftOf(byline, 'שלום')), 'on the page, (Rex) left of שלום');
+  assert.deepEqual(problems, []);
+  await context.close();
+  const removed = await host.cli('phrases', 'remove', id);
+  assert.equal(removed.code, 0, removed.stderr);
+});
+
 test('on a phone, a phrase minted on top leaves the card being read where it is, though the cards differ in height', async () => {
   // A page of cards, the newest two lines taller than the one minted over it.
   const phrases = Array.from({ length: 25 }, (_, i) => ({ id: `p${i}`, word: `PHRASE NUMBER ${i}`, name: `Name ${i}` }));
@@ -514,7 +547,7 @@ test('on a phone, a phrase minted on top leaves the card being read where it is,
         const word = anchoring ? 'SHORT' : 'SHORTER';
         const short = await own.cli('phrases', 'add', word, '--name', 'bo');
         assert.equal(short.code, 0, short.stderr);
-        await page.waitForFunction((word) => document.querySelector('main ul[role="list"] > li bdi')?.textContent === word, word, { timeout: 5000 });
+        await page.waitForFunction((word) => document.querySelector('main ul[role="list"] > li a > bdi')?.textContent === word, word, { timeout: 5000 });
         await page.waitForTimeout(500);
         assert.equal(await top(), before, `the card read stays where it was (${anchoring ? 'the browser anchoring' : 'no scroll anchoring'})`);
       } finally {
@@ -540,7 +573,7 @@ test('while a find is on its way the list shown is dimmed, until the matches com
   await page.waitForFunction(() => Number(getComputedStyle(document.querySelector('main ul[role="list"]').parentElement).opacity) <= 0.5, null, { timeout: 3000 });
   release();
   await page.waitForFunction(() => Number(getComputedStyle(document.querySelector('main ul[role="list"]').parentElement).opacity) === 1, null, { timeout: 3000 });
-  assert.deepEqual(await page.locator('main ul[role="list"] bdi').allInnerTexts(), ['GOOD LUCK!']);
+  assert.deepEqual(await page.locator('main ul[role="list"] a > bdi').allInnerTexts(), ['GOOD LUCK!']);
   assert.deepEqual(problems, []);
   await context.close();
 });
@@ -598,7 +631,7 @@ test('a card removed live while it has the keyboard focus hands the focus to the
     assert.equal(await page.evaluate(() => document.activeElement?.closest('li')?.querySelector('bdi')?.textContent), 'FOCUS NUMBER 4');
     const removed = await own.cli('phrases', 'remove', 'f4');
     assert.equal(removed.code, 0, removed.stderr);
-    await page.waitForFunction(() => ![...document.querySelectorAll('main ul[role="list"] bdi')].some((b) => b.textContent === 'FOCUS NUMBER 4'), null, { timeout: 5000 });
+    await page.waitForFunction(() => ![...document.querySelectorAll('main ul[role="list"] a > bdi')].some((b) => b.textContent === 'FOCUS NUMBER 4'), null, { timeout: 5000 });
     assert.equal(await page.evaluate(() => document.activeElement?.closest('li')?.querySelector('bdi')?.textContent), 'FOCUS NUMBER 3', 'the focus on the card that took its place');
     // The keyboard goes on from there.
     await page.keyboard.press('Tab');
@@ -623,8 +656,8 @@ test('one change that removes every phrase loaded and mints new ones shows the n
       'import sqlite3,sys\nc=sqlite3.connect(sys.argv[1])\nc.execute("BEGIN IMMEDIATE")\nc.execute("DELETE FROM phrases")\nfor i in range(5): c.execute("INSERT INTO phrases (id, word, name) VALUES (?, ?, ?)", ("n%d" % i, "NEW %d" % i, "New"))\nc.execute("COMMIT")\nc.close()',
       join(own.dataDir, 'phrases.sqlite3'),
     ]);
-    const shown = () => page.evaluate(() => [...document.querySelectorAll('main ul[role="list"] bdi')].map((bdi) => bdi.textContent));
-    await page.waitForFunction(() => document.querySelectorAll('main ul[role="list"] bdi').length === 5, null, { timeout: 5000 }).catch(() => {});
+    const shown = () => page.evaluate(() => [...document.querySelectorAll('main ul[role="list"] a > bdi')].map((bdi) => bdi.textContent));
+    await page.waitForFunction(() => document.querySelectorAll('main ul[role="list"] a > bdi').length === 5, null, { timeout: 5000 }).catch(() => {});
     assert.deepEqual(await shown(), ['NEW 4', 'NEW 3', 'NEW 2', 'NEW 1', 'NEW 0']);
     assert.match(await page.locator('main h2', { hasText: /minted/i }).innerText(), /^5 Last Words minted$/i);
     assert.deepEqual(problems, []);

@@ -137,7 +137,7 @@ test('a store of hostile phrases renders as text, and its props, API and live fe
   assertNotRaw(html, texts);
   for (const phrase of phrases) {
     assert.ok(html.includes(`<bdi>${escapeHtml(phrase.word)}</bdi>`), `the phrase ${phrase.id} shows as text`);
-    assert.ok(html.includes(`By ${escapeHtml(phrase.name)}`), `the name of ${phrase.id} shows as text`);
+    assert.ok(html.includes(`By <bdi>${escapeHtml(phrase.name)}</bdi>`), `the name of ${phrase.id} shows as text`);
   }
   const expected = asStored(phrases);
   assert.deepEqual(asStored(propsOf(html).value.phrases), expected, 'the props parse back to the store');

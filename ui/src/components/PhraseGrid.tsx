@@ -22,13 +22,13 @@ export interface Props {
   older?: boolean | undefined;
 }
 
-// Items carry few attributes and four elements each (the link makes the card the phrase's page): a server render pays per
+// Items carry few attributes and five elements each (the link makes the card the phrase's page): a server render pays per
 // element and per attribute. Their styles hang off the list instead.
 export const LIST_CLASSES = [
   "grid grid-cols-1 gap-4 sm:grid-cols-2 md:grid-cols-3 lg:grid-cols-4",
   "*:rounded-xl *:border *:border-white/15 *:bg-white/5 *:text-lg *:break-words *:text-white/60",
   "[&_a]:block [&_a]:h-full [&_a]:rounded-xl [&_a]:p-4 [&_a:hover]:bg-white/10 [&_a:focus-visible]:outline-2 [&_a:focus-visible]:outline-accent",
-  "[&_bdi]:font-display [&_bdi]:font-black [&_bdi]:text-white",
+  "[&_a>bdi]:font-display [&_a>bdi]:font-black [&_a>bdi]:text-white",
   "[&_span]:mt-2 [&_span]:block [&_span]:text-sm [&_span]:text-white/70",
 ].join(" ");
 
@@ -68,7 +68,9 @@ export function PhraseGrid({ phrases, site, query, first, setSize, style, rows, 
             <a href={phrasePath(site, phrase.id)}>
               <bdi>{phrase.word}</bdi>
               {` (${graphemeCount(phrase.word)})`}
-              <span>{`By ${phrase.name}`}</span>
+              <span>
+                By <bdi>{phrase.name}</bdi>
+              </span>
             </a>
           </li>
         );
