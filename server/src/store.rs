@@ -22,7 +22,7 @@ use futures_util::future::BoxFuture;
 
 use crate::feed::{Feed, Phrase};
 use crate::metrics::Metrics;
-use crate::text::{ContentError, NormalizedWord, terminal_safe, validated_name};
+use crate::text::{ContentError, NormalizedWord, quoted, terminal_safe, validated_name};
 use embedded::{EmbeddedStore, Seed};
 #[cfg(feature = "firestore")]
 use firestore::FirestoreStore;
@@ -133,9 +133,9 @@ pub enum StoreError {
     Missing { path: String, hint: String },
     // Quoted as written (Bengali's vowel signs, Arabic's marks), not as Rust's Debug
     // escapes them; what a terminal could act on is escaped.
-    #[error("the phrase \"{}\" is already taken (by \"{}\")", terminal_safe(.word), terminal_safe(.name))]
+    #[error("the phrase {} is already taken (by {})", quoted(.word), quoted(.name))]
     Taken { word: String, name: String },
-    #[error("no phrase has the id \"{}\"", terminal_safe(.0))]
+    #[error("no phrase has the id {}", quoted(.0))]
     NoSuchId(String),
     #[error(transparent)]
     Content(#[from] ContentError),

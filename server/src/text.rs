@@ -442,35 +442,62 @@ pub fn default_ignorable(c: char) -> bool {
         | '\u{1D173}'..='\u{1D17A}' | '\u{E0000}'..='\u{E0FFF}')
 }
 
-/// `text` with every character a terminal could act on (controls, format characters,
-/// line separators) written as `\u{…}`, for printing stored text on a terminal.
+/// `text` with every character a terminal could act on (controls, bidi and the other
+/// format characters, line separators) written as `\u{…}`, for printing stored text on
+/// a terminal. The joiners and tag characters valid text holds (an emoji family, a
+/// Sinhala conjunct, a flag) only join what is around them, and stay.
 pub fn terminal_safe(text: &str) -> String {
     let mut safe = String::with_capacity(text.len());
     for character in text.chars() {
-        match character.general_category() {
-            GeneralCategory::Control
-            | GeneralCategory::Format
-            | GeneralCategory::LineSeparator
-            | GeneralCategory::ParagraphSeparator => {
-                safe.push_str(&format!("\\u{{{:x}}}", u32::from(character)));
-            }
-            _ => safe.push(character),
-        }
+        push_terminal_safe(&mut safe, character);
     }
     safe
 }
 
-/// `text` for a message: terminal-safe, and cut after 40 characters with a note of how
-/// long it was, so a hostile megabyte does not become a megabyte of log.
+/// `text` in double quotes for a message, terminal-safe, its own quotes and backslashes
+/// escaped: a name may hold `"`, and must not seem to end the message's quote.
+pub fn quoted(text: &str) -> String {
+    let mut quoted = String::with_capacity(text.len() + 2);
+    quoted.push('"');
+    for character in text.chars() {
+        if matches!(character, '"' | '\\') {
+            quoted.push('\\');
+        }
+        push_terminal_safe(&mut quoted, character);
+    }
+    quoted.push('"');
+    quoted
+}
+
+fn push_terminal_safe(out: &mut String, character: char) {
+    match character.general_category() {
+        GeneralCategory::Format
+            if matches!(character, ZERO_WIDTH_JOINER | ZERO_WIDTH_NON_JOINER)
+                || is_tag(character) =>
+        {
+            out.push(character)
+        }
+        GeneralCategory::Control
+        | GeneralCategory::Format
+        | GeneralCategory::LineSeparator
+        | GeneralCategory::ParagraphSeparator => {
+            out.push_str(&format!("\\u{{{:x}}}", u32::from(character)));
+        }
+        _ => out.push(character),
+    }
+}
+
+/// `text` for a message, quoted as [`quoted`] does, and cut after 40 characters with a
+/// note of how long it was, so a hostile megabyte does not become a megabyte of log.
 pub fn preview(text: &str) -> String {
     const SHOWN: usize = 40;
     let mut clusters = text.graphemes(true);
     let shown: String = clusters.by_ref().take(SHOWN).collect();
     let rest = clusters.count();
     if rest == 0 {
-        terminal_safe(&shown)
+        quoted(&shown)
     } else {
-        format!("{}… ({} characters)", terminal_safe(&shown), SHOWN + rest)
+        format!("{}… ({} characters)", quoted(&shown), SHOWN + rest)
     }
 }
 
@@ -711,7 +738,7 @@ mod tests {
 
     #[test]
     fn a_preview_is_short_and_safe() {
-        assert_eq!(preview("OK"), "OK");
+        assert_eq!(preview("OK"), "\"OK\"");
         let long = preview(&"\u{1b}".repeat(10_000));
         assert!(long.ends_with("… (10000 characters)") && !long.contains('\u{1b}'));
     }
@@ -722,5 +749,23 @@ mod tests {
             terminal_safe("\u{1b}[2J\u{202E}ok"),
             "\\u{1b}[2J\\u{202e}ok"
         );
+        // What valid text joins stays joined: a family, a Sinhala conjunct, Wales's flag.
+        for joined in [
+            "\u{1F468}\u{200D}\u{1F469}\u{200D}\u{1F467}",
+            "\u{0D9A}\u{0DCA}\u{200D}\u{0DBB}",
+            "\u{1F3F4}\u{E0067}\u{E0062}\u{E0077}\u{E006C}\u{E0073}\u{E007F}",
+        ] {
+            assert_eq!(terminal_safe(joined), joined);
+        }
+    }
+
+    #[test]
+    fn a_quoted_name_cannot_seem_to_end_its_quote() {
+        assert_eq!(
+            quoted(r#"Rex"; removed "DINO ROAR"#),
+            r#""Rex\"; removed \"DINO ROAR""#
+        );
+        assert_eq!(quoted(r"C:\"), r#""C:\\""#);
+        assert_eq!(quoted("\u{202E}"), r#""\u{202e}""#);
     }
 }

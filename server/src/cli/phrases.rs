@@ -11,7 +11,7 @@ use crate::feed::Phrase;
 use crate::feed::list::PhraseList;
 use crate::store::embedded::{self, EmbeddedStore, Seed};
 use crate::store::{AddOutcome, NewPhrase, PhraseStore, StoreError};
-use crate::text::{preview, skeleton, terminal_safe};
+use crate::text::{preview, quoted, skeleton, terminal_safe};
 
 /// The settings these commands use (the store's), by id: their help lists only these.
 pub const SETTINGS: &[&str] = &[
@@ -112,20 +112,20 @@ pub async fn run(config: &Store, command: PhrasesCommand) -> anyhow::Result<()> 
             let phrase = NewPhrase::validated(&word, &name)?;
             let phrase = store.add(phrase).await?;
             crate::say!(
-                "added {} \"{}\" by \"{}\"",
+                "added {} {} by {}",
                 phrase.id,
-                terminal_safe(&phrase.word),
-                terminal_safe(&phrase.name)
+                quoted(&phrase.word),
+                quoted(&phrase.name)
             );
             say_lookalikes(store.as_ref(), &[phrase]).await;
         }
         PhrasesCommand::Remove { id } => {
             let phrase = store.remove(id).await?;
             crate::say!(
-                "removed {} \"{}\" by \"{}\"",
+                "removed {} {} by {}",
                 terminal_safe(&phrase.id),
-                terminal_safe(&phrase.word),
-                terminal_safe(&phrase.name)
+                quoted(&phrase.word),
+                quoted(&phrase.name)
             );
         }
         PhrasesCommand::Import { file } => import(store.as_ref(), &file).await?,
@@ -287,7 +287,7 @@ async fn say_lookalikes(store: &dyn PhraseStore, added: &[Phrase]) {
         count += 1;
         if count <= SKIPPED_LISTED {
             eprintln!(
-                "note: \"{}\" reads like \"{}\" by \"{}\" ({}); the checker tells visitors so",
+                "note: {} reads like {} by {} ({}); the checker tells visitors so",
                 preview(&phrase.word),
                 preview(&other.word),
                 preview(&other.name),
@@ -341,7 +341,7 @@ async fn import(store: &dyn PhraseStore, file: &std::path::Path) -> anyhow::Resu
         };
         match NewPhrase::validated(word, name) {
             Ok(phrase) => valid.push(phrase),
-            Err(error) => rejected.push(format!("#{number} \"{}\": {error}", preview(word))),
+            Err(error) => rejected.push(format!("#{number} {}: {error}", preview(word))),
         }
     }
     let outcomes = match store.add_many(valid).await {
@@ -380,7 +380,7 @@ async fn import(store: &dyn PhraseStore, file: &std::path::Path) -> anyhow::Resu
     });
     for (word, name) in skipped.take(SKIPPED_LISTED) {
         crate::say!(
-            "skipped \"{}\": already taken by \"{}\"",
+            "skipped {}: already taken by {}",
             preview(word),
             preview(name)
         );

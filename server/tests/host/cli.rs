@@ -130,6 +130,49 @@ fn phrases_add_upper_cases_and_refuses_what_is_taken() {
 }
 
 #[test]
+fn a_name_is_printed_whole_and_cannot_seem_to_end_its_quote() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().to_str().unwrap();
+    init(data);
+    let family = "\u{1F468}\u{200D}\u{1F469}\u{200D}\u{1F467}";
+    let name = format!(r#"Rex"; removed "DINO ROAR {family}"#);
+    let add = || {
+        lastwords()
+            .args([
+                "phrases",
+                "add",
+                "quoted",
+                "--name",
+                &name,
+                "--data-dir",
+                data,
+            ])
+            .output()
+            .expect("the binary runs")
+    };
+    let added = add();
+    let stdout = String::from_utf8_lossy(&added.stdout);
+    assert!(
+        stdout.contains(&format!(
+            r#""QUOTED" by "Rex\"; removed \"DINO ROAR {family}""#
+        )),
+        "{stdout}"
+    );
+    let again = add();
+    let stderr = String::from_utf8_lossy(&again.stderr);
+    assert!(
+        stderr.contains(&format!(r#"(by "Rex\"; removed \"DINO ROAR {family}")"#)),
+        "{stderr}"
+    );
+    let list = lastwords()
+        .args(["phrases", "list", "--data-dir", data])
+        .output()
+        .expect("the binary runs");
+    let stdout = String::from_utf8_lossy(&list.stdout);
+    assert!(stdout.contains(&format!("\tQUOTED\t{name}\n")), "{stdout}");
+}
+
+#[test]
 fn import_adds_new_phrases_and_says_what_it_skipped_and_why() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().to_str().unwrap();

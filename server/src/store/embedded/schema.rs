@@ -344,7 +344,7 @@ pub(super) fn read_legacy(path: &Path) -> Result<Legacy, String> {
                 });
             }
             Err(error) => legacy.rejected.push(format!(
-                "#{number} \"{}\": {error}",
+                "#{number} {}: {error}",
                 crate::text::preview(&word)
             )),
         }

@@ -196,8 +196,8 @@ impl FirestoreStore {
             }
         }
         Err(StoreError::Backend(format!(
-            "the guard of \"{}\" keeps coming back; try again",
-            crate::text::terminal_safe(&phrase.word)
+            "the guard of {} keeps coming back; try again",
+            crate::text::quoted(&phrase.word)
         )))
     }
 
