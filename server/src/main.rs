@@ -96,7 +96,7 @@ fn main() -> ExitCode {
     let config = match cli::load_config(cli.config.as_deref(), &cli.settings) {
         Ok(config) => Arc::new(config),
         Err(message) => {
-            eprintln!("lastwords: {message}");
+            lastwords::tell!("lastwords: {message}");
             // A container's health check reads 1 as unhealthy; 2 is reserved there.
             let healthcheck = matches!(cli.command, Some(Command::Healthcheck { .. }));
             return ExitCode::from(if healthcheck { 1 } else { 2 });
@@ -114,7 +114,7 @@ fn main() -> ExitCode {
     {
         Ok(runtime) => runtime,
         Err(error) => {
-            eprintln!("lastwords: cannot start the async runtime: {error}");
+            lastwords::tell!("lastwords: cannot start the async runtime: {error}");
             return ExitCode::FAILURE;
         }
     };
@@ -144,7 +144,7 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
         Err(error) => {
-            eprintln!("lastwords: {error:#}");
+            lastwords::tell!("lastwords: {error:#}");
             ExitCode::FAILURE
         }
     }

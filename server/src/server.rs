@@ -390,23 +390,26 @@ fn without_length_if_unmodified<B>(mut response: Response<B>) -> Response<B> {
     response
 }
 
-/// Yields on every Ctrl-C or SIGTERM (what a container runtime sends to stop us): the
-/// first starts the drain, a second ends it. Listening starts here, so no signal is
-/// missed between the two.
+/// Yields on every Ctrl-C, SIGTERM (what a container runtime sends to stop us) or SIGHUP
+/// (the terminal or session that started us went away; unheard, it ended the process
+/// on the spot, its sockets cut): the first starts the drain, a second ends it.
+/// Listening starts here, so no signal is missed between the two.
 pub fn shutdown_signals() -> std::io::Result<impl Stream<Item = ()> + Send + 'static> {
     use tokio::signal::unix::{SignalKind, signal};
     let signals = (
         signal(SignalKind::terminate())?,
         signal(SignalKind::interrupt())?,
+        signal(SignalKind::hangup())?,
     );
     Ok(futures_util::stream::unfold(
         signals,
-        |(mut terminate, mut interrupt)| async move {
+        |(mut terminate, mut interrupt, mut hangup)| async move {
             tokio::select! {
                 _ = terminate.recv() => {}
                 _ = interrupt.recv() => {}
+                _ = hangup.recv() => {}
             }
-            Some(((), (terminate, interrupt)))
+            Some(((), (terminate, interrupt, hangup)))
         },
     ))
 }

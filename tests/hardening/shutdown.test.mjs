@@ -3,9 +3,13 @@
 // within the deadline.
 import { test } from '../support/test.mjs';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
-import { startHost } from '../support/host.mjs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { allPhrases, bin, runCli, startHost } from '../support/host.mjs';
+import { freePort } from '../support/free-port.mjs';
 import { connectLive } from '../support/live-client.mjs';
 import { connects, rawExchange, requestBytes } from '../support/raw-http.mjs';
 import { poll } from '../support/poll.mjs';
@@ -119,6 +123,62 @@ test('SIGINT stops the host the same way', async () => {
     await host.stop();
   }
 });
+
+test('SIGHUP (the terminal or session that started it closed) stops the host the same way', async () => {
+  const host = await startHost({ phrases: PHRASES.slice(0, 3) });
+  try {
+    const client = connectLive(host.url);
+    await client.until((me) => me.phrases.size === 3, 5000, 'the snapshot');
+    host.signal('SIGHUP');
+    await client.until((me) => me.closed !== null, 3000, 'the close');
+    assert.equal(client.closed, 1001);
+    assert.equal((await host.exited).code, 0);
+    assert.match(host.log(), /shutting down/);
+  } finally {
+    await host.stop();
+  }
+});
+
+// Where the log goes may stop taking it: a log shipper restarting closes the pipe, a
+// disk fills. The host must go on serving, and follow its store, without its log.
+for (const [where, open] of [
+  ['a pipe whose reader has gone', () => 'pipe'],
+  ['a full disk (/dev/full)', () => openSync('/dev/full', 'w')],
+]) {
+  test(`a host whose log goes to ${where} keeps serving and following its store, and stops cleanly`, async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'lastwords-test-'));
+    const port = await freePort();
+    const stderr = open();
+    const child = spawn(bin, ['serve', '--port', String(port), '--data-dir', dataDir], {
+      env: { ...process.env, NO_COLOR: '1', RUST_LOG: 'info' },
+      stdio: ['ignore', 'ignore', stderr],
+    });
+    const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+    try {
+      if (stderr === 'pipe') {
+        await new Promise((resolve) => child.stderr.once('data', resolve));
+        child.stderr.destroy();
+      } else {
+        closeSync(stderr);
+      }
+      const url = `http://127.0.0.1:${port}`;
+      await poll(() => fetch(`${url}/healthz`).then((r) => r.status, () => 0), (status) => status === 200, 20_000, 'the host answering');
+      // Each of these logs a line at info or warn, and a minted phrase is followed.
+      const added = await runCli(['--data-dir', dataDir, 'phrases', 'add', 'STILL HERE', '--name', 'Rex']);
+      assert.equal(added.code, 0, added.stderr);
+      await poll(() => allPhrases(url).catch(() => []), (phrases) => phrases.some((p) => p.word === 'STILL HERE'), 10_000, 'the new phrase served');
+      assert.equal((await fetch(`${url}/nope%ff`)).status, 400);
+      assert.equal((await fetch(`${url}/words`)).status, 200);
+      assert.equal(child.exitCode, null, 'still running');
+      child.kill('SIGTERM');
+      assert.deepEqual(await exited, { code: 0, signal: null });
+    } finally {
+      child.kill('SIGKILL');
+      await exited;
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+}
 
 test('a request that never completes does not keep the host past --shutdown-timeout-s', async (t) => {
   const starting = Date.now();

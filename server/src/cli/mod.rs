@@ -90,6 +90,22 @@ pub fn out(text: std::fmt::Arguments<'_>) {
     }
 }
 
+/// `text` on standard error, unless it cannot be written (closed, full): a message lost
+/// there must not take the process, or a change it made, with it, as `eprintln!`'s panic
+/// did.
+pub fn err(text: std::fmt::Arguments<'_>) {
+    use std::io::Write as _;
+    let _ = std::io::stderr().lock().write_fmt(text);
+}
+
+/// `eprintln!` through [`err`].
+#[macro_export]
+macro_rules! tell {
+    ($($arg:tt)*) => {
+        $crate::cli::err(format_args!("{}\n", format_args!($($arg)*)))
+    };
+}
+
 /// `println!` to standard output through [`out`].
 #[macro_export]
 macro_rules! say {
@@ -159,8 +175,12 @@ pub fn init_tracing(environment: Environment) {
             }),
         _ => default(),
     };
+    // A line that cannot be written (its pipe closed while the log shipper restarts, a
+    // full disk) is lost, not the host: the subscriber's own report of the failure went
+    // to the same standard error with `eprintln!`, which panicked.
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
+        .log_internal_errors(false)
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()));
     match environment {

@@ -105,7 +105,7 @@ pub async fn run(config: &Store, command: PhrasesCommand) -> anyhow::Result<()> 
                         terminal_safe(&phrase.name)
                     );
                 }
-                eprintln!("{}", counted(phrases.len()));
+                crate::tell!("{}", counted(phrases.len()));
             }
         }
         PhrasesCommand::Add { word, name } => {
@@ -165,7 +165,7 @@ pub async fn run(config: &Store, command: PhrasesCommand) -> anyhow::Result<()> 
                             )
                         });
                     }
-                    eprintln!("exported {} to {}", counted(phrases.len()), path.display());
+                    crate::tell!("exported {} to {}", counted(phrases.len()), path.display());
                 }
                 None => crate::cli::out(format_args!("{text}")),
             }
@@ -268,7 +268,7 @@ async fn say_lookalikes(store: &dyn PhraseStore, added: &[Phrase]) {
     let all = match store.list().await {
         Ok(all) => all,
         Err(error) => {
-            eprintln!("could not look for phrases that read alike: {error}");
+            crate::tell!("could not look for phrases that read alike: {error}");
             return;
         }
     };
@@ -286,7 +286,7 @@ async fn say_lookalikes(store: &dyn PhraseStore, added: &[Phrase]) {
     for (phrase, other) in alike {
         count += 1;
         if count <= SKIPPED_LISTED {
-            eprintln!(
+            crate::tell!(
                 "note: {} reads like {} by {} ({}); the checker tells visitors so",
                 preview(&phrase.word),
                 preview(&other.word),
@@ -296,7 +296,7 @@ async fn say_lookalikes(store: &dyn PhraseStore, added: &[Phrase]) {
         }
     }
     if count > SKIPPED_LISTED {
-        eprintln!(
+        crate::tell!(
             "note: {} more read like a phrase already there",
             count - SKIPPED_LISTED
         );

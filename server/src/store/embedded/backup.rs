@@ -184,7 +184,7 @@ fn clear_left_behind(folder: &Path, what: &str) {
         if ours && idle && !Path::new("/proc").join(pid).exists() {
             let path = entry.path();
             if std::fs::remove_file(&path).is_ok() {
-                eprintln!(
+                crate::tell!(
                     "removed {}, left by an interrupted {what} (process {pid})",
                     path.display()
                 );
