@@ -84,7 +84,16 @@ fn parse_nets(entries: &[String]) -> Result<Vec<IpNet>, String> {
     let mut nets = Vec::with_capacity(entries.len());
     for entry in entries.iter().map(|e| e.trim()).filter(|e| !e.is_empty()) {
         let net = match entry.parse::<IpNet>() {
-            Ok(net) => net.trunc(),
+            // `10.0.0.1/8` is most likely one proxy's address under a mistaken mask:
+            // taken as the /8 it would trust every address there to name the client.
+            Ok(net) if net.trunc() != net => {
+                let (address, whole) = (net.addr(), net.max_prefix_len());
+                return Err(format!(
+                    "{entry:?} has bits set past its prefix: the address alone is {address}/{whole}, the range {}",
+                    net.trunc()
+                ));
+            }
+            Ok(net) => net,
             Err(_) => match entry.parse::<IpAddr>() {
                 Ok(ip) => IpNet::from(canonical(ip)),
                 Err(_) => {
@@ -385,5 +394,17 @@ mod tests {
         let error = TrustedProxies::parse(&["10.0.0.0/33".into()]).unwrap_err();
         assert!(error.contains("10.0.0.0/33"), "{error}");
         assert!(TrustedProxies::parse(&["proxy.internal".into()]).is_err());
+    }
+
+    #[test]
+    fn a_range_with_an_address_in_it_is_refused_not_widened() {
+        let error = TrustedProxies::parse(&["10.0.0.1/8".into()]).unwrap_err();
+        assert!(
+            error.contains("10.0.0.1/32") && error.contains("10.0.0.0/8"),
+            "{error}"
+        );
+        let error = MetricsReaders::parse(&["fd00::1/8".into()]).unwrap_err();
+        assert!(error.contains("fd00::1/128"), "{error}");
+        assert!(TrustedProxies::parse(&["10.0.0.0/8".into(), "10.1.2.3/32".into()]).is_ok());
     }
 }
