@@ -42,8 +42,9 @@ enum Command {
         /// Ask /readyz instead: also fails until the phrase list is loaded
         #[arg(long)]
         ready: bool,
-        /// Give up after this many seconds
-        #[arg(long, default_value_t = 3, value_name = "SECONDS")]
+        /// Give up after this many seconds (1 to 3600)
+        #[arg(long, default_value_t = 3, value_name = "SECONDS",
+              value_parser = clap::value_parser!(u64).range(1..=3600))]
         timeout: u64,
     },
 }
@@ -83,11 +84,21 @@ fn serving_addr(matches: &clap::ArgMatches) -> Option<std::net::SocketAddr> {
 fn main() -> ExitCode {
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     let command = cli::narrow_help(cli::flags_over_environment(Cli::command(), &args));
+    // A container's health check reads 1 as unhealthy and reserves 2, clap's code for a
+    // value it cannot read (`PORT=abc` in the container's environment).
+    let healthcheck = args.iter().skip(1).any(|arg| arg == "healthcheck");
+    let refuse = |error: clap::Error| -> ! {
+        if healthcheck && error.use_stderr() {
+            let _ = error.print();
+            std::process::exit(1);
+        }
+        error.exit()
+    };
     let matches = command
         .clone()
         .try_get_matches()
-        .unwrap_or_else(|error| cli::from_environment(&command, error).exit());
-    let mut cli = Cli::from_arg_matches(&matches).unwrap_or_else(|error| error.exit());
+        .unwrap_or_else(|error| refuse(cli::from_environment(&command, error)));
+    let mut cli = Cli::from_arg_matches(&matches).unwrap_or_else(|error| refuse(error));
     // The phrases commands make no link: the public URL production asks for is the
     // site's, and a one-off job run with the deployment's store settings need not know it.
     if matches!(cli.command, Some(Command::Phrases(_))) && cli.settings.public_url.is_none() {

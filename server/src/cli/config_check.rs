@@ -41,16 +41,6 @@ pub fn run(config: &Config) -> anyhow::Result<()> {
     {
         problems.push(error.to_string());
     }
-    if config.store.firestore.is_some()
-        && std::env::var_os("FIRESTORE_EMULATOR_HOST").is_none()
-        && let Some(path) = std::env::var_os("GOOGLE_APPLICATION_CREDENTIALS")
-        && !std::path::Path::new(&path).is_file()
-    {
-        problems.push(format!(
-            "GOOGLE_APPLICATION_CREDENTIALS names {}, which is not a file",
-            std::path::Path::new(&path).display()
-        ));
-    }
     if !problems.is_empty() {
         bail!(problems.join("\n"));
     }

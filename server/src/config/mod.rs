@@ -383,6 +383,15 @@ fn parse_http_url(key: &'static str, raw: &str) -> Result<Url, ConfigError> {
     if !matches!(url.scheme(), "http" | "https") || url.host().is_none() {
         return Err(invalid(key, raw, "expected an http:// or https:// URL"));
     }
+    // Every URL of the settings is a link on the pages or an origin compared with one:
+    // a password in it would be published to every visitor.
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(invalid(
+            key,
+            raw,
+            "a user or password in it would be shown in every page's links; leave them out",
+        ));
+    }
     Ok(url)
 }
 
@@ -664,6 +673,16 @@ mod tests {
                 assert!(!message.contains("hunter2"), "{message}");
             }
         }
+        // Nor in a link every page shows.
+        let bad = Settings {
+            chat_url: Some("https://ops:hunter2@chat.example/invite".into()),
+            ..Settings::default()
+        };
+        let message = bad.resolve().unwrap_err().to_string();
+        assert!(
+            message.contains("chat_url") && message.contains("ops:***@chat.example"),
+            "{message}"
+        );
 
         let file = toml::from_str::<Settings>("prot = 1")
             .unwrap_err()

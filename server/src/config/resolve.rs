@@ -380,7 +380,21 @@ fn firestore_project(
         return Err(invalid(
             "FIRESTORE_EMULATOR_HOST",
             &emulator.to_string_lossy(),
-            "expected the host:port of a Firestore emulator, such as 127.0.0.1:8080 (or leave it unset for Firestore itself)",
+            "expected the host:port of a Firestore emulator, such as 127.0.0.1:8080 or [::1]:8080 (or leave it unset for Firestore itself)",
+        ));
+    }
+    // The client reads the file when it first asks for a token, and a host started with
+    // a missing or broken one retried for as long as it ran, saying only that it could
+    // not connect.
+    if project.is_some()
+        && std::env::var_os("FIRESTORE_EMULATOR_HOST").is_none()
+        && let Some(path) = std::env::var_os("GOOGLE_APPLICATION_CREDENTIALS")
+        && let Err(reason) = credentials_file(std::path::Path::new(&path))
+    {
+        return Err(invalid(
+            "GOOGLE_APPLICATION_CREDENTIALS",
+            &path.to_string_lossy(),
+            &reason,
         ));
     }
     if environment == Environment::Production {
@@ -403,17 +417,52 @@ fn firestore_project(
 }
 
 /// Whether `value` is `host:port`, as the emulator's address is given (the client takes
-/// it with `http://` before it too).
+/// it with `http://` before it too); an IPv6 host in brackets, as in a URL.
 fn emulator_address(value: &str) -> bool {
     let address = ["http://", "https://"]
         .iter()
         .find_map(|scheme| value.strip_prefix(scheme))
         .unwrap_or(value);
     address.rsplit_once(':').is_some_and(|(host, port)| {
-        !host.is_empty()
-            && !host.contains(['/', ' '])
-            && port.parse::<u16>().is_ok_and(|port| port > 0)
+        let host = match host.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
+            Some(v6) => v6.parse::<std::net::Ipv6Addr>().is_ok(),
+            None => !host.is_empty() && !host.contains(['/', ' ', ':', '[', ']']),
+        };
+        host && port.parse::<u16>().is_ok_and(|port| port > 0)
     })
+}
+
+/// Why the credentials file cannot be what the Firestore client reads (a service
+/// account's or a user's key: a JSON object with its `type`), if it cannot. Only the
+/// reason is told: the file holds a private key.
+fn credentials_file(path: &std::path::Path) -> Result<(), String> {
+    use std::io::Read as _;
+    // Far past any key file: a wrong path to something large is not read whole.
+    const MOST: u64 = 1 << 20;
+    // Looked at before it is opened: opening a FIFO waits for a writer.
+    let meta = std::fs::metadata(path).map_err(|error| format!("cannot be read: {error}"))?;
+    if !meta.is_file() {
+        return Err("is not a file".into());
+    }
+    let file = std::fs::File::open(path).map_err(|error| format!("cannot be read: {error}"))?;
+    let mut text = String::new();
+    file.take(MOST + 1)
+        .read_to_string(&mut text)
+        .map_err(|error| format!("cannot be read: {error}"))?;
+    if text.len() as u64 > MOST {
+        return Err("is over 1 MiB, far larger than a credentials file".into());
+    }
+    let json: serde_json::Value = serde_json::from_str(&text).map_err(|error| {
+        format!(
+            "is not the JSON of a credentials file (line {}, column {})",
+            error.line(),
+            error.column()
+        )
+    })?;
+    if !json.get("type").is_some_and(serde_json::Value::is_string) {
+        return Err("is JSON without the \"type\" a credentials file names (a service account's key, from the console)".into());
+    }
+    Ok(())
 }
 
 /// The origins given, or the public URL's own.

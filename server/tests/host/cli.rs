@@ -305,6 +305,20 @@ fn healthcheck_passes_against_a_serving_host_and_fails_once_it_stops() {
         .unwrap();
     assert_eq!(output.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&output.stderr).contains("render_threads"));
+    // So is one the command line's parser cannot read, and a timeout of none or of ages.
+    for (env, args) in [
+        (Some("abc"), &[][..]),
+        (Some(""), &[][..]),
+        (None, &["--timeout", "0"][..]),
+        (None, &["--timeout", "18446744073709551615"][..]),
+    ] {
+        let mut command = lastwords();
+        if let Some(port) = env {
+            command.env("PORT", port);
+        }
+        let output = command.arg("healthcheck").args(args).output().unwrap();
+        assert_eq!(output.status.code(), Some(1), "{env:?} {args:?}");
+    }
 }
 
 #[test]
@@ -521,12 +535,7 @@ fn config_check_refuses_the_store_serve_would_refuse_and_writes_nothing() {
 fn config_check_prints_the_effective_settings_masked_and_fails_on_problems() {
     let dir = tempfile::tempdir().unwrap();
     let output = lastwords()
-        .args([
-            "config",
-            "check",
-            "--chat-url",
-            "https://ops:hunter2@chat.example",
-        ])
+        .args(["config", "check", "--chat-url", "https://chat.example/i"])
         .arg("--data-dir")
         .arg(dir.path())
         .output()
@@ -537,8 +546,25 @@ fn config_check_prints_the_effective_settings_masked_and_fails_on_problems() {
         "{stdout}{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    assert!(stdout.contains("https://ops:***@chat.example/"), "{stdout}");
-    assert!(!stdout.contains("hunter2"));
+    assert!(stdout.contains("https://chat.example/i"), "{stdout}");
+
+    // A password in a link every page shows would be published: refused, and not shown.
+    let output = lastwords()
+        .args([
+            "config",
+            "check",
+            "--chat-url",
+            "https://ops:hunter2@chat.example",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("chat_url") && stderr.contains("https://ops:***@chat.example/"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("hunter2"), "{stderr}");
 
     // In the public URL a password would be in every link: refused, and not shown.
     let output = lastwords()
@@ -1103,6 +1129,52 @@ fn a_phrases_command_in_production_needs_no_public_url() {
 }
 
 #[test]
+fn a_credentials_file_firestore_could_not_use_stops_start_up_naming_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = |name: &str, text: &str| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        path.to_str().unwrap().to_owned()
+    };
+    let start = |credentials: &str| {
+        run(lastwords()
+            .env_remove("FIRESTORE_EMULATOR_HOST")
+            .env("GOOGLE_APPLICATION_CREDENTIALS", credentials)
+            .args(["serve", "--port", "0", "--firestore-project", "demo-x"])
+            .arg("--data-dir")
+            .arg(dir.path()))
+    };
+    let folder = dir.path().to_str().unwrap().to_owned();
+    for (credentials, why) in [
+        (
+            key("broken.json", "{\"type\": \"service_acc"),
+            "not the JSON",
+        ),
+        (
+            key("other.json", "{\"private_key\": \"-----BEGIN\"}"),
+            "without the \"type\"",
+        ),
+        (
+            dir.path().join("absent.json").to_str().unwrap().to_owned(),
+            "cannot be read",
+        ),
+        (folder, "not a file"),
+    ] {
+        let ran = start(&credentials);
+        assert_eq!(ran.code, Some(2), "{credentials}: {}", ran.stderr);
+        assert!(
+            ran.stderr.contains("GOOGLE_APPLICATION_CREDENTIALS") && ran.stderr.contains(why),
+            "{credentials}: {}",
+            ran.stderr
+        );
+        assert!(
+            !ran.stderr.contains("BEGIN"),
+            "the key's text is never told"
+        );
+    }
+}
+
+#[test]
 fn a_firestore_emulator_address_that_is_no_address_stops_start_up() {
     let check = |emulator: &str| {
         run(lastwords().env("FIRESTORE_EMULATOR_HOST", emulator).args([
@@ -1114,7 +1186,15 @@ fn a_firestore_emulator_address_that_is_no_address_stops_start_up() {
             "demo-x",
         ]))
     };
-    for bad in ["bogus", "127.0.0.1", "localhost:http", ":8080", "http://"] {
+    for bad in [
+        "bogus",
+        "127.0.0.1",
+        "localhost:http",
+        ":8080",
+        "http://",
+        "::1:8080",
+        "[nope]:8080",
+    ] {
         let ran = check(bad);
         assert_eq!(ran.code, Some(2), "{bad}: {}", ran.stderr);
         assert!(

@@ -68,10 +68,16 @@ impl FirestoreStore {
             .with_database_id(settings.database.clone())
             .with_request_timeout(Duration::from_secs(20));
         let db = FirestoreDb::with_options(options).await.map_err(|e| {
-            StoreError::Backend(format!(
-                "cannot reach Firestore project {:?} (database {:?}): {e}. Check the project id, the credentials (GOOGLE_APPLICATION_CREDENTIALS or the metadata server) and the network, or set FIRESTORE_EMULATOR_HOST for an emulator",
-                settings.project, settings.database
-            ))
+            StoreError::Backend(match std::env::var("FIRESTORE_EMULATOR_HOST") {
+                Ok(emulator) => format!(
+                    "cannot reach the Firestore emulator at {emulator} (FIRESTORE_EMULATOR_HOST) for project {:?}: {e}",
+                    settings.project
+                ),
+                Err(_) => format!(
+                    "cannot reach Firestore project {:?} (database {:?}): {e}. Check the project id, the credentials (GOOGLE_APPLICATION_CREDENTIALS or the metadata server) and the network, or set FIRESTORE_EMULATOR_HOST for an emulator",
+                    settings.project, settings.database
+                ),
+            })
         })?;
         Ok(Self {
             db,
