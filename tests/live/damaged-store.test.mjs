@@ -732,6 +732,29 @@ test('a full disk during a write: refused with the reason, nothing lost, writes 
   }
 });
 
+test('no store is made on a full disk: the first start says so and makes nothing, and the next, with room, makes the store', { skip: !isRoot && 'needs root to mount a small tmpfs' }, async (t) => {
+  const disk = smallDisk('1m');
+  if (!disk) return t.skip('mounting a tmpfs is not allowed here');
+  const data = join(disk.dir, 'data');
+  let host;
+  try {
+    mkdirSync(data);
+    const filler = fill(disk.dir);
+    for (const args of [['serve', '--port', '0'], ['phrases', 'init']]) {
+      const result = await runCli([...args, '--data-dir', data]);
+      assert.notEqual(result.code, 0, args.join(' '));
+      assert.match(result.stderr, /the disk that holds it is full.*No store was made/, args.join(' '));
+      assert.deepEqual(readdirSync(data), [], `${args.join(' ')}: nothing left in the data folder`);
+    }
+    rmSync(filler);
+    host = await startHost({ dataDir: data });
+    assert.match(host.log(), /created the embedded store/);
+  } finally {
+    await host?.stop();
+    disk.close();
+  }
+});
+
 test('a store on a disk that filled while no host ran is said to be on a full disk, not damaged, and serves once there is room', { skip: !isRoot && 'needs root to mount a small tmpfs' }, async (t) => {
   const small = await storeOnSmallDisk('2m', ['kept 0', 'kept 1', 'kept 2']);
   if (!small) return t.skip('mounting a tmpfs is not allowed here');

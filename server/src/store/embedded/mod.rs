@@ -217,6 +217,16 @@ impl EmbeddedStore {
                 path: path.display().to_string(),
                 reason,
             })?;
+            // A store made whole could then not be opened, and a later start, with room
+            // again, would serve the sample phrases of a run that said it changed nothing.
+            if let Some(free) = room_short(&path) {
+                return Err(StoreError::File {
+                    path: path.display().to_string(),
+                    reason: format!(
+                        "cannot be made: the disk that holds it is full ({free} bytes free; a store needs about 1 MiB beside it for its log). No store was made: free some space and try again"
+                    ),
+                });
+            }
             created = create(data_dir, &path, seed)?;
             if created.is_none() {
                 // Another process made it meanwhile: check what it made.
@@ -736,6 +746,12 @@ fn no_room(path: &Path, error: &rusqlite::Error) -> Option<u64> {
     ) {
         return None;
     }
+    room_short(path)
+}
+
+/// How many bytes are free on the disk that holds `path`, when it is too full for
+/// SQLite to open a store there.
+fn room_short(path: &Path) -> Option<u64> {
     let folder = path
         .parent()
         .filter(|folder| !folder.as_os_str().is_empty())
