@@ -160,10 +160,11 @@ pub fn init_tracing(environment: Environment) {
     // ERROR twice a second while it cannot reach Firestore, whose outage the host tells
     // itself once, with the cause its probe met, and again when the list comes back.
     // The file watcher (--ui-dir) tells of a watch that went with its folder at info:
-    // routine too.
+    // routine too. So are the client's word of each connection it makes, and its error
+    // at each request past its deadline, which its retry (or our probe) tells again.
     let default = || {
         tracing_subscriber::EnvFilter::new(
-            "info,firestore::db::listen_changes::event_loop=off,gcloud_sdk::middleware=off,notify=warn",
+            "info,firestore::db=warn,firestore::db::listen_changes::event_loop=off,gcloud_sdk::middleware=off,gcloud_sdk::request_timeouts=off,notify=warn",
         )
     };
     let mut unread = None;

@@ -56,7 +56,7 @@ pub enum PhrasesCommand {
     },
     /// Write every phrase as JSON that `phrases import` takes back (oldest first)
     Export {
-        /// Where to write it, a new file [default: standard output]
+        /// Where to write it, a new file [default, or `-`: standard output]
         file: Option<PathBuf>,
     },
     /// Copy the embedded store to FILE, consistently, while a host serves and others
@@ -133,7 +133,7 @@ pub async fn run(config: &Store, command: PhrasesCommand) -> anyhow::Result<()> 
             let phrases = store.list().await?;
             let mut text = serde_json::to_string_pretty(&phrases)?;
             text.push('\n');
-            match file {
+            match file.filter(|path| path.as_os_str() != "-") {
                 Some(path) => {
                     // As a backup does: what is already there is never lost to a typo.
                     let mut out = match std::fs::OpenOptions::new()

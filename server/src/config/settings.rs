@@ -216,7 +216,7 @@ pub enum StoreKind {
 impl Settings {
     /// Reads a TOML file holding the same keys as the flags.
     pub fn from_file(path: &Path) -> Result<Self, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::ReadFile {
+        let text = read_settings_file(path).map_err(|source| ConfigError::ReadFile {
             path: path.to_owned(),
             source,
         })?;
@@ -225,6 +225,30 @@ impl Settings {
             source: Box::new(source),
         })
     }
+}
+
+/// The text of a settings file: a regular file, and of a size a settings file has. A
+/// FIFO with no writer waited for ever, and `/dev/zero` was read until memory ran out.
+fn read_settings_file(path: &Path) -> std::io::Result<String> {
+    use std::io::Read as _;
+    const MOST: u64 = 1 << 20;
+    if !std::fs::metadata(path)?.is_file() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "not a regular file",
+        ));
+    }
+    let mut text = String::new();
+    std::fs::File::open(path)?
+        .take(MOST + 1)
+        .read_to_string(&mut text)?;
+    if text.len() as u64 > MOST {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "over 1 MiB, far more than any settings file",
+        ));
+    }
+    Ok(text)
 }
 
 /// The configuration reference of docs/operations.md: a row a setting.

@@ -1,5 +1,6 @@
 //! The binary as an operator meets it: start-up errors and the phrases commands.
 
+use std::path::Path;
 use std::process::Command;
 
 fn lastwords() -> Command {
@@ -72,6 +73,51 @@ fn a_bad_config_file_is_named_with_the_offending_key() {
         stderr.contains("render_threads") && stderr.contains("lastwords.toml"),
         "{stderr}"
     );
+}
+
+#[test]
+fn a_config_file_that_is_no_file_is_refused_not_read_for_ever() {
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("settings.toml");
+    rustix::fs::mkfifoat(
+        rustix::fs::CWD,
+        &fifo,
+        rustix::fs::Mode::RUSR | rustix::fs::Mode::WUSR,
+    )
+    .unwrap();
+    let big = dir.path().join("big.toml");
+    std::fs::write(&big, "# a comment\n".repeat(100_000)).unwrap();
+    // A FIFO no one writes to waited for ever; /dev/zero was read until memory ran out.
+    for (file, why) in [
+        (fifo.as_path(), "not a regular file"),
+        (Path::new("/dev/zero"), "not a regular file"),
+        (big.as_path(), "over 1 MiB"),
+    ] {
+        let output = lastwords()
+            .args(["config", "check", "--config"])
+            .arg(file)
+            .output()
+            .expect("the binary runs");
+        assert_eq!(output.status.code(), Some(2), "{}", file.display());
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(why), "{stderr}");
+    }
+}
+
+#[test]
+fn export_to_a_dash_writes_to_standard_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().to_str().unwrap();
+    init(data);
+    add(data, "dash", "Op");
+    let output = lastwords()
+        .current_dir(dir.path())
+        .args(["phrases", "export", "-", "--data-dir", data])
+        .output()
+        .expect("the binary runs");
+    assert!(output.status.success());
+    assert!(String::from_utf8_lossy(&output.stdout).contains("\"DASH\""));
+    assert!(!dir.path().join("-").exists(), "no file named -");
 }
 
 #[test]
