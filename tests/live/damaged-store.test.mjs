@@ -732,6 +732,29 @@ test('a full disk during a write: refused with the reason, nothing lost, writes 
   }
 });
 
+test('a store on a read-only file system is said to be there, with the remedy a mount needs, and serves once it is writable', { skip: !isRoot && 'needs root to mount a tmpfs' }, async (t) => {
+  const small = await storeOnSmallDisk('2m', ['kept 0']);
+  if (!small) return t.skip('mounting a tmpfs is not allowed here');
+  const { disk, data } = small;
+  let host;
+  try {
+    execFileSync('mount', ['-o', 'remount,ro', disk.dir]);
+    for (const args of [['serve', '--port', '0'], ['phrases', 'add', 'one more', '--name', 'Op']]) {
+      const result = await runCli([...args, '--data-dir', data]);
+      assert.notEqual(result.code, 0, args.join(' '));
+      assert.match(result.stderr, /read-only file system/, args.join(' '));
+      assert.match(result.stderr, /Mount the data folder's file system read-write/, args.join(' '));
+      assert.doesNotMatch(result.stderr, /chown/, args.join(' '));
+    }
+    execFileSync('mount', ['-o', 'remount,rw', disk.dir]);
+    host = await startHost({ dataDir: data });
+    assert.deepEqual(await words(host.url), ['KEPT 0']);
+  } finally {
+    await host?.stop();
+    disk.close();
+  }
+});
+
 test('no store is made on a full disk: the first start says so and makes nothing, and the next, with room, makes the store', { skip: !isRoot && 'needs root to mount a small tmpfs' }, async (t) => {
   const disk = smallDisk('1m');
   if (!disk) return t.skip('mounting a tmpfs is not allowed here');

@@ -163,7 +163,7 @@ pub fn look(path: &Path) -> Result<Found, Refusal> {
                 _ => Ok(Found::Nothing),
             };
         }
-        Err(error) => return Err(refuse(describe_io(path, &error), PERMISSIONS)),
+        Err(error) => return Err(refuse(describe_io(path, &error), fix_for(&error))),
     };
     let kind = meta.file_type();
     if kind.is_dir() {
@@ -185,9 +185,12 @@ pub fn look(path: &Path) -> Result<Found, Refusal> {
             "Move it aside and restore a backup with `lastwords phrases restore FILE`",
         ));
     }
-    writable(path).map_err(|problem| refuse(problem, PERMISSIONS))?;
+    writable(path).map_err(|error| refuse(describe_io(path, &error), fix_for(&error)))?;
     let folder = path.parent().unwrap_or(Path::new("."));
-    folder_writable(folder).map_err(|problem| refuse(problem, PERMISSIONS))?;
+    let read_only = permitted(folder, rustix::fs::Access::WRITE_OK)
+        .is_err_and(|error| error.kind() == std::io::ErrorKind::ReadOnlyFilesystem);
+    let fix = if read_only { READ_ONLY } else { PERMISSIONS };
+    folder_writable(folder).map_err(|problem| refuse(problem, fix))?;
     let page_size = header(path, meta.len(), &wal).map_err(|problem| refuse(problem, RESTORE))?;
     for (suffix, name) in [("-wal", "write-ahead log"), ("-shm", "shared-memory index")] {
         let side = sidecar(path, suffix);
@@ -206,7 +209,7 @@ pub fn look(path: &Path) -> Result<Found, Refusal> {
                 // SQLite removes both when its last connection closes, which another
                 // process may have done since the look above.
                 Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
-                Err(error) => return Err(refuse(describe_io(&side, &error), PERMISSIONS)),
+                Err(error) => return Err(refuse(describe_io(&side, &error), fix_for(&error))),
             },
             Err(_) => {}
         }
@@ -221,6 +224,15 @@ pub fn look(path: &Path) -> Result<Found, Refusal> {
 }
 
 const PERMISSIONS: &str = "Give the user that runs lastwords read and write access to the data folder and its files (chown or chmod), or run lastwords as their owner";
+const READ_ONLY: &str = "Mount the data folder's file system read-write (a volume mounted without :ro), or point --data-dir at one that is; to read a copy, `lastwords phrases restore FILE` it into a folder that is writable";
+
+/// What mends a store that could not be opened for `error`.
+fn fix_for(error: &std::io::Error) -> &'static str {
+    match error.kind() {
+        std::io::ErrorKind::ReadOnlyFilesystem => READ_ONLY,
+        _ => PERMISSIONS,
+    }
+}
 
 /// `path` followed by `suffix`, as SQLite names the log and the index.
 pub fn sidecar(path: &Path, suffix: &str) -> PathBuf {
@@ -231,12 +243,11 @@ pub fn sidecar(path: &Path, suffix: &str) -> PathBuf {
 
 /// Asks the kernel rather than opening for writing: closing a file opened for writing
 /// is the very event a following host wakes on, so it would wake itself.
-fn writable(path: &Path) -> Result<(), String> {
+fn writable(path: &Path) -> std::io::Result<()> {
     permitted(
         path,
         rustix::fs::Access::READ_OK | rustix::fs::Access::WRITE_OK,
     )
-    .map_err(|error| describe_io(path, &error))
 }
 
 /// Whether SQLite can create files in `folder`: the database (a new store), its log and
