@@ -233,7 +233,7 @@ fn card_path(config: &Site, phrase: &Phrase) -> String {
 /// isolate), for the lines a browser tab or a search result shows without markup; as it
 /// is when nothing in it could reorder them (no right-to-left letter, Arabic digit or
 /// direction control), so a plain title copied holds no invisible characters.
-fn isolated(text: &str) -> Cow<'_, str> {
+pub(crate) fn isolated(text: &str) -> Cow<'_, str> {
     use unicode_bidi::BidiClass::{AL, AN, FSI, LRE, LRI, LRO, PDF, PDI, R, RLE, RLI, RLO};
     let turns = text.chars().any(|c| {
         matches!(

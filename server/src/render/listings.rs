@@ -544,9 +544,12 @@ impl Listings {
                 "  <entry>\n    <id>{url}</id>\n    <title>{word}</title>\n    <updated>{time}</updated>\n    <author><name>{name}</name></author>\n    <link rel=\"alternate\" type=\"text/html\" href=\"{url}\"/>\n    <summary>{summary}</summary>\n  </entry>\n",
                 url = escape_xml(&url),
                 time = rfc3339(self.minted_ms(phrase)),
+                // Set apart as in the pages' titles: a Hebrew name would otherwise
+                // carry the sentence around it right to left.
                 summary = escape_xml(&format!(
                     "“{}”, Last {product} by {}",
-                    phrase.word, phrase.name
+                    crate::render::head::isolated(&phrase.word),
+                    crate::render::head::isolated(&phrase.name)
                 )),
             );
         }

@@ -197,6 +197,13 @@ async fn names_and_phrases_stay_text_in_the_page_the_head_and_the_json_ld() {
             ("url".into(), site.absolute_url(&site.phrase_path(id)))
         );
     }
+    // The feed's summary sets them apart as the title does.
+    let (_, feed) = host.get("/feed.atom").await;
+    assert!(
+        feed.contains("<summary>“\u{2068}שָׁלוֹם ABC\u{2069}”, Last Words by \u{2068}مرحبا abc"),
+        "{feed}"
+    );
+    assert!(feed.contains("<summary>“A &amp; B”, Last Words by &amp;amp; &amp;lt;</summary>"));
 }
 
 #[tokio::test]
