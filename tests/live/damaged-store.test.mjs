@@ -11,7 +11,7 @@ import {
   renameSync, rmSync, statSync, truncateSync, writeFileSync, writeSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { allPhrases, cpuTicks, runCli, startHost } from '../support/host.mjs';
 import { poll, sleep } from '../support/poll.mjs';
 
@@ -359,30 +359,36 @@ test("another of our stores moved in place beside the previous file's log: the C
   }
 });
 
-test('the data folder moved away and another made at its path: the host says the store is gone, then follows the new one', async () => {
-  const host = await hostWithPhrases(1);
-  const old = `${host.dataDir}.old`;
-  try {
-    // Past the re-checks after the last change: only an event can wake the host now.
-    await sleep(3500);
-    renameSync(host.dataDir, old);
-    await until('/readyz 503, the store gone', async () => {
-      const { status, text } = await readyz(host.url);
-      return status === 503 && /the file was removed/.test(text);
-    });
-    mkdirSync(host.dataDir);
-    assert.equal((await host.cli('phrases', 'init')).code, 0);
-    assert.equal((await host.cli('phrases', 'add', 'in the new folder', '--name', 'Op')).code, 0);
-    await until('the host follows the new folder', async () => JSON.stringify(await words(host.url)) === JSON.stringify(['IN THE NEW FOLDER']));
-    assert.equal((await readyz(host.url)).status, 200);
-    // And goes on following it, by its events.
-    assert.equal((await host.cli('phrases', 'add', 'and after', '--name', 'Op')).code, 0);
-    await until('a later change too', async () => (await words(host.url)).includes('AND AFTER'), 3000);
-  } finally {
-    await host.stop();
-    rmSync(old, { recursive: true, force: true });
-  }
-});
+// As an operator names it: absolute, or relative to where the host was started.
+for (const named of ['absolute', 'relative']) {
+  test(`the data folder (${named}) moved away and another made at its path: the host says the store is gone, then follows the new one`, async () => {
+    const made = mkdtempSync(join(tmpdir(), 'lastwords-test-'));
+    const dataDir = named === 'absolute' ? made : relative(process.cwd(), made);
+    const host = await hostWithPhrases(1, { dataDir });
+    const old = `${made}.old`;
+    try {
+      // Past the re-checks after the last change: only an event can wake the host now.
+      await sleep(3500);
+      renameSync(made, old);
+      await until('/readyz 503, the store gone', async () => {
+        const { status, text } = await readyz(host.url);
+        return status === 503 && /the file was removed/.test(text);
+      });
+      mkdirSync(made);
+      assert.equal((await host.cli('phrases', 'init')).code, 0);
+      assert.equal((await host.cli('phrases', 'add', 'in the new folder', '--name', 'Op')).code, 0);
+      await until('the host follows the new folder', async () => JSON.stringify(await words(host.url)) === JSON.stringify(['IN THE NEW FOLDER']));
+      assert.equal((await readyz(host.url)).status, 200);
+      // And goes on following it, by its events.
+      assert.equal((await host.cli('phrases', 'add', 'and after', '--name', 'Op')).code, 0);
+      await until('a later change too', async () => (await words(host.url)).includes('AND AFTER'), 3000);
+    } finally {
+      await host.stop();
+      rmSync(old, { recursive: true, force: true });
+      rmSync(made, { recursive: true, force: true });
+    }
+  });
+}
 
 test('permission denied (chmod 000 under a host run as an ordinary user): said once, with who and what; back when fixed', { skip: !isRoot && 'needs root to run the host as another user' }, async () => {
   const host = await hostWithPhrases(3, { user: nobody });

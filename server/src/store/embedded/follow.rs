@@ -125,8 +125,12 @@ impl Follower {
             .to_owned();
         // A watch follows the folder it was given, not its path: moved away or removed,
         // and another made at its path, the host would follow the one it no longer serves.
+        // The watcher names it in its events as it watches it, joined to the working
+        // folder: a relative --data-dir compared as given never matched.
         let folder_moved = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let (watched_folder, moved) = (folder.clone(), folder_moved.clone());
+        let watched_folder =
+            std::env::current_dir().map_or_else(|_| folder.clone(), |cwd| cwd.join(&folder));
+        let moved = folder_moved.clone();
         let watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
             if let Ok(event) = &event
                 && is_moved(&event.kind)
