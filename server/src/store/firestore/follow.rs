@@ -41,27 +41,30 @@ pub fn follow(settings: FirestoreSettings, feed: Feed, metrics: &Metrics) {
         let mut attempt = 0;
         // Since when the list has not come, after an outage: told when it comes again.
         let mut lost: Option<Instant> = None;
+        // An outage is told once, and again only when its cause changes: every attempt's
+        // own line was two a minute for as long as it lasted.
+        let mut told = Told::default();
         loop {
             match FirestoreStore::connect(settings.clone()).await {
                 Ok(store) => match store.listen(feed.clone(), counts.clone()).await {
                     Ok(mut listener) => {
                         let connected = Instant::now();
-                        store.watch(&feed, connected, &mut lost).await;
+                        store.watch(&feed, connected, &mut lost, &mut told).await;
                         let _ = listener.shutdown().await;
                         // Back off afresh only once a connection delivered a whole list.
                         if feed.health().synced_since(connected) {
                             attempt = 0;
                         }
                     }
-                    Err(error) => tracing::warn!(%error, "cannot listen to Firestore"),
+                    Err(error) => told.warn("cannot listen to Firestore", &error),
                 },
-                Err(error) => tracing::warn!(%error, "cannot connect to Firestore"),
+                Err(error) => told.warn("cannot connect to Firestore", &error),
             }
             feed.health().down();
             lost.get_or_insert_with(Instant::now);
             let delay = backoff(attempt);
             attempt = attempt.saturating_add(1);
-            tracing::info!(
+            tracing::debug!(
                 delay_ms = delay.as_millis() as u64,
                 "reconnecting to Firestore"
             );
@@ -70,14 +73,46 @@ pub fn follow(settings: FirestoreSettings, feed: Feed, metrics: &Metrics) {
     });
 }
 
+/// What the follower last told of an outage, so that it tells each cause once.
+#[derive(Default)]
+struct Told(Option<String>);
+
+impl Told {
+    /// `what` failed for `reason`: a warning the first time, a debug line while the
+    /// same failure repeats.
+    fn warn(&mut self, what: &'static str, reason: &dyn std::fmt::Display) {
+        let said = format!("{what}: {reason}");
+        if self.0.as_deref() == Some(said.as_str()) {
+            tracing::debug!(%reason, "{what}, again");
+        } else {
+            tracing::warn!(%reason, "{what}; retrying with backoff (said again only if the cause changes)");
+            self.0 = Some(said);
+        }
+    }
+
+    /// The list came: a later outage is told afresh.
+    fn over(&mut self) {
+        self.0 = None;
+    }
+}
+
 impl FirestoreStore {
     /// Returns when the connection looks lost: the listener was silent for
     /// [`PROBE_AFTER`] and a probe query failed, saying why. Once the listener opened at
     /// `connected` has delivered a whole list, an outage that began at `lost` is over,
     /// and said to be.
-    async fn watch(&self, feed: &Feed, connected: Instant, lost: &mut Option<Instant>) {
+    async fn watch(
+        &self,
+        feed: &Feed,
+        connected: Instant,
+        lost: &mut Option<Instant>,
+        told: &mut Told,
+    ) {
         loop {
             tokio::time::sleep(PROBE_AFTER / 2).await;
+            if feed.health().synced_since(connected) {
+                told.over();
+            }
             if let Some(since) = *lost
                 && feed.health().synced_since(connected)
             {
@@ -98,7 +133,10 @@ impl FirestoreStore {
                     self.heard.store(now_ms(), Ordering::Relaxed);
                 }
                 Err(reason) => {
-                    tracing::warn!(silent_ms = silent, %reason, "Firestore does not answer");
+                    told.warn(
+                        "Firestore does not answer",
+                        &format_args!("{reason} (silent for {silent} ms)"),
+                    );
                     return;
                 }
             }
