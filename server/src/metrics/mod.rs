@@ -48,7 +48,7 @@ pub struct Metrics {
     pub accept_failures: IntCounter,
     /// Messages written to live WebSockets.
     pub socket_messages: IntCounter,
-    /// Live sockets that fell behind the broadcast and were sent the whole list instead.
+    /// Live sockets that fell behind the broadcast and were sent a snapshot (the first page) instead.
     pub socket_resnapshots: IntCounter,
     /// WebSocket upgrades refused by a cap.
     pub sockets_refused: IntCounter,
@@ -142,7 +142,7 @@ impl Metrics {
         );
         let socket_resnapshots = counter(
             "lastwords_websocket_resnapshots_total",
-            "Sockets that fell behind and were sent the whole list.",
+            "Sockets that fell behind and were sent a snapshot (the first page) instead.",
         );
         let sockets_refused = counter(
             "lastwords_websocket_refused_total",
