@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import {
   chmodSync, closeSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync,
-  renameSync, rmSync, statSync, truncateSync, writeFileSync, writeSync,
+  renameSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync, writeSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -389,6 +389,29 @@ for (const named of ['absolute', 'relative']) {
     }
   });
 }
+
+test('a data folder that is a symbolic link pointed at another store (ln -sfn, mv -T): the host follows the store it now names', async () => {
+  const base = mkdtempSync(join(tmpdir(), 'lastwords-test-'));
+  const [blue, green, link] = ['blue', 'green', 'data'].map((name) => join(base, name));
+  mkdirSync(blue);
+  symlinkSync(blue, link);
+  const host = await hostWithPhrases(1, { dataDir: link });
+  try {
+    assert.equal((await runCli(['phrases', 'init', '--data-dir', green])).code, 0);
+    assert.equal((await runCli(['phrases', 'add', 'on green', '--name', 'Op', '--data-dir', green])).code, 0);
+    // Past the re-checks after the last change: only an event can wake the host now.
+    await sleep(3500);
+    symlinkSync(green, `${link}.new`);
+    renameSync(`${link}.new`, link);
+    await until('the host serving the store the link names', async () => JSON.stringify(await words(host.url)) === JSON.stringify(['ON GREEN']));
+    assert.equal((await host.cli('phrases', 'add', 'through the link', '--name', 'Op')).code, 0);
+    await until('a change made through the link', async () => (await words(host.url)).includes('THROUGH THE LINK'), 3000);
+    assert.equal((await readyz(host.url)).status, 200);
+  } finally {
+    await host.stop();
+    rmSync(base, { recursive: true, force: true });
+  }
+});
 
 test('permission denied (chmod 000 under a host run as an ordinary user): said once, with who and what; back when fixed', { skip: !isRoot && 'needs root to run the host as another user' }, async () => {
   const host = await hostWithPhrases(3, { user: nobody });

@@ -125,8 +125,10 @@ impl Follower {
             .to_owned();
         // A watch follows the folder it was given, not its path: moved away or removed,
         // and another made at its path, the host would follow the one it no longer serves.
-        // The watcher names it in its events as it watches it, joined to the working
-        // folder: a relative --data-dir compared as given never matched.
+        // So the folder above is watched too, for its entry being renamed, removed or
+        // made, which is how a symbolic link pointed elsewhere (`ln -sfn`, `mv -T`) shows.
+        // The watcher names paths joined to the working folder: a relative --data-dir
+        // compared as given never matched.
         let folder_moved = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
         let watched_folder =
             std::env::current_dir().map_or_else(|_| folder.clone(), |cwd| cwd.join(&folder));
@@ -167,6 +169,13 @@ impl Follower {
         });
         let mut watcher = match watcher.and_then(|mut watcher| {
             watcher.watch(&folder, notify::RecursiveMode::NonRecursive)?;
+            // Without it a renamed folder is still seen (its own watch says so); only a
+            // link pointed elsewhere is not.
+            let above = folder
+                .parent()
+                .filter(|above| !above.as_os_str().is_empty())
+                .unwrap_or(Path::new("."));
+            let _ = watcher.watch(above, notify::RecursiveMode::NonRecursive);
             Ok(watcher)
         }) {
             Ok(watcher) => Some(watcher),
