@@ -133,10 +133,11 @@ impl FirestoreStore {
                     self.heard.store(now_ms(), Ordering::Relaxed);
                 }
                 Err(reason) => {
-                    told.warn(
-                        "Firestore does not answer",
-                        &format_args!("{reason} (silent for {silent} ms)"),
+                    tracing::debug!(
+                        silent_ms = silent,
+                        "the listener was silent; its probe failed"
                     );
+                    told.warn("Firestore does not answer", &reason);
                     return;
                 }
             }
