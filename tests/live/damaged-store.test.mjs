@@ -5,7 +5,7 @@
 import { test } from '../support/test.mjs';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import {
   chmodSync, closeSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync,
   renameSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync, writeSync,
@@ -407,6 +407,71 @@ test('a data folder that is a symbolic link pointed at another store (ln -sfn, m
     assert.equal((await host.cli('phrases', 'add', 'through the link', '--name', 'Op')).code, 0);
     await until('a change made through the link', async () => (await words(host.url)).includes('THROUGH THE LINK'), 3000);
     assert.equal((await readyz(host.url)).status, 200);
+  } finally {
+    await host.stop();
+    rmSync(base, { recursive: true, force: true });
+  }
+});
+
+// What makes no event where the host watches: a link higher up the path pointed
+// elsewhere, a folder mounted over the data folder. Its look at the path finds them.
+for (const [change, undo, needsRoot] of [
+  ['a link above the data folder pointed at another release', null, false],
+  ['a folder bind-mounted over the data folder', 'umount', true],
+]) {
+  test(`${change}: the host follows the store the path now names within seconds`, { skip: needsRoot && !isRoot && 'needs root to mount' }, async () => {
+    const base = mkdtempSync(join(tmpdir(), 'lastwords-test-'));
+    const [one, two, current] = ['one', 'two', 'current'].map((name) => join(base, name));
+    for (const release of [one, two]) mkdirSync(release);
+    symlinkSync(one, current);
+    const dataDir = join(current, 'data');
+    const host = await hostWithPhrases(1, { dataDir });
+    try {
+      const other = join(two, 'data');
+      assert.equal((await runCli(['phrases', 'init', '--data-dir', other])).code, 0);
+      assert.equal((await runCli(['phrases', 'add', 'the other store', '--name', 'Op', '--data-dir', other])).code, 0);
+      await sleep(3500);
+      if (undo) {
+        execFileSync('mount', ['--bind', other, dataDir]);
+      } else {
+        symlinkSync(two, `${current}.new`);
+        renameSync(`${current}.new`, current);
+      }
+      await until('the host serving the store the path names', async () => JSON.stringify(await words(host.url)) === JSON.stringify(['THE OTHER STORE']), 20_000);
+      assert.equal((await host.cli('phrases', 'add', 'by the path', '--name', 'Op')).code, 0);
+      await until('a change made by the path', async () => (await words(host.url)).includes('BY THE PATH'), 3000);
+      assert.equal((await readyz(host.url)).status, 200);
+    } finally {
+      await host.stop();
+      if (undo) spawnSync(undo, [dataDir]);
+      rmSync(base, { recursive: true, force: true });
+    }
+  });
+}
+
+test('a file named like the store in the folder above, written again and again, leaves the host idle', async () => {
+  const base = mkdtempSync(join(tmpdir(), 'lastwords-test-'));
+  const dataDir = join(base, 'data');
+  const phrases = join(base, 'phrases.json');
+  writeFileSync(phrases, JSON.stringify(Array.from({ length: 20_000 }, (_, i) => ({ word: `KEPT ${i}`, name: 'Op' }))));
+  const host = await startHost({
+    dataDir,
+    prepare: async (cli) => {
+      assert.equal((await cli('phrases', 'init')).code, 0);
+      assert.equal((await cli('phrases', 'import', phrases)).code, 0);
+    },
+  });
+  try {
+    await sleep(3500);
+    const before = cpuTicks(host.pid);
+    // Another program's file, beside the data folder, not in it.
+    for (let i = 0; i < 50; i++) {
+      writeFileSync(join(base, STORE), `not ours ${i}`, { flag: 'a' });
+      await sleep(100);
+    }
+    const used = cpuTicks(host.pid) - before;
+    assert.ok(used <= 10, `${used} ticks (1/100 s) of CPU for 50 writes to another folder's file`);
+    assert.equal((await words(host.url)).length, 20_000);
   } finally {
     await host.stop();
     rmSync(base, { recursive: true, force: true });

@@ -15,6 +15,10 @@ use crate::text::ContentError;
 
 /// Without file events (no inotify, say), how often the host asks for new changes.
 const POLL_WITHOUT_EVENTS: Duration = Duration::from_secs(2);
+/// While nothing happens, how often the host asks whether its path still names the file
+/// it reads (one `stat`): a mount over the folder, or a folder or link higher up the path
+/// renamed or pointed elsewhere, makes no event where it watches.
+const LOOK_AT_PATH: Duration = Duration::from_secs(10);
 /// While the store cannot be read, how often the host looks again (events may not come:
 /// a file restored by a program that writes no event, a folder remounted).
 const POLL_WHILE_DAMAGED: Duration = Duration::from_secs(5);
@@ -142,9 +146,11 @@ impl Follower {
                 let _ = changed_tx.try_send(());
                 return;
             }
+            // Only the store's own files: a phrases.sqlite3 in the folder above is another.
+            let ours = |p: &std::path::PathBuf| p.parent() == Some(watched_folder.as_path());
             if let Ok(event) = event
                 && ((is_write(&event.kind)
-                    && event.paths.iter().any(|p| {
+                    && event.paths.iter().filter(|p| ours(p)).any(|p| {
                         p.file_name()
                             .is_some_and(|name| watched.iter().any(|w| w == name))
                     }))
@@ -152,6 +158,7 @@ impl Follower {
                         && event
                             .paths
                             .iter()
+                            .filter(|p| ours(p))
                             .any(|p| p.file_name() == Some(index.as_os_str()))))
             {
                 if matches!(
@@ -160,6 +167,7 @@ impl Follower {
                 ) && event
                     .paths
                     .iter()
+                    .filter(|p| ours(p))
                     .any(|p| p.file_name().is_some_and(|name| name == FILE_NAME))
                 {
                     main_written.store(true, std::sync::atomic::Ordering::Relaxed);
@@ -198,6 +206,7 @@ impl Follower {
             } else {
                 POLL_WITHOUT_EVENTS
             };
+            let looking_at_path = next.is_none() && !polling;
             let woke_by_event = tokio::select! {
                 event = changed.recv(), if watcher.is_some() => {
                     if event.is_none() {
@@ -206,7 +215,8 @@ impl Follower {
                     true
                 }
                 () = sleep_until_or_forever(next.or_else(|| {
-                    polling.then(|| tokio::time::Instant::now() + poll_every)
+                    let every = if polling { poll_every } else { LOOK_AT_PATH };
+                    Some(tokio::time::Instant::now() + every)
                 })) => false,
             };
             if woke_by_event {
@@ -214,6 +224,12 @@ impl Follower {
                 due = SETTLE.iter().map(|delay| now + *delay).collect();
             } else if !due.is_empty() {
                 due.remove(0);
+            } else if looking_at_path {
+                if file_identity(&self.store.path) == self.identity {
+                    continue;
+                }
+                // Another file at the path: watched and locked there from now on.
+                folder_moved.store(true, std::sync::atomic::Ordering::Relaxed);
             }
             // Watched again at its path once a folder is there (until then the store is
             // missing, looked for on the timer), and locked again for `phrases restore`.
