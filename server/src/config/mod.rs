@@ -684,6 +684,15 @@ mod tests {
             "{message}"
         );
 
+        // An empty folder in the file was taken as the working folder's and said as
+        // "the folder , where ...".
+        let file: Settings = toml::from_str("data_dir = \"\"").unwrap();
+        let message = file.resolve().unwrap_err().to_string();
+        assert!(
+            message.contains("data_dir") && message.contains("is empty"),
+            "{message}"
+        );
+
         let file = toml::from_str::<Settings>("prot = 1")
             .unwrap_err()
             .to_string();

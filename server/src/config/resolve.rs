@@ -99,6 +99,17 @@ fn store(settings: &Settings, environment: Environment) -> Result<Store, ConfigE
         settings.firestore_database.clone(),
         settings.firestore_collection.clone(),
     )?;
+    if settings
+        .data_dir
+        .as_ref()
+        .is_some_and(|dir| dir.as_os_str().is_empty())
+    {
+        return Err(invalid(
+            "data_dir",
+            "",
+            "is empty: name a folder (a relative one is taken from where the command starts), or leave it unset for ./data",
+        ));
+    }
     Ok(Store {
         data_dir: settings
             .data_dir
