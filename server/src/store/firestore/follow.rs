@@ -35,6 +35,7 @@ pub fn backoff(attempt: u32) -> Duration {
 pub fn follow(settings: FirestoreSettings, feed: Feed, metrics: &Metrics) {
     let counts = SourceCounts {
         skipped: metrics.feed_skipped.clone(),
+        reported: Default::default(),
         resyncs: metrics.feed_resyncs.clone(),
     };
     feed.clone().spawn_task(async move {

@@ -51,7 +51,7 @@ pub struct ListenState {
     /// refuses one.
     resuming: Arc<AtomicBool>,
     /// Broken document versions already reported (name, update time).
-    reported: HashSet<(String, Option<Timestamp>)>,
+    reported: Reported,
     /// Ids changed since the last publish.
     dirty: BTreeSet<String>,
     /// Whether this stream published its first list.
@@ -61,6 +61,11 @@ pub struct ListenState {
 /// Broken document versions remembered before the memory is cleared.
 const MAX_REPORTED: usize = 10_000;
 
+/// Broken document versions already reported (name, update time), kept by the follower
+/// across the streams it opens: each reconnect re-sends every document, and each was
+/// warned of and counted again, so an alert on the count fired at every network blip.
+pub type Reported = Arc<std::sync::Mutex<HashSet<(String, Option<Timestamp>)>>>;
+
 impl ListenState {
     pub fn new(target: u32, resuming: Arc<AtomicBool>) -> Self {
         Self {
@@ -68,10 +73,16 @@ impl ListenState {
             documents: BTreeMap::new(),
             full_snapshot: None,
             resuming,
-            reported: HashSet::new(),
+            reported: Reported::default(),
             dirty: BTreeSet::new(),
             published: false,
         }
+    }
+
+    /// The same state, reporting only what `reported` has not seen.
+    pub fn remembering(mut self, reported: Reported) -> Self {
+        self.reported = reported;
+        self
     }
 
     /// What to publish now: the whole list the first time, then what changed.
@@ -127,13 +138,18 @@ impl ListenState {
                             // The emulator re-sends every document on every write: say
                             // each broken version once, not once per write.
                             let version = (document.name.clone(), document.update_time);
-                            if self.reported.len() >= MAX_REPORTED {
-                                self.reported.clear();
+                            let mut reported = self
+                                .reported
+                                .lock()
+                                .unwrap_or_else(std::sync::PoisonError::into_inner);
+                            if reported.len() >= MAX_REPORTED {
+                                reported.clear();
                             }
-                            if self.reported.insert(version) {
+                            if reported.insert(version) {
                                 tracing::warn!(document = %crate::text::terminal_safe(&document.name), reason, "skipped a malformed Firestore document");
                                 outcome.skipped += 1;
                             }
+                            drop(reported);
                             self.drop_document(&id);
                         }
                     }
@@ -488,5 +504,20 @@ mod tests {
             words(state.apply(target(TargetChangeType::Current, b""))),
             Some(vec!["A".into()])
         );
+    }
+
+    #[test]
+    fn a_malformed_document_sent_again_by_the_next_stream_is_not_counted_again() {
+        let reported = Reported::default();
+        for (stream, counted) in [(1, 1), (2, 0)] {
+            let mut state = ListenState::new(1, Arc::default()).remembering(reported.clone());
+            state.apply(target(TargetChangeType::Add, b""));
+            state.apply(change("a", Some("A")));
+            assert_eq!(
+                state.apply(change("b", None)).skipped,
+                counted,
+                "stream {stream}"
+            );
+        }
     }
 }

@@ -50,6 +50,8 @@ pub struct FirestoreStore {
 struct SourceCounts {
     /// `lastwords_feed_documents_skipped_total`: malformed documents.
     skipped: IntCounter,
+    /// Which malformed documents were counted, over every stream.
+    reported: listen::Reported,
     /// `lastwords_feed_resyncs_total`: times Firestore sent the whole list again.
     resyncs: IntCounter,
 }
@@ -110,7 +112,9 @@ impl FirestoreStore {
             .add_target(FirestoreListenerTarget::new(TARGET), &mut listener)
             .map_err(|e| self.backend("listen target", e))?;
         let control = listener.control_handle();
-        let state = Arc::new(Mutex::new(ListenState::new(TARGET, resuming)));
+        let state = Arc::new(Mutex::new(
+            ListenState::new(TARGET, resuming).remembering(counts.reported.clone()),
+        ));
         let heard = self.heard.clone();
         listener
             .start(move |event| {
