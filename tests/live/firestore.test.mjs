@@ -66,6 +66,15 @@ test('a taken phrase is refused by the CLI with a clear message', async () => {
   assert.match(again.stderr, /already taken/);
 });
 
+test('removing an id no document can have says so, not the Firestore client\'s hint to its programmers', async () => {
+  for (const id of ['a/b', '..']) {
+    const removed = await host.cli('phrases', 'remove', id);
+    assert.equal(removed.code, 1);
+    assert.match(removed.stderr, /no phrase has the id/, id);
+    assert.doesNotMatch(removed.stderr, /parent|parent_path/, id);
+  }
+});
+
 test('a document that breaks the content rules is never shown, and is reported once, not on every write', async () => {
   await emulator.set('zw', { word: 'HEL\u200BLO', name: 'Zero Width' });
   await emulator.set('ctl', { word: 'FINE', name: '\u001b[2J' });

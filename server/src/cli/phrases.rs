@@ -120,6 +120,11 @@ pub async fn run(config: &Store, command: PhrasesCommand) -> anyhow::Result<()> 
             say_lookalikes(store.as_ref(), &[phrase]).await;
         }
         PhrasesCommand::Remove { id } => {
+            // No store holds such an id (Firestore's client answered `a/b` with a hint
+            // for its programmers).
+            if !crate::store::is_document_id(&id) {
+                return Err(StoreError::NoSuchId(id).into());
+            }
             let phrase = store.remove(id).await?;
             crate::say!(
                 "removed {} {} by {}",
