@@ -110,34 +110,23 @@ test('SIGTERM: sockets get 1001, requests in flight finish with 200, nothing new
   }
 });
 
-test('SIGINT stops the host the same way', async () => {
-  const host = await startHost({ phrases: PHRASES.slice(0, 3) });
-  try {
-    const client = connectLive(host.url);
-    await client.until((me) => me.phrases.size === 3, 5000, 'the snapshot');
-    host.signal('SIGINT');
-    await client.until((me) => me.closed !== null, 3000, 'the close');
-    assert.equal(client.closed, 1001);
-    assert.equal((await host.exited).code, 0);
-  } finally {
-    await host.stop();
-  }
-});
-
-test('SIGHUP (the terminal or session that started it closed) stops the host the same way', async () => {
-  const host = await startHost({ phrases: PHRASES.slice(0, 3) });
-  try {
-    const client = connectLive(host.url);
-    await client.until((me) => me.phrases.size === 3, 5000, 'the snapshot');
-    host.signal('SIGHUP');
-    await client.until((me) => me.closed !== null, 3000, 'the close');
-    assert.equal(client.closed, 1001);
-    assert.equal((await host.exited).code, 0);
-    assert.match(host.log(), /shutting down/);
-  } finally {
-    await host.stop();
-  }
-});
+// Ctrl-C, and SIGHUP: the terminal or session that started the host closed.
+for (const signal of ['SIGINT', 'SIGHUP']) {
+  test(`${signal} stops the host the same way`, async () => {
+    const host = await startHost({ phrases: PHRASES.slice(0, 3) });
+    try {
+      const client = connectLive(host.url);
+      await client.until((me) => me.phrases.size === 3, 5000, 'the snapshot');
+      host.signal(signal);
+      await client.until((me) => me.closed !== null, 3000, 'the close');
+      assert.equal(client.closed, 1001);
+      assert.equal((await host.exited).code, 0);
+      assert.match(host.log(), /shutting down/);
+    } finally {
+      await host.stop();
+    }
+  });
+}
 
 // Where the log goes may stop taking it: a log shipper restarting closes the pipe, a
 // disk fills. The host must go on serving, and follow its store, without its log.
