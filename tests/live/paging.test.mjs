@@ -184,7 +184,7 @@ const linkIn = (html, rel) => {
   const match = new RegExp(`<link rel="${rel}" href="([^"]+)">`).exec(html);
   return match ? match[1].replaceAll('&#38;', '&') : null;
 };
-const wordsIn = (html) => [...html.matchAll(/<bdi>([^<]*)<\/bdi>/g)].map((m) => m[1]);
+const wordsIn = (html) => [...html.matchAll(/<a href="[^"]*"><bdi>([^<]*)<\/bdi>/g)].map((m) => m[1]);
 
 test('without JavaScript, the pages of /words chain by rel=next from the first to the last and back by rel=prev', async () => {
   const expected = (await allPhrases(host.url)).map((p) => p.word);

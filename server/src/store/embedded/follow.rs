@@ -17,8 +17,9 @@ use crate::text::ContentError;
 const POLL_WITHOUT_EVENTS: Duration = Duration::from_secs(2);
 /// While nothing happens, how often the host asks whether its path still names the file
 /// it reads (one `stat`): a mount over the folder, or a folder or link higher up the path
-/// renamed or pointed elsewhere, makes no event where it watches.
-const LOOK_AT_PATH: Duration = Duration::from_secs(10);
+/// renamed or pointed elsewhere, makes no event where it watches. Its one wakeup while
+/// idle; the store goes stale for readiness after 30 s by default.
+const LOOK_AT_PATH: Duration = Duration::from_secs(30);
 /// While the store cannot be read, how often the host looks again (events may not come:
 /// a file restored by a program that writes no event, a folder remounted).
 const POLL_WHILE_DAMAGED: Duration = Duration::from_secs(5);
@@ -129,8 +130,6 @@ impl Follower {
             .to_owned();
         // A watch follows the folder it was given, not its path: moved away or removed,
         // and another made at its path, the host would follow the one it no longer serves.
-        // So the folder above is watched too, for its entry being renamed, removed or
-        // made, which is how a symbolic link pointed elsewhere (`ln -sfn`, `mv -T`) shows.
         // The watcher names paths joined to the working folder: a relative --data-dir
         // compared as given never matched.
         let folder_moved = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
@@ -177,13 +176,16 @@ impl Follower {
         });
         let mut watcher = match watcher.and_then(|mut watcher| {
             watcher.watch(&folder, notify::RecursiveMode::NonRecursive)?;
-            // Without it a renamed folder is still seen (its own watch says so); only a
-            // link pointed elsewhere is not.
-            let above = folder
-                .parent()
-                .filter(|above| !above.as_os_str().is_empty())
-                .unwrap_or(Path::new("."));
-            let _ = watcher.watch(above, notify::RecursiveMode::NonRecursive);
+            // A link at --data-dir pointed elsewhere (`ln -sfn`, `mv -T`) shows only in
+            // the folder above, as its entry renamed or made: watched then, and only then,
+            // for that folder may be busy (/tmp woke the watcher 600 times a second).
+            if std::fs::symlink_metadata(&folder).is_ok_and(|meta| meta.file_type().is_symlink()) {
+                let above = folder
+                    .parent()
+                    .filter(|above| !above.as_os_str().is_empty())
+                    .unwrap_or(Path::new("."));
+                let _ = watcher.watch(above, notify::RecursiveMode::NonRecursive);
+            }
             Ok(watcher)
         }) {
             Ok(watcher) => Some(watcher),
