@@ -364,9 +364,10 @@ for (const named of ['absolute', 'relative']) {
   test(`the data folder (${named}) moved away and another made at its path: the host says the store is gone, then follows the new one`, async () => {
     const made = mkdtempSync(join(tmpdir(), 'lastwords-test-'));
     const dataDir = named === 'absolute' ? made : relative(process.cwd(), made);
-    const host = await hostWithPhrases(1, { dataDir });
     const old = `${made}.old`;
+    let host;
     try {
+      host = await hostWithPhrases(1, { dataDir });
       // Past the re-checks after the last change: only an event can wake the host now.
       await sleep(3500);
       renameSync(made, old);
@@ -383,7 +384,7 @@ for (const named of ['absolute', 'relative']) {
       assert.equal((await host.cli('phrases', 'add', 'and after', '--name', 'Op')).code, 0);
       await until('a later change too', async () => (await words(host.url)).includes('AND AFTER'), 3000);
     } finally {
-      await host.stop();
+      await host?.stop();
       rmSync(old, { recursive: true, force: true });
       rmSync(made, { recursive: true, force: true });
     }
@@ -395,8 +396,9 @@ test('a data folder that is a symbolic link pointed at another store (ln -sfn, m
   const [blue, green, link] = ['blue', 'green', 'data'].map((name) => join(base, name));
   mkdirSync(blue);
   symlinkSync(blue, link);
-  const host = await hostWithPhrases(1, { dataDir: link });
+  let host;
   try {
+    host = await hostWithPhrases(1, { dataDir: link });
     assert.equal((await runCli(['phrases', 'init', '--data-dir', green])).code, 0);
     assert.equal((await runCli(['phrases', 'add', 'on green', '--name', 'Op', '--data-dir', green])).code, 0);
     // Past the re-checks after the last change: only an event can wake the host now.
@@ -408,7 +410,7 @@ test('a data folder that is a symbolic link pointed at another store (ln -sfn, m
     await until('a change made through the link', async () => (await words(host.url)).includes('THROUGH THE LINK'), 3000);
     assert.equal((await readyz(host.url)).status, 200);
   } finally {
-    await host.stop();
+    await host?.stop();
     rmSync(base, { recursive: true, force: true });
   }
 });
@@ -426,8 +428,9 @@ for (const [change, undo, needsRoot] of [
     for (const release of [one, two]) mkdirSync(release);
     symlinkSync(one, current);
     const dataDir = join(current, 'data');
-    const host = await hostWithPhrases(1, { dataDir });
+    let host;
     try {
+      host = await hostWithPhrases(1, { dataDir });
       const other = join(two, 'data');
       assert.equal((await runCli(['phrases', 'init', '--data-dir', other])).code, 0);
       assert.equal((await runCli(['phrases', 'add', 'the other store', '--name', 'Op', '--data-dir', other])).code, 0);
@@ -443,7 +446,7 @@ for (const [change, undo, needsRoot] of [
       await until('a change made by the path', async () => (await words(host.url)).includes('BY THE PATH'), 3000);
       assert.equal((await readyz(host.url)).status, 200);
     } finally {
-      await host.stop();
+      await host?.stop();
       if (undo) spawnSync(undo, [dataDir]);
       rmSync(base, { recursive: true, force: true });
     }
@@ -455,14 +458,15 @@ test('a file named like the store in the folder above, written again and again, 
   const dataDir = join(base, 'data');
   const phrases = join(base, 'phrases.json');
   writeFileSync(phrases, JSON.stringify(Array.from({ length: 20_000 }, (_, i) => ({ word: `KEPT ${i}`, name: 'Op' }))));
-  const host = await startHost({
-    dataDir,
-    prepare: async (cli) => {
-      assert.equal((await cli('phrases', 'init')).code, 0);
-      assert.equal((await cli('phrases', 'import', phrases)).code, 0);
-    },
-  });
+  let host;
   try {
+    host = await startHost({
+      dataDir,
+      prepare: async (cli) => {
+        assert.equal((await cli('phrases', 'init')).code, 0);
+        assert.equal((await cli('phrases', 'import', phrases)).code, 0);
+      },
+    });
     await sleep(3500);
     const before = cpuTicks(host.pid);
     // Another program's file, beside the data folder, not in it.
@@ -474,7 +478,7 @@ test('a file named like the store in the folder above, written again and again, 
     assert.ok(used <= 10, `${used} ticks (1/100 s) of CPU for 50 writes to another folder's file`);
     assert.equal((await words(host.url)).length, 20_000);
   } finally {
-    await host.stop();
+    await host?.stop();
     rmSync(base, { recursive: true, force: true });
   }
 });
