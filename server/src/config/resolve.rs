@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use url::Url;
 
+use super::settings::{Unread, read_small_file};
 use super::{Config, ConfigError, Environment, HttpLimits, Site, SiteLinks, Store, StoreKind};
 use super::{FirestoreSettings, PoolOptions, SocketCaps};
 use super::{Settings, invalid, listener_site, origin_of, parse_http_url};
@@ -447,22 +448,11 @@ fn emulator_address(value: &str) -> bool {
 /// account's or a user's key: a JSON object with its `type`), if it cannot. Only the
 /// reason is told: the file holds a private key.
 fn credentials_file(path: &std::path::Path) -> Result<(), String> {
-    use std::io::Read as _;
-    // Far past any key file: a wrong path to something large is not read whole.
-    const MOST: u64 = 1 << 20;
-    // Looked at before it is opened: opening a FIFO waits for a writer.
-    let meta = std::fs::metadata(path).map_err(|error| format!("cannot be read: {error}"))?;
-    if !meta.is_file() {
-        return Err("is not a file".into());
-    }
-    let file = std::fs::File::open(path).map_err(|error| format!("cannot be read: {error}"))?;
-    let mut text = String::new();
-    file.take(MOST + 1)
-        .read_to_string(&mut text)
-        .map_err(|error| format!("cannot be read: {error}"))?;
-    if text.len() as u64 > MOST {
-        return Err("is over 1 MiB, far larger than a credentials file".into());
-    }
+    let text = read_small_file(path).map_err(|unread| match unread {
+        Unread::NotAFile => "is not a file".to_owned(),
+        Unread::TooBig => "is over 1 MiB, far larger than a credentials file".to_owned(),
+        Unread::Io(error) => format!("cannot be read: {error}"),
+    })?;
     let json: serde_json::Value = serde_json::from_str(&text).map_err(|error| {
         format!(
             "is not the JSON of a credentials file (line {}, column {})",

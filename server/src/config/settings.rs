@@ -216,9 +216,16 @@ pub enum StoreKind {
 impl Settings {
     /// Reads a TOML file holding the same keys as the flags.
     pub fn from_file(path: &Path) -> Result<Self, ConfigError> {
-        let text = read_settings_file(path).map_err(|source| ConfigError::ReadFile {
-            path: path.to_owned(),
-            source,
+        let text = read_small_file(path).map_err(|unread| {
+            let invalid = |what| std::io::Error::new(std::io::ErrorKind::InvalidInput, what);
+            ConfigError::ReadFile {
+                path: path.to_owned(),
+                source: match unread {
+                    Unread::NotAFile => invalid("not a regular file"),
+                    Unread::TooBig => invalid("over 1 MiB, far more than any settings file"),
+                    Unread::Io(error) => error,
+                },
+            }
         })?;
         toml::from_str(&text).map_err(|source| ConfigError::ParseFile {
             path: path.to_owned(),
@@ -227,26 +234,28 @@ impl Settings {
     }
 }
 
-/// The text of a settings file: a regular file, and of a size a settings file has. A
-/// FIFO with no writer waited for ever, and `/dev/zero` was read until memory ran out.
-fn read_settings_file(path: &Path) -> std::io::Result<String> {
+/// Why a small file (of settings, of credentials) was not read.
+pub(super) enum Unread {
+    NotAFile,
+    TooBig,
+    Io(std::io::Error),
+}
+
+/// The text of `path`, a regular file of at most 1 MiB, far past any file of settings or
+/// credentials: a FIFO with no writer waited for ever, and `/dev/zero` was read until
+/// memory ran out. Looked at before it is opened: opening a FIFO waits for a writer.
+pub(super) fn read_small_file(path: &Path) -> Result<String, Unread> {
     use std::io::Read as _;
     const MOST: u64 = 1 << 20;
-    if !std::fs::metadata(path)?.is_file() {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidInput,
-            "not a regular file",
-        ));
+    if !std::fs::metadata(path).map_err(Unread::Io)?.is_file() {
+        return Err(Unread::NotAFile);
     }
     let mut text = String::new();
-    std::fs::File::open(path)?
-        .take(MOST + 1)
-        .read_to_string(&mut text)?;
+    std::fs::File::open(path)
+        .and_then(|file| file.take(MOST + 1).read_to_string(&mut text))
+        .map_err(Unread::Io)?;
     if text.len() as u64 > MOST {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::InvalidInput,
-            "over 1 MiB, far more than any settings file",
-        ));
+        return Err(Unread::TooBig);
     }
     Ok(text)
 }
