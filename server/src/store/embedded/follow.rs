@@ -137,37 +137,27 @@ impl Follower {
             std::env::current_dir().map_or_else(|_| folder.clone(), |cwd| cwd.join(&folder));
         let moved = folder_moved.clone();
         let watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
-            if let Ok(event) = &event
-                && is_moved(&event.kind)
-                && event.paths.contains(&watched_folder)
-            {
+            let Ok(event) = event else { return };
+            if is_moved(&event.kind) && event.paths.contains(&watched_folder) {
                 moved.store(true, std::sync::atomic::Ordering::Relaxed);
                 let _ = changed_tx.try_send(());
                 return;
             }
             // Only the store's own files: a phrases.sqlite3 in the folder above is another.
-            let ours = |p: &std::path::PathBuf| p.parent() == Some(watched_folder.as_path());
-            if let Ok(event) = event
-                && ((is_write(&event.kind)
-                    && event.paths.iter().filter(|p| ours(p)).any(|p| {
-                        p.file_name()
-                            .is_some_and(|name| watched.iter().any(|w| w == name))
-                    }))
-                    || (is_moved(&event.kind)
-                        && event
-                            .paths
-                            .iter()
-                            .filter(|p| ours(p))
-                            .any(|p| p.file_name() == Some(index.as_os_str()))))
+            let ours = || {
+                event
+                    .paths
+                    .iter()
+                    .filter(|p| p.parent() == Some(watched_folder.as_path()))
+                    .filter_map(|p| p.file_name())
+            };
+            if (is_write(&event.kind) && ours().any(|name| watched.iter().any(|w| w == name)))
+                || (is_moved(&event.kind) && ours().any(|name| name == index.as_os_str()))
             {
                 if matches!(
                     event.kind,
                     notify::EventKind::Modify(notify::event::ModifyKind::Data(_))
-                ) && event
-                    .paths
-                    .iter()
-                    .filter(|p| ours(p))
-                    .any(|p| p.file_name().is_some_and(|name| name == FILE_NAME))
+                ) && ours().any(|name| name == FILE_NAME)
                 {
                     main_written.store(true, std::sync::atomic::Ordering::Relaxed);
                 }
