@@ -187,10 +187,11 @@ pub fn look(path: &Path) -> Result<Found, Refusal> {
     }
     writable(path).map_err(|error| refuse(describe_io(path, &error), fix_for(&error)))?;
     let folder = path.parent().unwrap_or(Path::new("."));
-    let read_only = permitted(folder, rustix::fs::Access::WRITE_OK)
-        .is_err_and(|error| error.kind() == std::io::ErrorKind::ReadOnlyFilesystem);
-    let fix = if read_only { READ_ONLY } else { PERMISSIONS };
-    folder_writable(folder).map_err(|problem| refuse(problem, fix))?;
+    folder_writable(folder).map_err(|problem| {
+        let read_only = permitted(folder, rustix::fs::Access::WRITE_OK)
+            .is_err_and(|error| error.kind() == std::io::ErrorKind::ReadOnlyFilesystem);
+        refuse(problem, if read_only { READ_ONLY } else { PERMISSIONS })
+    })?;
     let page_size = header(path, meta.len(), &wal).map_err(|problem| refuse(problem, RESTORE))?;
     for (suffix, name) in [("-wal", "write-ahead log"), ("-shm", "shared-memory index")] {
         let side = sidecar(path, suffix);
