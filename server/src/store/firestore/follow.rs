@@ -113,15 +113,12 @@ impl FirestoreStore {
             tokio::time::sleep(PROBE_AFTER / 2).await;
             if feed.health().synced_since(connected) {
                 told.over();
-            }
-            if let Some(since) = *lost
-                && feed.health().synced_since(connected)
-            {
-                tracing::info!(
-                    since_noticed_s = since.elapsed().as_secs(),
-                    "the phrase list comes from Firestore again"
-                );
-                *lost = None;
+                if let Some(since) = lost.take() {
+                    tracing::info!(
+                        since_noticed_s = since.elapsed().as_secs(),
+                        "the phrase list comes from Firestore again"
+                    );
+                }
             }
             let silent = now_ms().saturating_sub(self.heard.load(Ordering::Relaxed));
             if silent < PROBE_AFTER.as_millis() as u64 {
