@@ -18,7 +18,9 @@ pub async fn healthz() -> &'static str {
 /// Ready once the renderers run (they start before the router exists) and the feed has
 /// delivered a complete list, and for as long as the source has not been unreachable
 /// longer than `ready_stale_after`. A load balancer stops sending visitors meanwhile.
-pub async fn readyz(State(state): State<AppState>) -> Response {
+/// Why the source cannot be reached (an address, a file's state) is told to the networks
+/// that may read `/metrics`; anyone else learns only that it cannot.
+pub async fn readyz(State(state): State<AppState>, request: Request) -> Response {
     if state.draining.load(Ordering::Relaxed) {
         return (
             StatusCode::SERVICE_UNAVAILABLE,
@@ -27,17 +29,27 @@ pub async fn readyz(State(state): State<AppState>) -> Response {
             .into_response();
     }
     let health = state.feed.health();
+    let reason = || health.problem().filter(|_| may_scrape(&state, &request));
+    let unreachable = |down: std::time::Duration| {
+        let mut said = format!(
+            "the phrase source has been unreachable for {} s",
+            down.as_secs()
+        );
+        if let Some(reason) = reason() {
+            said = format!("{said}: {reason}");
+        }
+        said
+    };
     let problem = match (health.since_sync(), health.down_for()) {
-        (None, _) => Some("the phrase list has not loaded yet".to_owned()),
+        // A host that never reached its source says so, or the operator of a new
+        // deployment reads only that the list has not loaded.
+        (None, None) => Some("the phrase list has not loaded yet".to_owned()),
+        (None, Some(down)) => Some(format!(
+            "the phrase list has not loaded yet: {}",
+            unreachable(down)
+        )),
         (Some(_), Some(down)) if down > state.config.store.ready_stale_after => {
-            let mut problem = format!(
-                "the phrase source has been unreachable for {} s",
-                down.as_secs()
-            );
-            if let Some(reason) = health.problem() {
-                problem = format!("{problem}: {reason}");
-            }
-            Some(problem)
+            Some(unreachable(down))
         }
         _ => None,
     };

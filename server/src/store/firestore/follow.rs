@@ -61,7 +61,10 @@ pub fn follow(settings: FirestoreSettings, feed: Feed, metrics: &Metrics) {
                 },
                 Err(error) => told.warn("cannot connect to Firestore", &error),
             }
-            feed.health().down();
+            match &told.0 {
+                Some(reason) => feed.health().down_because(reason.clone()),
+                None => feed.health().down(),
+            }
             lost.get_or_insert_with(Instant::now);
             let delay = backoff(attempt);
             attempt = attempt.saturating_add(1);
