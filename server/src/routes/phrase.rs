@@ -63,7 +63,13 @@ async fn phrase_page(
         let config = &state.config.site;
         let url = config.absolute_url(&config.phrase_path(&phrase.id));
         let head = Head::phrase(config, &phrase, &url);
-        let post = format!("“{}” {}", phrase.word, site::hashtag(&config.product_name));
+        // Isolated as in the title: a right-to-left phrase would otherwise turn the whole
+        // post, hashtag first.
+        let post = format!(
+            "“{}” {}",
+            crate::render::head::isolated(&phrase.word),
+            site::hashtag(&config.product_name)
+        );
         let props = PhraseProps {
             site: state.site_props(),
             version,

@@ -191,7 +191,15 @@ async fn names_and_phrases_stay_text_in_the_page_the_head_and_the_json_ld() {
         let query: Vec<(String, String)> = url::form_urlencoded::parse(post.as_bytes())
             .into_owned()
             .collect();
-        assert_eq!(query[0], ("text".into(), format!("“{word}” #myLastWords")));
+        assert_eq!(
+            query[0],
+            ("text".into(), format!("“{}” #myLastWords", isolated(word)))
+        );
+        assert_eq!(
+            unicode_bidi::get_base_direction(query[0].1.as_str()),
+            unicode_bidi::Direction::Ltr,
+            "the post reads as the title does, its hashtag last"
+        );
         assert_eq!(
             query[1],
             ("url".into(), site.absolute_url(&site.phrase_path(id)))
