@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import vectors from "../../tests/vectors/text.json";
 import viramas from "../../tests/vectors/viramas.json";
 import joining from "../../tests/vectors/joining.json";
-import { MAX_GRAPHEMES, contentError, findText, invalidReason, graphemeCount, graphemes, groupThousands, fitEdit, JOINS_LEFT_RE, JOINS_RIGHT_RE, normalizeWord, unknownHere, upperCasesInPlace } from "./text";
+import turning from "../../tests/vectors/turning.json";
+import { MAX_GRAPHEMES, contentError, findText, invalidReason, graphemeCount, graphemes, groupThousands, fitEdit, isolated, JOINS_LEFT_RE, JOINS_RIGHT_RE, normalizeWord, unknownHere, upperCasesInPlace } from "./text";
 
 interface Vector {
   input: string;
@@ -214,5 +215,30 @@ describe("invalidReason", () => {
     expect(invalidReason(`Q${"\u0301".repeat(5)}`)).toBe("marks");
     expect(contentError(`Q${"\u0301".repeat(4)}`)).toBe(null);
     expect(invalidReason("A\u200BB")).toBe("character");
+  });
+});
+
+describe("isolated", () => {
+  it("isolates where a character could turn the line, as the shared ranges say", () => {
+    const ranges = turning.ranges.map((range) => {
+      const [from = "", to = ""] = range.split("..");
+      return [Number.parseInt(from, 16), Number.parseInt(to, 16)] as const;
+    });
+    const listed = (code: number) => ranges.some(([from, to]) => code >= from && code <= to);
+    const wrong: string[] = [];
+    for (let code = 0; code <= 0x10ffff; code++) {
+      if (code >= 0xd800 && code <= 0xdfff) continue;
+      const char = String.fromCodePoint(code);
+      if ((isolated(char) !== char) !== listed(code)) wrong.push(code.toString(16));
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it("leaves a phrase that cannot turn anything as it is, with no invisible characters", () => {
+    expect(isolated("SEE YOU LATER")).toBe("SEE YOU LATER");
+    expect(isolated("ÇA VA 🦕")).toBe("ÇA VA 🦕");
+    expect(isolated("שָׁלוֹם ABC")).toBe("\u2068שָׁלוֹם ABC\u2069");
+    expect(isolated("مرحبا")).toBe("\u2068مرحبا\u2069");
+    expect(isolated("١٢٣")).toBe("\u2068١٢٣\u2069");
   });
 });

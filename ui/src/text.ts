@@ -237,6 +237,23 @@ function takesSelector(base: string, selector: string): boolean {
 }
 
 /** Bytes of `text` in UTF-8, as the host counts a phrase's. */
+/**
+ * The blocks Unicode gives to right-to-left scripts (their unassigned code points default
+ * to R or AL too) and the direction controls: every character that can turn the text
+ * around it (the host asks its bidi tables; these ranges hold each of theirs, and some
+ * marks and symbols more, which isolating costs nothing).
+ */
+const TURNS_RE = /[\u0590-\u08FF\u200F\u202A-\u202E\u2066-\u2069\uFB1D-\uFDFF\uFE70-\uFEFF\u{10800}-\u{10FFF}\u{1E800}-\u{1EFFF}]/u;
+
+/**
+ * `text` in a first-strong isolate where it could turn the line around it (a Hebrew
+ * phrase before a hashtag), as the host writes a title; as it is otherwise, so copied
+ * text holds no invisible characters.
+ */
+export function isolated(text: string): string {
+  return TURNS_RE.test(text) ? `\u2068${text}\u2069` : text;
+}
+
 export function utf8Length(text: string): number {
   let bytes = 0;
   for (const char of text) {

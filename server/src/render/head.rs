@@ -262,3 +262,42 @@ fn organization(config: &Site) -> String {
         "sameAs": [links.chat, links.social, links.marketplace, links.blog],
     }))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::isolated;
+
+    #[test]
+    fn every_character_that_turns_a_line_is_where_the_page_looks_for_one() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/vectors/turning.json");
+        let listed: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let ranges: Vec<(u32, u32)> = listed["ranges"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|range| {
+                let (from, to) = range.as_str().unwrap().split_once("..").unwrap();
+                let hex = |at: &str| u32::from_str_radix(at, 16).unwrap();
+                (hex(from), hex(to))
+            })
+            .collect();
+        let outside: Vec<String> = (0..=0x10FFFF_u32)
+            .filter_map(char::from_u32)
+            .filter(|&c| {
+                let mut buffer = [0; 4];
+                isolated(c.encode_utf8(&mut buffer)).len() > c.len_utf8()
+            })
+            .filter(|&c| {
+                !ranges
+                    .iter()
+                    .any(|&(from, to)| (from..=to).contains(&(c as u32)))
+            })
+            .map(|c| format!("{:04X}", c as u32))
+            .collect();
+        assert!(
+            outside.is_empty(),
+            "tests/vectors/turning.json misses {outside:?}"
+        );
+    }
+}

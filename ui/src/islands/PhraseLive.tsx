@@ -2,6 +2,7 @@ import { useEffect, useState } from "react";
 import { hashtag } from "../data/copy";
 import { phrasePath } from "../data/site";
 import { refitHeadline } from "../headline";
+import { isolated } from "../text";
 import type { PhraseProps } from "../types";
 import { useHydrated } from "../useHydrated";
 import { usePhraseWatch } from "../usePhraseWatch";
@@ -22,7 +23,7 @@ export function PhraseLive({ site, version, phrase, url, postUrl }: Props) {
   const hydrated = useHydrated();
   const watched = usePhraseWatch(phrase, version);
   const [notice, setNotice] = useState("");
-  const text = `“${(watched.edited ?? phrase).word}” ${hashtag(site.productName)}`;
+  const text = `“${isolated((watched.edited ?? phrase).word)}” ${hashtag(site.productName)}`;
 
   // The headline is the page's, outside the island: only its data-fit may change.
   useEffect(() => {
