@@ -187,6 +187,12 @@ test('started while Firestore is unreachable, with nothing saved: the words page
     assert.match(checked, /Cannot check right now: try again in a moment/);
     assert.equal(propsOf(checked).value.check.status, 'unavailable');
     await eventually(async () => notLoaded(port).test((await readyz(cold))[1]), true, 10_000, '/readyz naming the cause');
+    // A link preview's card, asked for before the list has come, is to be asked again,
+    // as the phrase's page is, not dropped as an id that never was.
+    for (const path of ['/words/n1', '/words/n1/card.png']) {
+      const early = await fetch(`${cold.url}${path}`);
+      assert.deepEqual([path, early.status, early.headers.get('retry-after')], [path, 503, '1']);
+    }
     const health = await fetch(`${cold.url}/healthz`);
     assert.deepEqual([health.status, await health.text()], [200, 'ok'], 'alive all the same');
 

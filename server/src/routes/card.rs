@@ -22,6 +22,12 @@ pub async fn card(
 ) -> Result<Response, AppError> {
     let snapshot = state.feed.current();
     let Some(phrase) = snapshot.list.get(&id) else {
+        // A preview asked for before the list has come is asked again, not dropped.
+        if !snapshot.loaded {
+            return Err(AppError::Unavailable(
+                "the list of phrases has not loaded yet",
+            ));
+        }
         // As its page says: a crawler that kept the card's URL drops it.
         if state.pages.cache().is_gone(&id) {
             return Ok(refusal(StatusCode::GONE, "that phrase was removed"));

@@ -119,22 +119,25 @@ async fn every_request(State(state): State<AppState>, request: Request, next: Ne
             ),
         );
     }
+    // axum's 405 has no body: say what is answered, as every other refusal does.
+    if response.status() == StatusCode::METHOD_NOT_ALLOWED
+        && !response.headers().contains_key(header::CONTENT_TYPE)
+    {
+        let allow = response.headers().get(header::ALLOW).cloned();
+        response = refusal(
+            StatusCode::METHOD_NOT_ALLOWED,
+            if api {
+                "the API answers GET and HEAD only"
+            } else {
+                "this address answers GET and HEAD only"
+            },
+        );
+        if let Some(allow) = allow {
+            response.headers_mut().insert(header::ALLOW, allow);
+        }
+    }
     if api {
-        response = if response.status() == StatusCode::METHOD_NOT_ALLOWED
-            && !response.headers().contains_key(header::CONTENT_TYPE)
-        {
-            let allow = response.headers().get(header::ALLOW).cloned();
-            let mut json = crate::error::in_json(refusal(
-                StatusCode::METHOD_NOT_ALLOWED,
-                "the API answers GET and HEAD only",
-            ));
-            if let Some(allow) = allow {
-                json.headers_mut().insert(header::ALLOW, allow);
-            }
-            json
-        } else {
-            crate::error::in_json(response)
-        };
+        response = crate::error::in_json(response);
     }
     // Those not made by `refusal` (axum's 405, a handler's own) are kept by no cache either.
     if (response.status().is_client_error() || response.status().is_server_error())

@@ -6,13 +6,17 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
-use crate::error::refusal;
+use crate::error::{NOT_STORED, refusal};
 use crate::metrics::gauge;
 use crate::net::client::ClientAddr;
 use crate::state::AppState;
 
-pub async fn healthz() -> &'static str {
-    "ok"
+/// The probes and `/metrics` say how this host is now: a cache between it and the load
+/// balancer or Prometheus that kept an answer would hide a drain, an outage, a restart.
+const NOW_ONLY: [(header::HeaderName, HeaderValue); 1] = [(header::CACHE_CONTROL, NOT_STORED)];
+
+pub async fn healthz() -> impl IntoResponse {
+    (NOW_ONLY, "ok")
 }
 
 /// Ready once the renderers run (they start before the router exists) and the feed has
@@ -24,6 +28,7 @@ pub async fn readyz(State(state): State<AppState>, request: Request) -> Response
     if state.draining.load(Ordering::Relaxed) {
         return (
             StatusCode::SERVICE_UNAVAILABLE,
+            NOW_ONLY,
             "draining: this host is stopping",
         )
             .into_response();
@@ -54,8 +59,8 @@ pub async fn readyz(State(state): State<AppState>, request: Request) -> Response
         _ => None,
     };
     match problem {
-        None => (StatusCode::OK, "ready").into_response(),
-        Some(problem) => (StatusCode::SERVICE_UNAVAILABLE, problem).into_response(),
+        None => (StatusCode::OK, NOW_ONLY, "ready").into_response(),
+        Some(problem) => (StatusCode::SERVICE_UNAVAILABLE, NOW_ONLY, problem).into_response(),
     }
 }
 
@@ -163,6 +168,7 @@ pub async fn scrape(State(state): State<AppState>, request: Request) -> Response
         ),
     ];
     (
+        NOW_ONLY,
         [(
             header::CONTENT_TYPE,
             HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),

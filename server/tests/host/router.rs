@@ -453,7 +453,15 @@ async fn wrong_methods_get_405_and_head_works() {
     let post = host
         .send(Request::post("/").body(Body::empty()).unwrap())
         .await;
+    let (post, body) = text(post).await;
     assert_eq!(post.status(), StatusCode::METHOD_NOT_ALLOWED);
+    // Says what is answered, as every refusal does; the Allow header says it to a client.
+    assert_eq!(body, "this address answers GET and HEAD only\n");
+    assert_eq!(post.headers()[header::ALLOW], "GET,HEAD");
+    assert_eq!(
+        post.headers()[header::CONTENT_TYPE],
+        "text/plain; charset=utf-8"
+    );
     let head = host
         .send(Request::head("/words").body(Body::empty()).unwrap())
         .await;

@@ -126,6 +126,22 @@ async fn readyz_answers_once_the_list_is_loaded() {
     assert_eq!((status, body.as_str()), (StatusCode::OK, "ready"));
     let (status, body) = get_with(&host, "/healthz", &[]).await;
     assert_eq!((status, body.as_str()), (StatusCode::OK, "ok"));
+    // Kept by no cache between the host and its load balancer or Prometheus: a kept
+    // answer would hide a drain, an outage or a restart.
+    for path in ["/healthz", "/readyz"] {
+        let (response, _) = host.get(path).await;
+        assert_eq!(
+            response.headers()[header::CACHE_CONTROL],
+            "no-store",
+            "{path}"
+        );
+    }
+    let (response, _) = host.scrape().await;
+    assert_eq!(
+        response.headers()[header::CACHE_CONTROL],
+        "no-store",
+        "/metrics"
+    );
 }
 
 #[tokio::test]
