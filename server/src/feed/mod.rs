@@ -97,9 +97,9 @@ pub struct Feed {
 /// follower.
 #[derive(Debug, Default)]
 pub struct FeedHealth {
-    /// Unix milliseconds when the source last confirmed the list is complete (0 = never).
+    /// [`mono_ms`] when the source last confirmed the list is complete (0 = never).
     synced_ms: AtomicU64,
-    /// Unix milliseconds since which the source has been unreachable (0 = reachable);
+    /// [`mono_ms`] since which the source has been unreachable (0 = reachable);
     /// the hub watches it to send live browsers elsewhere once it has been too long.
     down_since_ms: watch::Sender<u64>,
     /// The list on screen came from the snapshot file, not yet from the source.
@@ -111,14 +111,14 @@ pub struct FeedHealth {
 impl FeedHealth {
     /// The source delivered a complete, consistent list.
     pub fn synced(&self) {
-        self.synced_ms.store(now_ms(), Ordering::Relaxed);
+        self.synced_ms.store(mono_ms(), Ordering::Relaxed);
         self.up();
         self.restored.store(false, Ordering::Relaxed);
     }
 
     /// The source cannot be reached; keeps the earliest time it went down.
     pub fn down(&self) {
-        let now = now_ms();
+        let now = mono_ms();
         self.down_since_ms.send_if_modified(|since| {
             let was_up = *since == 0;
             if was_up {
@@ -153,7 +153,7 @@ impl FeedHealth {
     /// Time since the last complete list, or `None` before the first.
     pub fn since_sync(&self) -> Option<std::time::Duration> {
         let synced = self.synced_ms.load(Ordering::Relaxed);
-        (synced > 0).then(|| std::time::Duration::from_millis(now_ms().saturating_sub(synced)))
+        (synced > 0).then(|| std::time::Duration::from_millis(mono_ms().saturating_sub(synced)))
     }
 
     /// Whether a complete list has come since `at`.
@@ -164,7 +164,7 @@ impl FeedHealth {
     /// How long the source has been unreachable, or `None` while it is reachable.
     pub fn down_for(&self) -> Option<std::time::Duration> {
         let down = *self.down_since_ms.borrow();
-        (down > 0).then(|| std::time::Duration::from_millis(now_ms().saturating_sub(down)))
+        (down > 0).then(|| std::time::Duration::from_millis(mono_ms().saturating_sub(down)))
     }
 
     /// [`FeedHealth::down_for`]'s start (0 while the source is reachable), as it changes.
@@ -176,6 +176,15 @@ impl FeedHealth {
     pub fn is_restored(&self) -> bool {
         self.restored.load(Ordering::Relaxed)
     }
+}
+
+/// Milliseconds on a clock that only goes forward, from 1 (0 can mean "never"): how long
+/// the source has been away is measured on it, as a wall clock set back an hour would
+/// hide an outage for that hour and one set forward would make one of a moment.
+pub fn mono_ms() -> u64 {
+    static START: std::sync::LazyLock<std::time::Instant> =
+        std::sync::LazyLock::new(std::time::Instant::now);
+    START.elapsed().as_millis() as u64 + 1
 }
 
 /// Milliseconds since the Unix epoch.

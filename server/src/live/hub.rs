@@ -114,7 +114,7 @@ impl Hub {
                 let since = *down.borrow_and_update();
                 if since != 0 {
                     let stale_at = since.saturating_add(stale_after.as_millis() as u64);
-                    let wait = stale_at.saturating_sub(crate::feed::now_ms());
+                    let wait = stale_at.saturating_sub(crate::feed::mono_ms());
                     tokio::select! {
                         () = tokio::time::sleep(std::time::Duration::from_millis(wait)) => {
                             if feed.health().since_sync().is_some() {

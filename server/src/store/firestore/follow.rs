@@ -4,7 +4,7 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use super::{FirestoreSettings, FirestoreStore, SourceCounts};
-use crate::feed::{Feed, now_ms};
+use crate::feed::{Feed, mono_ms};
 use crate::metrics::Metrics;
 
 /// A listener silent this long gets its connection checked with a probe query.
@@ -123,7 +123,7 @@ impl FirestoreStore {
                     );
                 }
             }
-            let silent = now_ms().saturating_sub(self.heard.load(Ordering::Relaxed));
+            let silent = mono_ms().saturating_sub(self.heard.load(Ordering::Relaxed));
             if silent < PROBE_AFTER.as_millis() as u64 {
                 continue;
             }
@@ -131,7 +131,7 @@ impl FirestoreStore {
                 Ok(()) => {
                     feed.health().up();
                     // Reachable but silent is normal for an idle collection.
-                    self.heard.store(now_ms(), Ordering::Relaxed);
+                    self.heard.store(mono_ms(), Ordering::Relaxed);
                 }
                 Err(reason) => {
                     tracing::debug!(

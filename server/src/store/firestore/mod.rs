@@ -24,7 +24,7 @@ use prometheus::IntCounter;
 use serde::{Deserialize, Serialize};
 
 use super::{AddOutcome, FirestoreSettings, NewPhrase, PhraseStore, StoreError, new_document_id};
-use crate::feed::{Feed, Phrase, now_ms};
+use crate::feed::{Feed, Phrase, mono_ms, now_ms};
 use follow::PROBE_TIMEOUT;
 use guards::IMPORT_CHUNK;
 use listen::{Publish, Resumes, micros, phrase_of, text_field};
@@ -41,7 +41,7 @@ const TARGET: u32 = 1;
 pub struct FirestoreStore {
     db: FirestoreDb,
     settings: FirestoreSettings,
-    /// Unix milliseconds of the last message from the listener.
+    /// [`mono_ms`] of the last message from the listener.
     heard: Arc<AtomicU64>,
 }
 
@@ -84,7 +84,7 @@ impl FirestoreStore {
         Ok(Self {
             db,
             settings,
-            heard: Arc::new(AtomicU64::new(now_ms())),
+            heard: Arc::new(AtomicU64::new(mono_ms())),
         })
     }
 
@@ -122,7 +122,7 @@ impl FirestoreStore {
                 let counts = counts.clone();
                 let state = state.clone();
                 let control = control.clone();
-                heard.store(now_ms(), Ordering::Relaxed);
+                heard.store(mono_ms(), Ordering::Relaxed);
                 async move {
                     let health = feed.health();
                     health.up();
