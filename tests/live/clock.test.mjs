@@ -4,8 +4,9 @@
 import { test } from '../support/test.mjs';
 import assert from 'node:assert/strict';
 import { renameSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { startHost } from '../support/host.mjs';
+import { allPhrases, runCli, startHost } from '../support/host.mjs';
 import { steppableClock } from '../support/clock.mjs';
 import { poll } from '../support/poll.mjs';
 
@@ -55,4 +56,40 @@ test('the clock stepped forward an hour, then back two, around an outage of the 
   assert.match(answer[1], /^the phrase source has been unreachable for \d+ s/);
   renameSync(aside, store);
   await poll(async () => (answer = await readyz(host)), ([status]) => status === 200, 15_000, '/readyz 200 at the end');
+});
+
+test('phrases minted by a clock set years ahead neither date every later phrase in their future nor break the browsers; a time put right by hand is followed', async (t) => {
+  const host = await startHost();
+  const writer = steppableClock();
+  t.after(async () => {
+    await host.stop();
+    writer.remove();
+  });
+  const add = async (word) => {
+    const { code, stderr } = await runCli(['--data-dir', host.dataDir, 'phrases', 'add', word, '--name', 'Rex'], writer.env);
+    assert.equal(code, 0, stderr);
+  };
+  const YEAR_S = 365.25 * 86_400;
+  writer.step(Math.round((2300 - new Date().getUTCFullYear()) * YEAR_S));
+  await add('FROM 2300');
+  writer.step(Math.round(73 * YEAR_S));
+  await add('FROM THE SEVENTIES');
+  writer.step(0);
+  const before = Date.now() * 1000;
+  await add('RIGHT ON TIME');
+  let phrases;
+  await poll(async () => (phrases = await allPhrases(host.url)), (list) => list.some((p) => p.word === 'RIGHT ON TIME'), 10_000, 'the three served');
+  // Every time a browser is handed is one it reads exactly: a larger one made it refuse
+  // every list and every live update after it.
+  assert.ok(phrases.every((p) => Number.isSafeInteger(p.created)), JSON.stringify(phrases.map((p) => p.created)));
+  const onTime = phrases.find((p) => p.word === 'RIGHT ON TIME');
+  assert.ok(onTime.created >= before && onTime.created < before + 60_000_000, `minted now, not after the future ones: ${onTime.created}`);
+  const check = await (await fetch(`${host.url}/api/phrases/check?word=from%202300`)).json();
+  assert.equal(check.available, false, 'the checker still answers');
+
+  // The operator puts the far times right with the sqlite3 shell; the running host follows.
+  const fix = spawnSync('sqlite3', [join(host.dataDir, STORE), "UPDATE phrases SET created = 1600000000000000 WHERE word = 'FROM 2300'; UPDATE phrases SET created = 1600000000000001 WHERE word = 'FROM THE SEVENTIES';"], { encoding: 'utf8' });
+  assert.equal(fix.status, 0, fix.stderr);
+  const order = (list) => [list[0].word, ...list.slice(-2).map((p) => p.word)].join();
+  await poll(async () => order(await allPhrases(host.url)), (words) => words === 'RIGHT ON TIME,FROM THE SEVENTIES,FROM 2300', 10_000, 'the order put right, without a restart');
 });

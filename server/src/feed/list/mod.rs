@@ -22,7 +22,7 @@ use serde::Serialize;
 use chunk::{CHUNK_BUILD, CHUNK_MAX, Chunk};
 pub use cursor::Cursor;
 use cursor::phrase_order;
-pub use phrase::{FIRST_TIME_US, LAST_TIME_US, Phrase};
+pub use phrase::{FIRST_TIME_US, LAST_TIME_US, MAX_CREATED, Phrase};
 use skeletons::Skeletons;
 
 /// Phrases on a page of the grid and of the API by default: 1, 2, 3 and 4 columns all

@@ -27,9 +27,13 @@ pub struct Phrase {
 
 /// `created` from here on is a time (September 2001); below it, an order only.
 pub const FIRST_TIME_US: u64 = 1_000_000_000_000_000;
-/// And up to here (the year 3000): past it, a row written by hand in other units (such
-/// as nanoseconds), which no date should be made of.
-pub const LAST_TIME_US: u64 = 32_503_680_000_000_000;
+/// And up to here (the year 2200): past it, a row written by hand in other units (such
+/// as nanoseconds) or by a clock far off, which no date should be made of.
+pub const LAST_TIME_US: u64 = 7_258_118_400_000_000;
+/// The largest `created` handed on, JavaScript's largest exact integer: a browser that
+/// read a larger one as its cursor or order refused every list after it (a row in
+/// nanoseconds, a phrase minted by a clock set to 2300), so the store's readers cap it.
+pub const MAX_CREATED: u64 = (1 << 53) - 1;
 
 impl Phrase {
     /// When it was minted, in Unix milliseconds, if `created` is a time.

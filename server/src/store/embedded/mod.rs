@@ -31,7 +31,7 @@ use crate::text::ContentError;
 pub use backup::{BackupReport, RestoreReport};
 use inspect::{APPLICATION_ID, Found};
 pub use schema::{Created, LegacyImport};
-use schema::{checked, create_schema, rename_legacy, row_phrase, text_of};
+use schema::{checked, create_schema, created_of, rename_legacy, row_phrase, text_of};
 
 /// The database file inside the data folder.
 pub const FILE_NAME: &str = "phrases.sqlite3";
@@ -470,8 +470,8 @@ impl EmbeddedStore {
                         .query_row([&word], |row| Ok(text_of(row.get_ref(0)?).0))
                         .optional()?;
                     if taken.is_none() && insert.execute(params![id, word, name])? == 1 {
-                        let created = numbered.query_row([&id], |row| row.get::<_, i64>(0))?;
-                        let created = u64::try_from(created).unwrap_or(0);
+                        let created =
+                            numbered.query_row([&id], |row| Ok(created_of(row.get_ref(0)?)))?;
                         outcomes.push(AddOutcome::Added(Phrase {
                             id,
                             word,
@@ -825,7 +825,7 @@ fn file_error(path: &Path, error: std::io::Error) -> StoreError {
 mod tests {
     use super::schema::SAMPLES;
     use super::*;
-    use crate::feed::list::{FIRST_TIME_US, LAST_TIME_US};
+    use crate::feed::list::{FIRST_TIME_US, MAX_CREATED};
 
     fn words(feed: &Feed) -> Vec<String> {
         let mut words: Vec<String> = feed.current().list.iter().map(|p| p.word.clone()).collect();
@@ -947,14 +947,18 @@ mod tests {
         assert_eq!(third.created, ahead + 2);
         let ids: Vec<String> = listed(store.path()).into_iter().map(|(id, _)| id).collect();
         assert_eq!(&ids[..3], [third.id.as_str(), "shell", "ahead"]);
-        // Rows in nanoseconds, or at the end of the range, do not stop minting or
-        // carry later phrases off with them; no date is made of them (the trigger's
-        // bound, written out in its SQL, is the one dates stop at).
-        assert!(super::schema::PHRASE_ADDED.contains(&format!("created < {LAST_TIME_US})")));
-        for (id, created) in [("nanos", 1_795_811_799_173_001_000), ("last", i64::MAX)] {
+        // Rows in nanoseconds, at the end of the range, or minted by a clock set years
+        // ahead do not stop minting or carry later phrases off with them; no date is made
+        // of the first two.
+        let years_ahead = now_us() + 40 * 365 * 86_400_000_000;
+        for (id, created) in [
+            ("nanos", 1_795_811_799_173_001_000),
+            ("last", i64::MAX),
+            ("ahead_years", years_ahead as i64),
+        ] {
             connection
                 .execute(
-                    "INSERT INTO phrases (id, word, name, created) VALUES (?1, ?1, 'b', ?2)",
+                    "INSERT INTO phrases (id, word, name, created) VALUES (?1, upper(?1), 'b', ?2)",
                     params![id, created],
                 )
                 .unwrap();
@@ -971,6 +975,24 @@ mod tests {
             (nanos.minted_ms(), fourth.minted_ms()),
             (None, Some(fourth.created / 1000))
         );
+        // None is handed on past what a browser reads exactly.
+        let read = store.read_all().unwrap();
+        let mut capped: Vec<&str> = read
+            .phrases
+            .iter()
+            .filter(|p| p.created == MAX_CREATED)
+            .map(|p| p.id.as_str())
+            .collect();
+        capped.sort_unstable();
+        assert_eq!(capped, ["last", "nanos"]);
+        // A time put right by hand is marked changed, for a running host to follow.
+        connection
+            .execute(
+                "UPDATE phrases SET created = ?1 WHERE id = 'ahead_years'",
+                [now_us() as i64],
+            )
+            .unwrap();
+        assert_eq!(store.read_all().unwrap().sequence, read.sequence + 1);
     }
 
     /// A store as the version before times were kept left it: four phrases numbered in
@@ -982,13 +1004,19 @@ mod tests {
                 UPDATE phrases SET created = (SELECT last FROM sequence), changed = (SELECT last FROM sequence)
                     WHERE id = NEW.id;
                 DELETE FROM removals WHERE id = NEW.id;
+            END;
+            CREATE TRIGGER phrase_changed AFTER UPDATE OF id, word, name ON phrases BEGIN
+                UPDATE sequence SET last = last + 1;
+                UPDATE phrases SET changed = (SELECT last FROM sequence) WHERE id = NEW.id;
+                INSERT OR REPLACE INTO removals (id, changed)
+                    SELECT OLD.id, (SELECT last FROM sequence) WHERE OLD.id <> NEW.id;
             END;";
         let path = dir.join(FILE_NAME);
         drop(EmbeddedStore::open_or_create(dir, Seed::Empty).unwrap());
         let connection = Connection::open(&path).unwrap();
         connection
             .execute_batch(&format!(
-                "DROP TRIGGER phrase_added; {EARLIER_TRIGGER}
+                "DROP TRIGGER phrase_added; DROP TRIGGER phrase_changed; {EARLIER_TRIGGER}
                  DROP TRIGGER phrase_replacing; DROP TRIGGER phrase_replacing_word;"
             ))
             .unwrap();

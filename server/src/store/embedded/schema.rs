@@ -10,7 +10,7 @@ use serde::Deserialize;
 use super::inspect::APPLICATION_ID;
 use super::{LEGACY_FILE_NAME, LEGACY_IMPORTED_NAME, SCHEMA_VERSION, Seed};
 use crate::feed::Phrase;
-use crate::feed::list::FIRST_TIME_US;
+use crate::feed::list::{FIRST_TIME_US, MAX_CREATED};
 use crate::store::{NewPhrase, entry_error, json_entries, new_document_id};
 use crate::text::ContentError;
 
@@ -35,12 +35,6 @@ CREATE TABLE sequence (
     last INTEGER NOT NULL
 );
 INSERT INTO sequence (only, last) VALUES (1, 0);
-CREATE TRIGGER phrase_changed AFTER UPDATE OF id, word, name ON phrases BEGIN
-    UPDATE sequence SET last = last + 1;
-    UPDATE phrases SET changed = (SELECT last FROM sequence) WHERE id = NEW.id;
-    INSERT OR REPLACE INTO removals (id, changed)
-        SELECT OLD.id, (SELECT last FROM sequence) WHERE OLD.id <> NEW.id;
-END;
 CREATE TRIGGER phrase_removed AFTER DELETE ON phrases BEGIN
     UPDATE sequence SET last = last + 1;
     INSERT OR REPLACE INTO removals (id, changed) VALUES (OLD.id, (SELECT last FROM sequence));
@@ -50,20 +44,33 @@ END;
 /// Numbers each new phrase: `changed` from the sequence, and `created` the time it was
 /// minted in Unix microseconds (what Firestore's create time gives), one past the newest
 /// when the clock says less, so that the order of minting is kept through a clock set
-/// back and within a millisecond (a row past the year 3000, written by hand in other
-/// units, is not followed). A row given its `created` (a restore) keeps it. In the
-/// database, not in our code, so every program that inserts a row (the `sqlite3` shell,
-/// an older lastwords) numbers it the same way; `julianday` is in every SQLite.
+/// back and within a millisecond. A row more than a day ahead of the clock (minted by one
+/// set years ahead, written by hand in other units) is not followed: every phrase after
+/// it would have been dated in its future. A row given its `created` (a restore) keeps
+/// it. In the database, not in our code, so every program that inserts a row (the
+/// `sqlite3` shell, an older lastwords) numbers it the same way; `julianday` is in every
+/// SQLite.
 pub(super) const PHRASE_ADDED: &str = "
 CREATE TRIGGER phrase_added AFTER INSERT ON phrases BEGIN
     UPDATE sequence SET last = last + 1;
     UPDATE phrases SET
-        created = CASE WHEN NEW.created > 0 THEN NEW.created ELSE MAX(
-            CAST(ROUND((julianday('now') - 2440587.5) * 86400000.0) AS INTEGER) * 1000,
-            (SELECT MAX(created) FROM phrases WHERE created < 32503680000000000) + 1) END,
+        created = CASE WHEN NEW.created > 0 THEN NEW.created ELSE (
+            SELECT MAX(at, (SELECT MAX(created) FROM phrases WHERE created < at + 86400000000) + 1)
+            FROM (SELECT CAST(ROUND((julianday('now') - 2440587.5) * 86400000.0) AS INTEGER) * 1000 AS at)) END,
         changed = (SELECT last FROM sequence)
         WHERE id = NEW.id;
     DELETE FROM removals WHERE id = NEW.id;
+END;
+";
+
+/// Marks a row changed when its id, phrase, name or time is written (by hand, with the
+/// `sqlite3` shell: a time put right), so a running host follows it.
+pub(super) const PHRASE_CHANGED: &str = "
+CREATE TRIGGER phrase_changed AFTER UPDATE OF id, word, name, created ON phrases BEGIN
+    UPDATE sequence SET last = last + 1;
+    UPDATE phrases SET changed = (SELECT last FROM sequence) WHERE id = NEW.id;
+    INSERT OR REPLACE INTO removals (id, changed)
+        SELECT OLD.id, (SELECT last FROM sequence) WHERE OLD.id <> NEW.id;
 END;
 ";
 
@@ -140,6 +147,7 @@ pub(super) fn create_schema(
         connection.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
     transaction.execute_batch(SCHEMA)?;
     transaction.execute_batch(PHRASE_ADDED)?;
+    transaction.execute_batch(PHRASE_CHANGED)?;
     transaction.execute_batch(PHRASE_REPLACING)?;
     let mut created = Created::default();
     {
@@ -181,22 +189,29 @@ pub(super) fn create_schema(
 /// when there was nothing to do.
 pub(super) fn upgrade(connection: &mut Connection) -> rusqlite::Result<bool> {
     let current = |connection: &Connection| -> rusqlite::Result<bool> {
-        let trigger: Option<String> = connection
-            .query_row(
-                "SELECT sql FROM sqlite_schema WHERE type = 'trigger' AND name = 'phrase_added'",
-                [],
-                |row| row.get(0),
-            )
-            .optional()?;
-        Ok(
-            trigger.as_deref() == Some(PHRASE_ADDED.trim().trim_end_matches(';'))
-                && !any_untimed(connection)?,
-        )
+        let trigger = |name: &str| -> rusqlite::Result<Option<String>> {
+            connection
+                .query_row(
+                    "SELECT sql FROM sqlite_schema WHERE type = 'trigger' AND name = ?1",
+                    [name],
+                    |row| row.get(0),
+                )
+                .optional()
+        };
+        let wanted = |sql: &str| Some(sql.trim().trim_end_matches(';').to_owned());
+        Ok(trigger("phrase_added")? == wanted(PHRASE_ADDED)
+            && trigger("phrase_changed")? == wanted(PHRASE_CHANGED)
+            && !any_untimed(connection)?)
     };
     once(connection, current, |transaction| {
-        transaction.execute_batch("DROP TRIGGER IF EXISTS phrase_added;")?;
+        transaction.execute_batch(
+            "DROP TRIGGER IF EXISTS phrase_added; DROP TRIGGER IF EXISTS phrase_changed;",
+        )?;
+        // Before the trigger that marks each row whose time is written: these are
+        // marked changed together.
+        time_untimed(transaction)?;
         transaction.execute_batch(PHRASE_ADDED)?;
-        time_untimed(transaction).map(drop)
+        transaction.execute_batch(PHRASE_CHANGED)
     })
 }
 
@@ -385,11 +400,24 @@ pub(super) fn row_phrase(row: &rusqlite::Row<'_>) -> rusqlite::Result<StoredRow>
         id: text(0, "its id")?,
         word: text(1, "the phrase")?,
         name: text(2, "the name")?,
-        // Rows written by hand may hold anything; a negative one sorts as the oldest.
-        created: u64::try_from(row.get::<_, i64>(3).unwrap_or(0)).unwrap_or(0),
+        created: created_of(row.get_ref(3)?),
         edited: 0,
     };
     Ok(StoredRow { phrase, not_text })
+}
+
+/// A row's `created` as the host orders by it. Rows written by hand may hold anything: a
+/// negative one, or text, sorts as the oldest, a real number as the integer below it, and
+/// one past [`MAX_CREATED`] as that.
+pub(super) fn created_of(value: rusqlite::types::ValueRef<'_>) -> u64 {
+    use rusqlite::types::ValueRef;
+    let created = match value {
+        ValueRef::Integer(created) => u64::try_from(created).unwrap_or(0),
+        // `as` saturates: NaN is 0, and the infinities the ends.
+        ValueRef::Real(created) => created as u64,
+        _ => 0,
+    };
+    created.min(MAX_CREATED)
 }
 
 /// A column's text, and whether it was text as stored (not a blob, valid UTF-8).
