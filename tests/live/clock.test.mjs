@@ -93,3 +93,12 @@ test('phrases minted by a clock set years ahead neither date every later phrase 
   const order = (list) => [list[0].word, ...list.slice(-2).map((p) => p.word)].join();
   await poll(async () => order(await allPhrases(host.url)), (words) => words === 'RIGHT ON TIME,FROM THE SEVENTIES,FROM 2300', 10_000, 'the order put right, without a restart');
 });
+
+test('an idle embedded store confirms its list as Firestore does: the time since a confirmed list stays under a minute', async (t) => {
+  const host = await startHost();
+  t.after(() => host.stop());
+  // The follower looks at the store's path every 30 s when nothing happens.
+  await new Promise((resolve) => setTimeout(resolve, 36_000));
+  const since = await metric(host.url, 'lastwords_feed_seconds_since_sync');
+  assert.ok(since >= 0 && since < 20, `${since} s since the list was confirmed, 36 s after the start`);
+});

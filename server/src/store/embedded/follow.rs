@@ -218,6 +218,12 @@ impl Follower {
                 due.remove(0);
             } else if looking_at_path {
                 if file_identity(&self.store.path) == self.identity {
+                    // The file read is still the store's and no change came: the list
+                    // held is confirmed, as Firestore confirms its with a heartbeat, so
+                    // the time since a confirmed list means the same on both stores.
+                    if self.problem.is_none() {
+                        self.feed.health().synced();
+                    }
                     continue;
                 }
                 // Another file at the path: watched and locked there from now on.
