@@ -21,8 +21,8 @@ use tower::ServiceExt as _;
 
 use crate::metrics::Metrics;
 use crate::net::client::{ClientAddr, TrustedProxies};
-use crate::net::headers;
 use crate::net::shared::SharedStream;
+use crate::net::{front, headers};
 use crate::routes::{self, FastPath};
 use crate::state::AppState;
 
@@ -258,18 +258,18 @@ impl Connection {
                 let write_side = write_side.clone();
                 async move {
                     if let Some(refusal) = headers::host_problem(&request) {
-                        return Ok(refusal.map(|body| connections::tracked(body, in_flight)));
+                        return Ok(dated(refusal).map(|body| connections::tracked(body, in_flight)));
                     }
                     if let Some(prepared) = fast.answer(&request, client).await {
                         let mut response =
                             Response::new(connections::tracked_bytes(prepared.body, in_flight));
                         *response.headers_mut() = prepared.headers;
-                        return Ok(response);
+                        return Ok(dated(response));
                     }
                     mark(&mut request, peer, client);
                     request.extensions_mut().insert(write_side);
                     router.oneshot(request).await.map(|response| {
-                        without_length_if_unmodified(response)
+                        dated(without_length_if_unmodified(response))
                             .map(|body| connections::tracked(body, in_flight))
                     })
                 }
@@ -344,7 +344,7 @@ impl Connection {
                         None => router
                             .oneshot(request)
                             .await
-                            .map(without_length_if_unmodified),
+                            .map(|response| dated(without_length_if_unmodified(response))),
                     }
                 }
             });
@@ -377,6 +377,15 @@ fn mark(request: &mut axum::extract::Request<Incoming>, peer: SocketAddr, client
     let extensions = request.extensions_mut();
     extensions.insert(ConnectInfo(peer));
     extensions.insert(ClientAddr(client));
+}
+
+/// `response` with the fast path's `Date` (see [`front::date_value`]).
+fn dated<B>(mut response: Response<B>) -> Response<B> {
+    response
+        .headers_mut()
+        .entry(axum::http::header::DATE)
+        .or_insert_with(front::date_value);
+    response
 }
 
 /// A 304 without the `Content-Length: 0` axum gives a HEAD's empty body: RFC 9110 (8.6)

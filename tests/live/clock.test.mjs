@@ -102,3 +102,22 @@ test('an idle embedded store confirms its list as Firestore does: the time since
   const since = await metric(host.url, 'lastwords_feed_seconds_since_sync');
   assert.ok(since >= 0 && since < 20, `${since} s since the list was confirmed, 36 s after the start`);
 });
+
+test('the clock stepped back two hours: every answer is dated by the clock as it is now, the router\'s as the cached pages\'', async (t) => {
+  const clock = steppableClock();
+  const host = await startHost({ env: clock.env });
+  t.after(async () => {
+    await host.stop();
+    clock.remove();
+  });
+  const paths = ['/healthz', '/api/phrases?limit=1', '/feed.atom', '/words', '/words'];
+  const dates = async () => Promise.all(paths.map(async (path) => Date.parse((await fetch(`${host.url}${path}`)).headers.get('date'))));
+  for (const date of await dates()) assert.ok(Math.abs(date - Date.now()) < 5000, `${new Date(date).toISOString()}`);
+  clock.step(-7200);
+  // Past the second hyper's own dates were made for, so each has been asked to move.
+  await new Promise((resolve) => setTimeout(resolve, 1100));
+  const stepped = await dates();
+  for (const [i, date] of stepped.entries()) {
+    assert.ok(Math.abs(date - (Date.now() - 7_200_000)) < 5000, `${paths[i]}: ${new Date(date).toISOString()}, two hours before ${new Date().toISOString()}`);
+  }
+});

@@ -309,27 +309,45 @@ fn forwarded(lines: &[httparse::Header<'_>]) -> HeaderMap {
     out
 }
 
-/// `date: <HTTP-date>` and the blank line that ends a head, made once a second per
-/// thread.
+/// `date: <HTTP-date>` and the blank line that ends a head.
 fn date_line() -> [u8; 39] {
+    let mut line = [0; 39];
+    line[..6].copy_from_slice(b"date: ");
+    line[6..35].copy_from_slice(&http_date());
+    line[35..].copy_from_slice(b"\r\n\r\n");
+    line
+}
+
+/// The `Date` of a response the router makes: the same clock as the fast path's. Hyper's
+/// own, which it writes where a response has none, moves only forward: after the clock
+/// was stepped back it kept the later date for the length of the step.
+pub fn date_value() -> HeaderValue {
+    HeaderValue::from_bytes(&http_date()).expect("an HTTP-date is a header value")
+}
+
+/// Now as an HTTP-date, made once a second per thread (whichever way the clock went).
+fn http_date() -> [u8; 29] {
     thread_local! {
-        static LINE: Cell<(u64, [u8; 39])> = const { Cell::new((0, [0; 39])) };
+        static DATE: Cell<(u64, [u8; 29])> = const { Cell::new((0, [0; 29])) };
     }
     let now = SystemTime::now();
     let second = now
         .duration_since(UNIX_EPOCH)
         .map_or(0, |since| since.as_secs());
-    LINE.with(|cached| {
-        let (at, line) = cached.get();
+    DATE.with(|cached| {
+        let (at, date) = cached.get();
         if at == second && second != 0 {
-            return line;
+            return date;
         }
-        let mut line = [0; 39];
-        line[..6].copy_from_slice(b"date: ");
-        line[6..35].copy_from_slice(httpdate::fmt_http_date(now).as_bytes());
-        line[35..].copy_from_slice(b"\r\n\r\n");
-        cached.set((second, line));
-        line
+        // httpdate panics outside 1970–9999; a clock that far off gets the nearest end.
+        let shown = now.clamp(
+            UNIX_EPOCH,
+            UNIX_EPOCH + Duration::from_secs(253_402_300_799),
+        );
+        let mut date = [0; 29];
+        date.copy_from_slice(httpdate::fmt_http_date(shown).as_bytes());
+        cached.set((second, date));
+        date
     })
 }
 
