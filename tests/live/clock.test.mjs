@@ -3,7 +3,8 @@
 // back does not hide an outage and a step forward does not make one of a moment.
 import { test } from '../support/test.mjs';
 import assert from 'node:assert/strict';
-import { renameSync } from 'node:fs';
+import { mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { allPhrases, runCli, startHost } from '../support/host.mjs';
@@ -120,4 +121,18 @@ test('the clock stepped back two hours: every answer is dated by the clock as it
   for (const [i, date] of stepped.entries()) {
     assert.ok(Math.abs(date - (Date.now() - 7_200_000)) < 5000, `${paths[i]}: ${new Date(date).toISOString()}, two hours before ${new Date().toISOString()}`);
   }
+});
+
+test('a clock before 1970 is refused at start with what to do, not a host that says it serves and drops every connection', async (t) => {
+  const clock = steppableClock();
+  const dataDir = mkdtempSync(join(tmpdir(), 'lastwords-clock-data-'));
+  t.after(() => {
+    clock.remove();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  clock.step(-Math.round(Date.now() / 1000) - 3600);
+  const { code, stderr } = await runCli(['serve', '--port', '0', '--data-dir', dataDir], clock.env);
+  assert.equal(code, 1);
+  assert.match(stderr, /the system clock reads 3\d{3} s before 1970-01-01, outside 1970 to 9999, where HTTP dates are; set it right \(NTP\) and start again/);
+  assert.doesNotMatch(stderr, /serving|panicked/);
 });

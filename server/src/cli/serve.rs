@@ -8,6 +8,7 @@ use crate::render::assets::Ui;
 use crate::server;
 
 pub async fn run(config: Arc<Config>) -> anyhow::Result<()> {
+    clock_in_range()?;
     let ui = Ui::load(config.ui_dir.as_deref()).map_err(anyhow::Error::msg)?;
     let listener = listener::open_listener(&config.http).map_err(anyhow::Error::msg)?;
     let bound = listener.local_addr()?;
@@ -43,5 +44,24 @@ pub async fn run(config: Arc<Config>) -> anyhow::Result<()> {
     server::serve(listener, state, stop).await?;
     feed.stop_tasks().await;
     tracing::info!("stopped");
+    Ok(())
+}
+
+/// The HTTP server dates every answer and cannot outside 1970–9999: with the clock there
+/// it would say "serving" and drop every connection, `/healthz` included.
+fn clock_in_range() -> anyhow::Result<()> {
+    use std::time::{Duration, SystemTime, UNIX_EPOCH};
+    let now = SystemTime::now();
+    let last = UNIX_EPOCH + Duration::from_secs(253_402_300_799);
+    if now < UNIX_EPOCH || now > last {
+        let seconds = match now.duration_since(UNIX_EPOCH) {
+            Ok(after) => format!("{} s after", after.as_secs()),
+            Err(before) => format!("{} s before", before.duration().as_secs()),
+        };
+        anyhow::bail!(
+            "the system clock reads {seconds} 1970-01-01, outside 1970 to 9999, where HTTP dates \
+             are; set it right (NTP) and start again"
+        );
+    }
     Ok(())
 }
