@@ -8,6 +8,7 @@ import { allPhrases, startHost } from '../support/host.mjs';
 import { startListenPeer } from '../support/listen-peer.mjs';
 import { poll } from '../support/poll.mjs';
 import { margin } from '../support/timing.mjs';
+import { steppableClock } from '../support/clock.mjs';
 
 /** The words the host serves, or [] while it has no list yet (503). */
 async function words(url) {
@@ -26,7 +27,7 @@ async function until(what, check, ms = 10_000) {
   return last;
 }
 
-async function setUp(t, args = []) {
+async function setUp(t, args = [], env = {}) {
   const peer = await startListenPeer();
   // Stopped even when the host fails to start: a peer left listening keeps this file's
   // process alive until the runner's backstop, twenty minutes on.
@@ -37,7 +38,7 @@ async function setUp(t, args = []) {
   });
   host = await startHost({
     args: ['--firestore-project', 'test', '--ready-stale-after-s', '1', ...args],
-    env: { FIRESTORE_EMULATOR_HOST: peer.host },
+    env: { FIRESTORE_EMULATOR_HOST: peer.host, ...env },
   });
   return { peer, host };
 }
@@ -230,4 +231,25 @@ test('a stream that falls silent without an error is found out by the probe and 
     await until(`ROUND ${round} after the new stream`, async () => (await words(host.url)).includes(`ROUND ${round}`), 20_000);
     assert.deepEqual(await readyz(host.url), [200, 'ready']);
   }
+});
+
+test('a stream that falls silent just as the clock is stepped back an hour is found out all the same', async (t) => {
+  const clock = steppableClock();
+  t.after(() => clock.remove());
+  const { peer, host } = await setUp(t, [], clock.env);
+  const call = await peer.nextCall();
+  call.add();
+  call.doc('a', 'STEPPED', 'Ann', 1000);
+  call.current('t1');
+  await until('the first list', async () => (await words(host.url)).join() === 'STEPPED');
+  peer.hangQueries = true;
+  const next = peer.nextCall(60_000);
+  clock.step(-3600);
+  const [, notReady] = await until('/readyz 503 while Firestore is silent, the clock an hour back', async () => {
+    const answer = await readyz(host.url);
+    return answer[0] === 503 ? answer : null;
+  }, 60_000);
+  assert.match(notReady, /^the phrase source has been unreachable for \d+ s: Firestore does not answer: ./);
+  peer.hangQueries = false;
+  await next;
 });
