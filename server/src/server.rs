@@ -340,7 +340,7 @@ impl Connection {
                 let router = router.clone();
                 async move {
                     match headers::host_problem(&request) {
-                        Some(refusal) => Ok(refusal),
+                        Some(refusal) => Ok(dated(refusal)),
                         None => router
                             .oneshot(request)
                             .await

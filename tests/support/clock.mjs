@@ -1,7 +1,7 @@
 // A wall clock a test can step, as NTP or an operator steps a server's: libfaketime,
 // preloaded into the host, reads the offset from a file at every call, and leaves the
 // monotonic clock alone (which a step does not move).
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -26,7 +26,9 @@ export function steppableClock() {
       DONT_FAKE_MONOTONIC: '1',
     },
     step(seconds) {
-      writeFileSync(file, `${seconds >= 0 ? '+' : ''}${seconds}`);
+      // Whole or not at all: the host reads the file at every call of the clock.
+      writeFileSync(`${file}.next`, `${seconds >= 0 ? '+' : ''}${seconds}`);
+      renameSync(`${file}.next`, file);
     },
     remove() {
       rmSync(dir, { recursive: true, force: true });

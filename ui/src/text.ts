@@ -236,7 +236,6 @@ function takesSelector(base: string, selector: string): boolean {
   return !NO_SELECTOR_RE.test(base);
 }
 
-/** Bytes of `text` in UTF-8, as the host counts a phrase's. */
 /**
  * The blocks Unicode gives to right-to-left scripts (their unassigned code points default
  * to R or AL too) and the direction controls: every character that can turn the text
@@ -254,6 +253,7 @@ export function isolated(text: string): string {
   return TURNS_RE.test(text) ? `\u2068${text}\u2069` : text;
 }
 
+/** Bytes of `text` in UTF-8, as the host counts a phrase's. */
 export function utf8Length(text: string): number {
   let bytes = 0;
   for (const char of text) {

@@ -117,6 +117,7 @@ pub async fn run(config: &Store, command: PhrasesCommand) -> anyhow::Result<()> 
                 quoted(&phrase.word),
                 quoted(&phrase.name)
             );
+            say_dated_ahead(std::slice::from_ref(&phrase));
             say_lookalikes(store.as_ref(), &[phrase]).await;
         }
         PhrasesCommand::Remove { id } => {
@@ -263,6 +264,28 @@ fn init(config: &Store) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Says when `added` were dated more than a day ahead of this machine's clock: a phrase
+/// in the store is dated there (minted while a clock was set ahead, or its time written
+/// by hand), and each new one comes after it, to keep the order of minting. Said at the
+/// first such mint, so the operator puts that time right before more follow it.
+fn say_dated_ahead(added: &[Phrase]) {
+    const DAY_US: u64 = 86_400_000_000;
+    let now = crate::feed::now_ms() * 1000;
+    let Some(latest) = added.iter().map(|phrase| phrase.created).max() else {
+        return;
+    };
+    if latest > now + DAY_US {
+        crate::tell!(
+            "note: dated {}, {} days ahead of this machine's clock: a phrase in the store is \
+             dated there (minted while a clock was set ahead?), and new ones come after it to \
+             keep the order. If its time is wrong, write the right one (docs/operations.md, \
+             \"A phrase dated in the future\")",
+            crate::render::listings::rfc3339(latest / 1000),
+            (latest - now) / DAY_US
+        );
+    }
+}
+
 /// Says which of `added` read like another phrase in the store (one confusable skeleton,
 /// `DIN0 ROAR` beside `DINO ROAR`): minted all the same, as the checker would call them
 /// free, but the operator who typed one by hand should know what visitors will be told.
@@ -393,6 +416,7 @@ async fn import(store: &dyn PhraseStore, file: &std::path::Path) -> anyhow::Resu
     if taken > SKIPPED_LISTED {
         crate::say!("skipped {} more as already taken", taken - SKIPPED_LISTED);
     }
+    say_dated_ahead(&added_phrases);
     say_lookalikes(store, &added_phrases).await;
     crate::say!(
         "{total} entries: added {added}, skipped {taken} as already taken, rejected {}",

@@ -149,7 +149,7 @@ pub async fn scrape(State(state): State<AppState>, request: Request) -> Response
         ),
         gauge(
             "lastwords_feed_seconds_since_sync",
-            "Seconds since the source last delivered a complete list (-1: never).",
+            "Seconds since the source last confirmed the list complete (-1: never).",
             health.since_sync().map_or(-1.0, |d| d.as_secs_f64()),
         ),
         gauge(

@@ -16,9 +16,9 @@ use crate::text::ContentError;
 /// Without file events (no inotify, say), how often the host asks for new changes.
 const POLL_WITHOUT_EVENTS: Duration = Duration::from_secs(2);
 /// While nothing happens, how often the host asks whether its path still names the file
-/// it reads (one `stat`): a mount over the folder, or a folder or link higher up the path
-/// renamed or pointed elsewhere, makes no event where it watches. Its one wakeup while
-/// idle; the store goes stale for readiness after 30 s by default.
+/// it reads (a mount over the folder, or a folder or link higher up the path renamed or
+/// pointed elsewhere, makes no event where it watches) and reads what changed since its
+/// last read (an index lookup), which confirms the list. Its one wakeup while idle.
 const LOOK_AT_PATH: Duration = Duration::from_secs(30);
 /// While the store cannot be read, how often the host looks again (events may not come:
 /// a file restored by a program that writes no event, a folder remounted).
@@ -216,19 +216,13 @@ impl Follower {
                 due = SETTLE.iter().map(|delay| now + *delay).collect();
             } else if !due.is_empty() {
                 due.remove(0);
-            } else if looking_at_path {
-                if file_identity(&self.store.path) == self.identity {
-                    // The file read is still the store's and no change came: the list
-                    // held is confirmed, as Firestore confirms its with a heartbeat, so
-                    // the time since a confirmed list means the same on both stores.
-                    if self.problem.is_none() {
-                        self.feed.health().synced();
-                    }
-                    continue;
-                }
+            } else if looking_at_path && file_identity(&self.store.path) != self.identity {
                 // Another file at the path: watched and locked there from now on.
                 folder_moved.store(true, std::sync::atomic::Ordering::Relaxed);
             }
+            // The same file at the look is read all the same: a read that finds nothing
+            // new confirms the list held, as Firestore's heartbeat confirms its, so the
+            // time since a confirmed list means the same on both stores.
             // Watched again at its path once a folder is there (until then the store is
             // missing, looked for on the timer), and locked again for `phrases restore`.
             let mut relock = false;
@@ -412,6 +406,7 @@ impl Follower {
             .read_since(self.sequence)
             .map_err(|e| e.to_string())?;
         if changed.sequence == self.sequence {
+            self.feed.health().synced();
             return Ok(());
         }
         if changed.sequence < self.sequence {

@@ -258,8 +258,14 @@ impl EmbeddedStore {
                 .map_err(|e| database_error(&path, e))?;
         }
         let mut connection = connection;
-        if schema::upgrade(&mut connection).map_err(|e| database_error(&path, e))? {
-            tracing::info!(path = %path.display(), "the store now keeps when each phrase was minted; the phrases it had are timed as of now, in their order");
+        match schema::upgrade(&mut connection).map_err(|e| database_error(&path, e))? {
+            Some(0) => {
+                tracing::info!(path = %path.display(), "the store's triggers are this version's now (a phrase's time written by hand is followed)");
+            }
+            Some(timed) => {
+                tracing::info!(path = %path.display(), timed, "the store now keeps when each phrase was minted; the phrases it had are timed as of now, in their order");
+            }
+            None => {}
         }
         if schema::record_replaced(&mut connection).map_err(|e| database_error(&path, e))? {
             tracing::info!(path = %path.display(), "the store now records the phrases another program's REPLACE removes");
@@ -456,12 +462,11 @@ impl EmbeddedStore {
             let mut outcomes = Vec::with_capacity(phrases.len());
             {
                 let mut insert = transaction.prepare(
-                    "INSERT INTO phrases (id, word, name) VALUES (?1, ?2, ?3) ON CONFLICT (word) DO NOTHING",
+                    "INSERT INTO phrases (id, word, name, created) VALUES (?1, ?2, ?3, ?4)
+                     ON CONFLICT (word) DO NOTHING",
                 )?;
+                let mut times = schema::mint_times(&transaction, phrases.len())?;
                 let mut owner = transaction.prepare("SELECT name FROM phrases WHERE word = ?1")?;
-                // The trigger numbers the row after the insert, so RETURNING would not see it.
-                let mut numbered =
-                    transaction.prepare("SELECT created FROM phrases WHERE id = ?1")?;
                 for NewPhrase { word, name } in phrases {
                     let id = new_document_id();
                     // Asked first, not left to the conflict: a conflicting insert, even
@@ -469,14 +474,13 @@ impl EmbeddedStore {
                     let taken = owner
                         .query_row([&word], |row| Ok(text_of(row.get_ref(0)?).0))
                         .optional()?;
-                    if taken.is_none() && insert.execute(params![id, word, name])? == 1 {
-                        let created =
-                            numbered.query_row([&id], |row| Ok(created_of(row.get_ref(0)?)))?;
+                    let created = times.next().unwrap_or_default();
+                    if taken.is_none() && insert.execute(params![id, word, name, created])? == 1 {
                         outcomes.push(AddOutcome::Added(Phrase {
                             id,
                             word,
                             name,
-                            created,
+                            created: created_of(rusqlite::types::ValueRef::Integer(created)),
                             edited: 0,
                         }));
                     } else {
@@ -947,9 +951,9 @@ mod tests {
         assert_eq!(third.created, ahead + 2);
         let ids: Vec<String> = listed(store.path()).into_iter().map(|(id, _)| id).collect();
         assert_eq!(&ids[..3], [third.id.as_str(), "shell", "ahead"]);
-        // Rows in nanoseconds, at the end of the range, or minted by a clock set years
-        // ahead do not stop minting or carry later phrases off with them; no date is made
-        // of the first two.
+        // Rows in nanoseconds or at the end of the range do not stop minting or carry
+        // later phrases off with them, and no date is made of them; one minted by a clock
+        // set years ahead is followed, as the order of minting is what the list shows.
         let years_ahead = now_us() + 40 * 365 * 86_400_000_000;
         for (id, created) in [
             ("nanos", 1_795_811_799_173_001_000),
@@ -963,10 +967,29 @@ mod tests {
                 )
                 .unwrap();
         }
+        let sequence = store.read_all().unwrap().sequence;
         let fourth = store
             .add_now(NewPhrase::validated("fourth", "a").unwrap())
             .unwrap();
-        assert_eq!(fourth.created, ahead + 3);
+        assert_eq!(fourth.created, years_ahead + 1);
+        // One step of the sequence a phrase: the row's numbering is no hand edit.
+        assert_eq!(store.read_all().unwrap().sequence, sequence + 1);
+        // The sqlite3 shell's rows are numbered by the trigger, as older versions write
+        // it.
+        connection
+            .execute(
+                "INSERT INTO phrases (id, word, name) VALUES ('shell2', 'SHELL TWO', 'b')",
+                [],
+            )
+            .unwrap();
+        let shell2: i64 = connection
+            .query_row(
+                "SELECT created FROM phrases WHERE id = 'shell2'",
+                [],
+                |row| row.get(0),
+            )
+            .unwrap();
+        assert_eq!(shell2 as u64, years_ahead + 2);
         let nanos = Phrase {
             created: 1_795_811_799_173_001_000,
             ..fourth.clone()
@@ -1032,6 +1055,35 @@ mod tests {
             .execute("UPDATE phrases SET created = 4 WHERE id = 'e'", [])
             .unwrap();
         path
+    }
+
+    #[test]
+    fn phrases_with_no_room_for_times_below_the_oldest_are_left_as_they_are_not_timed_at_every_open()
+     {
+        let dir = tempfile::tempdir().unwrap();
+        let path = earlier_store(dir.path());
+        let connection = Connection::open(&path).unwrap();
+        connection
+            .execute(
+                "UPDATE phrases SET created = ?1 WHERE id = 'c'",
+                [FIRST_TIME_US as i64],
+            )
+            .unwrap();
+        drop(connection);
+        drop(EmbeddedStore::open(dir.path()).unwrap());
+        let sequence = EmbeddedStore::open(dir.path())
+            .unwrap()
+            .read_all()
+            .unwrap()
+            .sequence;
+        for _ in 0..3 {
+            let store = EmbeddedStore::open(dir.path()).unwrap();
+            assert_eq!(
+                store.read_all().unwrap().sequence,
+                sequence,
+                "nothing written"
+            );
+        }
     }
 
     #[test]

@@ -44,35 +44,57 @@ END;
 /// Numbers each new phrase: `changed` from the sequence, and `created` the time it was
 /// minted in Unix microseconds (what Firestore's create time gives), one past the newest
 /// when the clock says less, so that the order of minting is kept through a clock set
-/// back and within a millisecond. A row more than a day ahead of the clock (minted by one
-/// set years ahead, written by hand in other units) is not followed: every phrase after
-/// it would have been dated in its future. A row given its `created` (a restore) keeps
-/// it. In the database, not in our code, so every program that inserts a row (the
-/// `sqlite3` shell, an older lastwords) numbers it the same way; `julianday` is in every
-/// SQLite.
+/// back and within a millisecond (a row past the year 3000, written by hand in other
+/// units, is not followed). A row given its `created` keeps it: a restore, and this
+/// version's own mints, which follow rows only as far as a browser reads (`mint_times`). In the
+/// database, not in our code, so every program that inserts a row (the `sqlite3` shell,
+/// an older lastwords) numbers it; the text is an earlier version's, word for word, as
+/// each version rewrites a `phrase_added` that is not its own when it opens the store.
 pub(super) const PHRASE_ADDED: &str = "
 CREATE TRIGGER phrase_added AFTER INSERT ON phrases BEGIN
     UPDATE sequence SET last = last + 1;
     UPDATE phrases SET
-        created = CASE WHEN NEW.created > 0 THEN NEW.created ELSE (
-            SELECT MAX(at, (SELECT MAX(created) FROM phrases WHERE created < at + 86400000000) + 1)
-            FROM (SELECT CAST(ROUND((julianday('now') - 2440587.5) * 86400000.0) AS INTEGER) * 1000 AS at)) END,
+        created = CASE WHEN NEW.created > 0 THEN NEW.created ELSE MAX(
+            CAST(ROUND((julianday('now') - 2440587.5) * 86400000.0) AS INTEGER) * 1000,
+            (SELECT MAX(created) FROM phrases WHERE created < 32503680000000000) + 1) END,
         changed = (SELECT last FROM sequence)
         WHERE id = NEW.id;
     DELETE FROM removals WHERE id = NEW.id;
 END;
 ";
 
-/// Marks a row changed when its id, phrase, name or time is written (by hand, with the
-/// `sqlite3` shell: a time put right), so a running host follows it.
+/// Marks a row changed when its id, phrase, name or time is written by hand (the
+/// `sqlite3` shell: a time put right), so a running host follows it. Not when the
+/// writer numbers the row itself (`phrase_added`, the timing of an old store's rows):
+/// once for each row of a 100,000-row restore would be 100,000 more steps.
 pub(super) const PHRASE_CHANGED: &str = "
-CREATE TRIGGER phrase_changed AFTER UPDATE OF id, word, name, created ON phrases BEGIN
+CREATE TRIGGER phrase_changed AFTER UPDATE OF id, word, name, created ON phrases
+WHEN NEW.changed = OLD.changed BEGIN
     UPDATE sequence SET last = last + 1;
     UPDATE phrases SET changed = (SELECT last FROM sequence) WHERE id = NEW.id;
     INSERT OR REPLACE INTO removals (id, changed)
         SELECT OLD.id, (SELECT last FROM sequence) WHERE OLD.id <> NEW.id;
 END;
 ";
+
+/// The times of `count` phrases minted now, in order: now, or one past the newest when
+/// the clock says less (a clock set back, or one that was set ahead for an earlier mint:
+/// the order of minting is kept either way, as the trigger keeps it). Rows past
+/// [`MAX_CREATED`], which no browser reads exactly, are not followed, or every phrase
+/// after one would read as the same time.
+pub(super) fn mint_times(
+    connection: &Connection,
+    count: usize,
+) -> rusqlite::Result<impl Iterator<Item = i64>> {
+    let now = (crate::feed::now_ms() * 1000) as i64;
+    let newest: i64 = connection.query_row(
+        "SELECT COALESCE(CAST(MAX(created) AS INTEGER), 0) FROM phrases WHERE created < ?1",
+        [MAX_CREATED as i64 - count as i64],
+        |row| row.get(0),
+    )?;
+    let first = now.max(newest.saturating_add(1));
+    Ok((0..count as i64).map(move |step| first.saturating_add(step)))
+}
 
 /// Records the removal of a row that another row's `INSERT OR REPLACE`, or an `UPDATE OR
 /// REPLACE` of its word, takes the word from: SQLite deletes such a row without running
@@ -182,12 +204,12 @@ pub(super) fn create_schema(
     Ok(created)
 }
 
-/// Brings a store an earlier version made up to what this one writes: the trigger that
-/// gives new phrases their time, and times for the phrases it gave an order only. In one
-/// transaction, and readable by that earlier version still (its schema number stays:
-/// nothing it reads changes shape), so going back to it after an upgrade works. False
-/// when there was nothing to do.
-pub(super) fn upgrade(connection: &mut Connection) -> rusqlite::Result<bool> {
+/// Brings a store an earlier version made up to what this one writes: the triggers that
+/// number new phrases and follow hand edits, and times for the phrases it gave an order
+/// only. In one transaction, and readable by that earlier version still (its schema
+/// number stays: nothing it reads changes shape), so going back to it after an upgrade
+/// works. `None` when there was nothing to do; else how many phrases were given times.
+pub(super) fn upgrade(connection: &mut Connection) -> rusqlite::Result<Option<usize>> {
     let current = |connection: &Connection| -> rusqlite::Result<bool> {
         let trigger = |name: &str| -> rusqlite::Result<Option<String>> {
             connection
@@ -203,16 +225,17 @@ pub(super) fn upgrade(connection: &mut Connection) -> rusqlite::Result<bool> {
             && trigger("phrase_changed")? == wanted(PHRASE_CHANGED)
             && !any_untimed(connection)?)
     };
-    once(connection, current, |transaction| {
+    let mut timed = 0;
+    let changed = once(connection, current, |transaction| {
         transaction.execute_batch(
             "DROP TRIGGER IF EXISTS phrase_added; DROP TRIGGER IF EXISTS phrase_changed;",
         )?;
-        // Before the trigger that marks each row whose time is written: these are
-        // marked changed together.
-        time_untimed(transaction)?;
         transaction.execute_batch(PHRASE_ADDED)?;
-        transaction.execute_batch(PHRASE_CHANGED)
-    })
+        transaction.execute_batch(PHRASE_CHANGED)?;
+        timed = time_untimed(transaction)?;
+        Ok(())
+    })?;
+    Ok(changed.then_some(timed))
 }
 
 /// Runs `change` in one transaction unless `current` says the store has it, asked again
@@ -288,10 +311,15 @@ pub(super) fn time_untimed(connection: &Connection) -> rusqlite::Result<usize> {
     )
 }
 
-/// Whether a phrase has an order and no time (an index lookup).
+/// Whether a phrase has an order and no time, and there is room for their times below
+/// the oldest timed phrase (a row dated by hand at the start of the range leaves none:
+/// they stay as they are, rather than be timed again at every open). Index lookups.
 fn any_untimed(connection: &Connection) -> rusqlite::Result<bool> {
     connection.query_row(
-        "SELECT EXISTS (SELECT 1 FROM phrases WHERE created < ?1)",
+        "SELECT EXISTS (SELECT 1 FROM phrases WHERE created < ?1)
+             AND MIN(CAST(ROUND((julianday('now') - 2440587.5) * 86400000.0) AS INTEGER) * 1000,
+                     COALESCE((SELECT MIN(created) FROM phrases WHERE created >= ?1), 9e18))
+                 - (SELECT COUNT(*) FROM phrases WHERE created < ?1) >= ?1",
         [FIRST_TIME_US as i64],
         |row| row.get(0),
     )

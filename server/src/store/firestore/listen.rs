@@ -298,7 +298,11 @@ pub(super) fn phrase_of(document: &Document) -> Result<Phrase, String> {
         id: id.to_owned(),
         word: valid.word,
         name: valid.name,
-        created: document.create_time.as_ref().map_or(0, micros),
+        created: document
+            .create_time
+            .as_ref()
+            .map_or(0, micros)
+            .min(crate::feed::list::MAX_CREATED),
         edited: document.update_time.as_ref().map_or(0, micros),
     })
 }
