@@ -39,6 +39,26 @@ pub fn preferred_encoding(headers: &HeaderMap) -> Encoding {
 /// what is not named. `identity` weighted above both codings is the body as it is; on a
 /// tie, the smaller body. A line that is not text is left out.
 pub fn encoding_accepted<'a>(lines: impl IntoIterator<Item = &'a [u8]>) -> Encoding {
+    let Weights { br, gzip, identity } = weights(lines);
+    if identity.is_some_and(|identity| identity > br.max(gzip)) {
+        Encoding::Identity
+    } else if br > 0 && br >= gzip {
+        Encoding::Brotli
+    } else if gzip > 0 {
+        Encoding::Gzip
+    } else {
+        Encoding::Identity
+    }
+}
+
+/// What `Accept-Encoding` weighs each coding, in thousandths (0: refused or not named).
+struct Weights {
+    br: u16,
+    gzip: u16,
+    identity: Option<u16>,
+}
+
+fn weights<'a>(lines: impl IntoIterator<Item = &'a [u8]>) -> Weights {
     let (mut br, mut gzip, mut any, mut identity) = (None, None, None, None);
     let items = lines
         .into_iter()
@@ -67,15 +87,10 @@ pub fn encoding_accepted<'a>(lines: impl IntoIterator<Item = &'a [u8]>) -> Encod
             identity = Some(weight);
         }
     }
-    let (br, gzip) = (br.or(any).unwrap_or(0), gzip.or(any).unwrap_or(0));
-    if identity.is_some_and(|identity| identity > br.max(gzip)) {
-        Encoding::Identity
-    } else if br > 0 && br >= gzip {
-        Encoding::Brotli
-    } else if gzip > 0 {
-        Encoding::Gzip
-    } else {
-        Encoding::Identity
+    Weights {
+        br: br.or(any).unwrap_or(0),
+        gzip: gzip.or(any).unwrap_or(0),
+        identity,
     }
 }
 
@@ -198,9 +213,15 @@ pub fn encoded(
     gzip: Option<Bytes>,
     br: Option<Bytes>,
 ) -> (HeaderMap, Bytes) {
+    // gzip in place of a brotli body there is not only where the client takes gzip.
+    let takes_gzip = || {
+        let lines = headers.get_all(header::ACCEPT_ENCODING);
+        weights(lines.iter().map(HeaderValue::as_bytes)).gzip > 0
+    };
     let (encoding, body) = match (preferred_encoding(headers), br, gzip) {
         (Encoding::Brotli, Some(br), _) => (Encoding::Brotli, br),
-        (Encoding::Brotli | Encoding::Gzip, _, Some(gzip)) => (Encoding::Gzip, gzip),
+        (Encoding::Gzip, _, Some(gzip)) => (Encoding::Gzip, gzip),
+        (Encoding::Brotli, None, Some(gzip)) if takes_gzip() => (Encoding::Gzip, gzip),
         _ => (Encoding::Identity, identity),
     };
     (coding_headers(encoding), body)
@@ -229,6 +250,31 @@ mod tests {
         let mut headers = HeaderMap::new();
         headers.insert(name, HeaderValue::from_static(value));
         headers
+    }
+
+    #[test]
+    fn a_body_with_no_brotli_goes_in_gzip_only_to_a_client_that_takes_gzip() {
+        let body = |accept: &'static str| {
+            let (out, body) = encoded(
+                &with(header::ACCEPT_ENCODING, accept),
+                Bytes::from_static(b"identity"),
+                Some(Bytes::from_static(b"gzip")),
+                None,
+            );
+            (out.get(header::CONTENT_ENCODING).cloned(), body)
+        };
+        assert_eq!(
+            body("br, gzip;q=0"),
+            (None, Bytes::from_static(b"identity"))
+        );
+        assert_eq!(body("br, *;q=0"), (None, Bytes::from_static(b"identity")));
+        assert_eq!(
+            body("br, gzip;q=0.5"),
+            (
+                Some(HeaderValue::from_static("gzip")),
+                Bytes::from_static(b"gzip")
+            )
+        );
     }
 
     #[test]
