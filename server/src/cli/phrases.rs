@@ -280,7 +280,7 @@ fn say_dated_ahead(added: &[Phrase]) {
              dated there (minted while a clock was set ahead?), and new ones come after it to \
              keep the order. If its time is wrong, write the right one (docs/operations.md, \
              \"A phrase dated in the future\")",
-            crate::render::listings::rfc3339(latest / 1000),
+            crate::feed::rfc3339(latest / 1000),
             (latest - now) / DAY_US
         );
     }

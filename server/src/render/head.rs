@@ -10,7 +10,7 @@ use crate::config::Site;
 use crate::escape::inert_json;
 use crate::feed::Phrase;
 use crate::feed::list::Cursor;
-use crate::render::listings::rfc3339;
+use crate::feed::rfc3339;
 use crate::render::negotiate::digest;
 use crate::render::site_files::{ATOM_FEED, ICON_512, OG_IMAGE};
 use crate::site;
