@@ -142,3 +142,19 @@ test('a clock before 1970 is refused at start with what to do, not a host that s
   assert.match(stderr, /the system clock reads 3\d{3} s before 1970-01-01, outside 1970 to 9999, where HTTP dates are; set it right \(NTP\) and start again/);
   assert.doesNotMatch(stderr, /serving|panicked/);
 });
+
+test('a phrase is not minted by a clock before 2001, which would give it no time to be listed by', async (t) => {
+  const host = await startHost();
+  const writer = steppableClock();
+  t.after(async () => {
+    await host.stop();
+    writer.remove();
+  });
+  writer.step(Math.round(Date.parse('1995-01-01T00:00:00Z') / 1000 - Date.now() / 1000));
+  for (const args of [['add', 'TOO EARLY', '--name', 'Rex'], ['import', '-']]) {
+    const { code, stderr } = await runCli(['--data-dir', host.dataDir, 'phrases', ...args], writer.env);
+    assert.equal(code, 1, args.join(' '));
+    assert.match(stderr, /the system clock reads 1995-01-01T00:00:\d\dZ, before 2001: a phrase minted now would have no time to be listed by\. Set the clock right \(NTP\) and mint again/);
+  }
+  assert.ok(!(await allPhrases(host.url)).some((p) => p.word === 'TOO EARLY'));
+});

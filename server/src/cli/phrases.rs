@@ -85,6 +85,12 @@ pub async fn run(config: &Store, command: PhrasesCommand) -> anyhow::Result<()> 
         PhrasesCommand::Restore { file, online } => return restore(config, &file, online).await,
         _ => {}
     }
+    if matches!(
+        command,
+        PhrasesCommand::Add { .. } | PhrasesCommand::Import { .. }
+    ) {
+        clock_dates_mints()?;
+    }
     let store = crate::store::Backend::of(config).writer().await?;
     match command {
         PhrasesCommand::Init | PhrasesCommand::Backup { .. } | PhrasesCommand::Restore { .. } => {
@@ -260,6 +266,20 @@ fn init(config: &Store) -> anyhow::Result<()> {
                 }
             }
         },
+    }
+    Ok(())
+}
+
+/// A phrase is dated by this machine's clock: one before 2001 (a board with no clock
+/// battery wakes in 1970) would give it no time the list can be ordered by.
+fn clock_dates_mints() -> anyhow::Result<()> {
+    let now = crate::feed::now_ms();
+    if now * 1000 < crate::feed::list::FIRST_TIME_US {
+        anyhow::bail!(
+            "the system clock reads {}, before 2001: a phrase minted now would have no time to \
+             be listed by. Set the clock right (NTP) and mint again",
+            crate::feed::rfc3339(now)
+        );
     }
     Ok(())
 }

@@ -1058,6 +1058,37 @@ mod tests {
     }
 
     #[test]
+    fn phrases_minted_after_one_at_the_largest_time_a_browser_reads_are_each_dated_apart() {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, _) = EmbeddedStore::open_or_create(dir.path(), Seed::Empty).unwrap();
+        let connection = Connection::open(store.path()).unwrap();
+        connection
+            .execute(
+                "INSERT INTO phrases (id, word, name, created) VALUES ('top', 'TOP', 'b', ?1)",
+                [MAX_CREATED as i64 - 2],
+            )
+            .unwrap();
+        let times: Vec<u64> = ["one", "two", "three", "four"]
+            .into_iter()
+            .map(|word| {
+                store
+                    .add_now(NewPhrase::validated(word, "a").unwrap())
+                    .unwrap()
+                    .created
+            })
+            .collect();
+        assert_eq!(
+            times[0],
+            MAX_CREATED - 1,
+            "after the top while there is room"
+        );
+        assert!(
+            times[1] < times[2] && times[2] < times[3] && times[3] < times[0],
+            "{times:?}"
+        );
+    }
+
+    #[test]
     fn phrases_with_no_room_for_times_below_the_oldest_are_left_as_they_are_not_timed_at_every_open()
      {
         let dir = tempfile::tempdir().unwrap();

@@ -79,21 +79,31 @@ END;
 
 /// The times of `count` phrases minted now, in order: now, or one past the newest when
 /// the clock says less (a clock set back, or one that was set ahead for an earlier mint:
-/// the order of minting is kept either way, as the trigger keeps it). Rows past
-/// [`MAX_CREATED`], which no browser reads exactly, are not followed, or every phrase
-/// after one would read as the same time.
+/// the order of minting is kept either way, as the trigger keeps it). Not past
+/// [`MAX_CREATED`], which no browser reads exactly: rows beyond it are not followed, and
+/// where the newest leaves no room below it the phrases are dated now, or every one
+/// after would read as the same time.
 pub(super) fn mint_times(
     connection: &Connection,
     count: usize,
 ) -> rusqlite::Result<impl Iterator<Item = i64>> {
     let now = (crate::feed::now_ms() * 1000) as i64;
-    let newest: i64 = connection.query_row(
-        "SELECT COALESCE(CAST(MAX(created) AS INTEGER), 0) FROM phrases WHERE created < ?1",
-        [MAX_CREATED as i64 - count as i64],
-        |row| row.get(0),
-    )?;
+    let newest_up_to = |bound: i64| -> rusqlite::Result<i64> {
+        connection.query_row(
+            "SELECT COALESCE(CAST(MAX(created) AS INTEGER), 0) FROM phrases WHERE created <= ?1",
+            [bound],
+            |row| row.get(0),
+        )
+    };
+    let count = count as i64;
+    let mut newest = newest_up_to(MAX_CREATED as i64)?;
+    if newest.saturating_add(count) >= MAX_CREATED as i64 {
+        // No room at the top: after the newest of those dated up to now, as if the rows
+        // up there were not.
+        newest = newest_up_to(now.saturating_add(count))?;
+    }
     let first = now.max(newest.saturating_add(1));
-    Ok((0..count as i64).map(move |step| first.saturating_add(step)))
+    Ok((0..count).map(move |step| first.saturating_add(step)))
 }
 
 /// Records the removal of a row that another row's `INSERT OR REPLACE`, or an `UPDATE OR
