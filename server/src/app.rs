@@ -28,12 +28,20 @@ pub async fn start(config: Arc<Config>, ui: Ui) -> anyhow::Result<AppState> {
     let feed = Feed::new();
     let metrics = Arc::new(Metrics::new());
     let samples = config.environment != crate::config::Environment::Production;
-    Backend::of(&config.store)
-        .follow(&feed, &metrics, samples)
+    let gone = Backend::of(&config.store)
+        .follow(
+            &feed,
+            &metrics,
+            samples,
+            crate::render::page_cache::MAX_GONE,
+        )
         .await?;
     // Starting a JS engine per renderer thread blocks.
     let state =
         tokio::task::spawn_blocking(move || AppState::start(config, ui, feed, metrics)).await??;
+    // A crawler that kept a removed phrase's link is told it is gone (410) after a restart
+    // as before one, so it drops the link rather than asks again.
+    state.pages.cache().remember_gone(gone).await;
     if let Some(folder) = state.ui.get().folder() {
         tokio::spawn(follow_ui(folder.to_owned(), state.clone()));
     }

@@ -68,12 +68,16 @@ impl Backend {
     /// now, and is created with sample phrases when missing if `samples` (never in
     /// production: a volume lost or not mounted would be served as a site of made-up
     /// phrases, taken for real).
+    /// Follows the store into `feed`. Returns the ids of phrases the store says were
+    /// removed before this start (the embedded store keeps them; Firestore does not),
+    /// at most `gone_limit`.
     pub async fn follow(
         &self,
         feed: &Feed,
         metrics: &Metrics,
         samples: bool,
-    ) -> anyhow::Result<()> {
+        gone_limit: u64,
+    ) -> anyhow::Result<Vec<String>> {
         match self {
             #[cfg(feature = "firestore")]
             Backend::Firestore { settings, data_dir } => {
@@ -83,7 +87,7 @@ impl Backend {
                 })?;
                 saved::restore_and_keep(data_dir, feed);
                 firestore::follow(settings.clone(), feed.clone(), metrics);
-                Ok(())
+                Ok(Vec::new())
             }
             #[cfg(not(feature = "firestore"))]
             Backend::Firestore { .. } => Err(built_without_firestore()),
@@ -93,7 +97,7 @@ impl Backend {
                 } else {
                     EmbeddedStore::open(data_dir)?
                 };
-                Ok(store.start(feed.clone(), metrics)?)
+                Ok(store.start(feed.clone(), metrics, gone_limit)?)
             }
         }
     }

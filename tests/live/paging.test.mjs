@@ -241,8 +241,11 @@ test('every page of /words, not only the first, heads itself with the count mint
   }
 });
 
-test('phrases removed in one commit of more than 500, as a restore makes, answer 410 like one removed alone', async () => {
-  const own = await startHost({ phrases: [{ id: 'kept', word: 'KEPT', name: 'Stays' }] });
+test('phrases removed in one commit of more than 500, as a restore makes, answer 410 like one removed alone, also after a restart', async (t) => {
+  // Its own folder, kept through the restart below.
+  const dataDir = mkdtempSync(join(tmpdir(), 'lastwords-gone-'));
+  t.after(() => rmSync(dataDir, { recursive: true, force: true }));
+  const own = await startHost({ dataDir, phrases: [{ id: 'kept', word: 'KEPT', name: 'Stays' }] });
   try {
     const backup = join(own.dataDir, 'before.sqlite3');
     assert.equal((await own.cli('phrases', 'backup', backup)).code, 0);
@@ -263,6 +266,20 @@ test('phrases removed in one commit of more than 500, as a restore makes, answer
     }
     assert.equal((await fetch(`${own.url}/words/never-was`)).status, 404);
     assert.equal((await fetch(`${own.url}/words/kept`)).status, 200);
+
+    // And after a restart: the store keeps its removals, and a crawler that kept a link
+    // is told the same, page and card, rather than that the phrase never was.
+    await own.stop();
+    const again = await startHost({ dataDir });
+    try {
+      for (const path of [`/words/${encodeURIComponent(ids[7])}`, `/words/${encodeURIComponent(ids[7])}/card.png`]) {
+        assert.equal((await fetch(`${again.url}${path}`)).status, 410, `${path} after a restart`);
+      }
+      assert.equal((await fetch(`${again.url}/words/never-was`)).status, 404);
+      assert.equal((await fetch(`${again.url}/words/kept`)).status, 200);
+    } finally {
+      await again.stop();
+    }
   } finally {
     await own.stop();
   }

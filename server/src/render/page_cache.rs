@@ -266,7 +266,7 @@ fn index(encoding: Encoding) -> usize {
 const MAX_BYTES: u64 = 64 * 1024 * 1024;
 
 /// Removed phrases remembered, so that their pages answer 410 rather than 404.
-const MAX_GONE: u64 = 100_000;
+pub const MAX_GONE: u64 = 100_000;
 
 /// Versions whose changes are remembered, for a further page rendered from a list a
 /// change has since replaced.
@@ -540,6 +540,13 @@ impl PageCache {
     }
 
     /// Whether the phrase `id` was removed while this process ran (and not added back).
+    /// Marks `ids` gone: phrases removed before this process started.
+    pub async fn remember_gone(&self, ids: Vec<String>) {
+        for id in ids {
+            self.gone.insert(id.into(), ()).await;
+        }
+    }
+
     pub fn is_gone(&self, id: &str) -> bool {
         self.gone.contains_key(id)
     }

@@ -18,7 +18,7 @@ use crate::site;
 use crate::state::AppState;
 
 /// The page of the phrase whose document id is the path's last segment; 410 for one
-/// removed while this process ran, 404 for any other id.
+/// removed (while this process ran, or before on the embedded store), 404 for any other id.
 pub async fn phrase(
     State(state): State<AppState>,
     headers: HeaderMap,

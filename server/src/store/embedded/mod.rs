@@ -517,10 +517,31 @@ impl EmbeddedStore {
 
     /// Publishes the store into `feed` now, then keeps it current in the background,
     /// counting in `metrics` the rows it hides and the times the file goes bad.
-    pub fn start(self, feed: Feed, metrics: &Metrics) -> Result<(), StoreError> {
+    /// Follows the store into `feed`; returns the ids of the phrases removed before
+    /// (the newest `limit`), whose pages answer 410 as those removed while it runs do.
+    pub fn start(
+        self,
+        feed: Feed,
+        metrics: &Metrics,
+        limit: u64,
+    ) -> Result<Vec<String>, StoreError> {
         let read = self.read_all()?;
+        let removed = self.removed_ids(limit)?;
         follow::Follower::start(self, read, feed, metrics);
-        Ok(())
+        Ok(removed)
+    }
+
+    /// The ids of the newest `limit` phrases removed (not those minted again since).
+    pub fn removed_ids(&self, limit: u64) -> Result<Vec<String>, StoreError> {
+        self.with(|connection| {
+            let mut statement = connection.prepare(
+                "SELECT id FROM removals WHERE id NOT IN (SELECT id FROM phrases)
+                 ORDER BY changed DESC LIMIT ?1",
+            )?;
+            statement
+                .query_map([limit as i64], |row| Ok(text_of(row.get_ref(0)?).0))?
+                .collect()
+        })
     }
 }
 
@@ -1259,7 +1280,7 @@ mod tests {
         let (store, _) = EmbeddedStore::open_or_create(dir.path(), Seed::Empty).unwrap();
         let feed = Feed::new();
         let metrics = Metrics::new();
-        store.clone().start(feed.clone(), &metrics).unwrap();
+        store.clone().start(feed.clone(), &metrics, 10).unwrap();
         eventually(&feed, &[]).await;
 
         // Another process, as the `sqlite3` shell would be: plain SQL, no checks.
