@@ -266,7 +266,7 @@ fn index(encoding: Encoding) -> usize {
 const MAX_BYTES: u64 = 64 * 1024 * 1024;
 
 /// Removed phrases remembered, so that their pages answer 410 rather than 404.
-pub const MAX_GONE: u64 = 100_000;
+const MAX_GONE: u64 = 100_000;
 
 /// Versions whose changes are remembered, for a further page rendered from a list a
 /// change has since replaced.
