@@ -559,6 +559,50 @@ test('on a phone, a phrase minted on top leaves the card being read where it is,
   }
 });
 
+test('a card on screen whose time is written by hand moves to its new place, and the card being read stays where it is', async () => {
+  const phrases = Array.from({ length: 30 }, (_, i) => ({ id: `p${i}`, word: `PHRASE NUMBER ${i}`, name: `Name ${i}` }));
+  const own = await startHost({ phrases });
+  try {
+    for (const anchoring of [true, false]) {
+      const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+      try {
+        const page = await context.newPage();
+        if (!anchoring) {
+          await page.addInitScript(() => {
+            const supports = CSS.supports.bind(CSS);
+            CSS.supports = (...args) => (String(args[0]).includes('overflow-anchor') ? false : supports(...args));
+          });
+        }
+        await page.goto(`${own.url}/words`);
+        await page.waitForSelector('html[data-hydrated="true"]');
+        if (!anchoring) await page.evaluate(() => { document.documentElement.style.overflowAnchor = 'none'; });
+        const cards = page.locator('main ul[role="list"] > li');
+        const reading = (await cards.nth(12).locator('a > bdi').textContent()) ?? '';
+        const read = page.locator('main ul[role="list"] > li', { has: page.locator('a > bdi', { hasText: new RegExp(`^${reading}$`) }) });
+        await read.evaluate((element) => window.scrollBy(0, element.getBoundingClientRect().top - 200));
+        await page.waitForTimeout(300);
+        const top = () => read.evaluate((element) => Math.round(element.getBoundingClientRect().top));
+        const before = await top();
+        // The card just below the one read, on screen, goes to the top of the list.
+        const moved = (await cards.nth(13).locator('a > bdi').textContent()) ?? '';
+        const sql = `UPDATE phrases SET created = (SELECT MAX(created) FROM phrases) + 1 WHERE word = '${moved}'`;
+        execFileSync('sqlite3', [join(own.dataDir, 'phrases.sqlite3'), sql]);
+        await page.waitForFunction((word) => document.querySelector('main ul[role="list"] > li a > bdi')?.textContent === word, moved, { timeout: 5000 });
+        await page.waitForTimeout(500);
+        assert.equal(await top(), before, `the card read stays where it was (${anchoring ? 'the browser anchoring' : 'no scroll anchoring'})`);
+        const words = await page.locator('main ul[role="list"] > li a > bdi').allTextContents();
+        assert.equal(words.filter((word) => word === moved).length, 1, 'the moved card shows once');
+        // Put back below the rest for the second round.
+        execFileSync('sqlite3', [join(own.dataDir, 'phrases.sqlite3'), `UPDATE phrases SET created = (SELECT MIN(created) FROM phrases) - 1 WHERE word = '${moved}'`]);
+      } finally {
+        await context.close();
+      }
+    }
+  } finally {
+    await own.stop();
+  }
+});
+
 test('while a find is on its way the list shown is dimmed, until the matches come', async () => {
   const { context, page, problems } = await openWords();
   let release;

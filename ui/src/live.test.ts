@@ -93,6 +93,23 @@ describe("the live socket on a paged list", () => {
     expect(ids(applied(feed(run(9, 8, 7), { next: null }), older))).toEqual(["p9", "p8", "p7", "p3"]);
   });
 
+  it("takes a loaded phrase moved below the loaded stretch out of it, for its page to bring in its place", () => {
+    // Its time written by hand: p9 is now the oldest of all.
+    const moved = changes(10, 500, { op: "upsert", phrase: phrase("p9", 1) });
+    expect(ids(applied(feed(run(9, 8, 7)), moved))).toEqual(["p8", "p7"]);
+    expect(ids(applied(feed(run(9, 8, 7), { next: "7-p7" }), moved))).toEqual(["p8", "p7"]);
+    // With the end loaded, it goes to its place there.
+    expect(ids(applied(feed(run(9, 8, 7), { next: null }), moved))).toEqual(["p8", "p7", "p9"]);
+  });
+
+  it("takes a loaded phrase of a later page moved above the page out of it, and keeps one edited in place", () => {
+    const start = feed(run(9, 8, 7), { prev: "10-x" });
+    expect(ids(applied(start, changes(10, 500, { op: "upsert", phrase: phrase("p8", 20) })))).toEqual(["p9", "p7"]);
+    expect(applied(start, changes(10, 500, { op: "upsert", phrase: phrase("p9", 9, "EDITED") })).list.phrases[0]).toEqual(phrase("p9", 9, "EDITED"));
+    // Moved within the page, it takes its new place.
+    expect(ids(applied(start, changes(10, 500, { op: "upsert", phrase: phrase("p9", 7.5) })))).toEqual(["p8", "p9", "p7"]);
+  });
+
   it("keeps the phrases minted in the same burst that removed every one loaded, and leaves older ones to the next page", () => {
     // The loaded stretch ended at p7, where the next page starts.
     const start = feed(run(9, 8, 7), { next: "7-p7" });

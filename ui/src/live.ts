@@ -348,14 +348,18 @@ function applyChange(list: PagedList, change: Change): PagedList {
     return at < 0 ? list : { ...list, phrases: rest };
   }
   const phrase = change.phrase;
-  const first = rest[0];
+  // Where the loaded stretch starts: its first phrase as it was (an edit of that phrase
+  // in place stays).
+  const first = list.phrases[0];
   // Where the loaded stretch ends: the place the next page starts after, which stays when
   // the last phrases loaded are removed (a burst that removes every one and mints anew
   // keeps what it mints), else the last phrase loaded.
   const end = (list.next === null ? undefined : cursorPlace(list.next)) ?? rest[rest.length - 1];
   const aboveEnd = list.next === null || (end !== undefined && comparePosition(phrase, end) < 0);
-  const belowTop = list.fromTop || (first !== undefined && comparePosition(first, phrase) < 0);
-  if (at < 0 && !(aboveEnd && belowTop)) return list;
+  const belowTop = list.fromTop || (first !== undefined && comparePosition(first, phrase) <= 0);
+  // Outside the stretch (one loaded may have moved there: its time written by hand) it
+  // comes with its page, in its place, not at an end of this one.
+  if (!(aboveEnd && belowTop)) return at < 0 ? list : { ...list, phrases: rest };
   const index = insertionIndex(rest, phrase);
   return { ...list, phrases: [...rest.slice(0, index), phrase, ...rest.slice(index)] };
 }

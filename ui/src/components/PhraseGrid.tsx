@@ -56,7 +56,10 @@ export function PhraseGrid({ phrases, site, query, first, setSize, style, rows, 
         const rowStart = rows !== undefined && i % rows.columns === 0;
         return (
           <li
-            key={phrase.id}
+            // A phrase whose time changed (written by hand) comes anew in its new place:
+            // moved, its element stayed while React moved every card before it, and the
+            // browser, keeping the reader's place by the one element left, followed it.
+            key={`${phrase.id} ${phrase.created}`}
             aria-posinset={position === undefined ? undefined : position + 1}
             aria-setsize={position === undefined ? undefined : setSize}
             // Every item names its row: one that stops starting a row (a removal above it)
