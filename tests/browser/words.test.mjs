@@ -519,6 +519,24 @@ test('a right-to-left name reads on its card as on its page, set apart from the 
   assert.equal(removed.code, 0, removed.stderr);
 });
 
+/**
+ * `url` in a new page of `context`, hydrated, with Chromium's scroll anchoring or, when
+ * `anchoring` is false, none, as in Safari (the page then keeps the reader's place itself).
+ */
+async function openAnchoring(context, url, anchoring) {
+  const page = await context.newPage();
+  if (!anchoring) {
+    await page.addInitScript(() => {
+      const supports = CSS.supports.bind(CSS);
+      CSS.supports = (...args) => (String(args[0]).includes('overflow-anchor') ? false : supports(...args));
+    });
+  }
+  await page.goto(url);
+  await page.waitForSelector('html[data-hydrated="true"]');
+  if (!anchoring) await page.evaluate(() => { document.documentElement.style.overflowAnchor = 'none'; });
+  return page;
+}
+
 test('on a phone, a phrase minted on top leaves the card being read where it is, though the cards differ in height', async () => {
   // A page of cards, the newest two lines taller than the one minted over it.
   const phrases = Array.from({ length: 25 }, (_, i) => ({ id: `p${i}`, word: `PHRASE NUMBER ${i}`, name: `Name ${i}` }));
@@ -529,16 +547,7 @@ test('on a phone, a phrase minted on top leaves the card being read where it is,
     for (const anchoring of [true, false]) {
       const context = await browser.newContext({ viewport: { width: 320, height: 672 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
       try {
-        const page = await context.newPage();
-        if (!anchoring) {
-          await page.addInitScript(() => {
-            const supports = CSS.supports.bind(CSS);
-            CSS.supports = (...args) => (String(args[0]).includes('overflow-anchor') ? false : supports(...args));
-          });
-        }
-        await page.goto(`${own.url}/words`);
-        await page.waitForSelector('html[data-hydrated="true"]');
-        if (!anchoring) await page.evaluate(() => { document.documentElement.style.overflowAnchor = 'none'; });
+        const page = await openAnchoring(context, `${own.url}/words`, anchoring);
         const card = page.locator('main ul[role="list"] > li', { hasText: 'PHRASE NUMBER 6' });
         await card.evaluate((element) => window.scrollBy(0, element.getBoundingClientRect().top - 200));
         await page.waitForTimeout(300);
@@ -566,16 +575,7 @@ test('a card on screen whose time is written by hand moves to its new place, and
     for (const anchoring of [true, false]) {
       const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
       try {
-        const page = await context.newPage();
-        if (!anchoring) {
-          await page.addInitScript(() => {
-            const supports = CSS.supports.bind(CSS);
-            CSS.supports = (...args) => (String(args[0]).includes('overflow-anchor') ? false : supports(...args));
-          });
-        }
-        await page.goto(`${own.url}/words`);
-        await page.waitForSelector('html[data-hydrated="true"]');
-        if (!anchoring) await page.evaluate(() => { document.documentElement.style.overflowAnchor = 'none'; });
+        const page = await openAnchoring(context, `${own.url}/words`, anchoring);
         const cards = page.locator('main ul[role="list"] > li');
         const reading = (await cards.nth(12).locator('a > bdi').textContent()) ?? '';
         const read = page.locator('main ul[role="list"] > li', { has: page.locator('a > bdi', { hasText: new RegExp(`^${reading}$`) }) });
