@@ -1078,6 +1078,26 @@ mod tests {
         path
     }
 
+    /// Each version rewrites a `phrase_added` that is not its own when it opens the store:
+    /// changed here, a host and an older CLI on one store would rewrite each other's at
+    /// every open. The text the versions since mint times were kept have written.
+    #[test]
+    fn the_numbering_trigger_is_the_one_earlier_versions_write() {
+        const EARLIER: &str = "
+CREATE TRIGGER phrase_added AFTER INSERT ON phrases BEGIN
+    UPDATE sequence SET last = last + 1;
+    UPDATE phrases SET
+        created = CASE WHEN NEW.created > 0 THEN NEW.created ELSE MAX(
+            CAST(ROUND((julianday('now') - 2440587.5) * 86400000.0) AS INTEGER) * 1000,
+            (SELECT MAX(created) FROM phrases WHERE created < 32503680000000000) + 1) END,
+        changed = (SELECT last FROM sequence)
+        WHERE id = NEW.id;
+    DELETE FROM removals WHERE id = NEW.id;
+END;
+";
+        assert_eq!(super::schema::PHRASE_ADDED, EARLIER);
+    }
+
     #[test]
     fn phrases_minted_after_one_at_the_largest_time_a_browser_reads_are_each_dated_apart() {
         let dir = tempfile::tempdir().unwrap();
