@@ -4,6 +4,7 @@
 import { test, before, after } from '../support/test.mjs';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { allPhrases, startHost } from '../support/host.mjs';
@@ -378,6 +379,32 @@ async function scrollUntil(page, enough) {
 const reading = (page) => page.evaluate(() => {
   const top = [...document.querySelectorAll('main ul[role="list"] > li')].find((li) => li.getBoundingClientRect().top >= 0);
   return { word: top?.querySelector('a > bdi')?.textContent, top: Math.round(top?.getBoundingClientRect().top ?? -1) };
+});
+
+test('past the few hundred cards kept in the document, the card being read moved to the top by a hand-written time does not carry the reader off', async () => {
+  const { context, page } = await openHydrated(browser, `${host.url}/words`, { width: 1280, height: 900 });
+  const store = join(host.dataDir, 'phrases.sqlite3');
+  const sql = (statement) => execFileSync('sqlite3', [store, statement], { encoding: 'utf8' }).trim();
+  let moved;
+  let created;
+  try {
+    await scrollUntil(page, (loaded) => loaded >= 400);
+    await page.evaluate(() => window.scrollBy(0, -2000));
+    await page.waitForTimeout(500);
+    // The first card of the row at the top edge: the one the grid follows as the list changes.
+    moved = await page.evaluate(() => [...document.querySelectorAll('main ul[role="list"] > li')].find((li) => li.getBoundingClientRect().bottom > 0)?.querySelector('a > bdi')?.textContent);
+    const scrolled = await page.evaluate(() => window.scrollY);
+    created = sql(`SELECT created FROM phrases WHERE word = '${moved}'`);
+    sql(`UPDATE phrases SET created = (SELECT MAX(created) FROM phrases) + 10 WHERE word = '${moved}'`);
+    await poll(async () => (await api('/api/phrases?limit=1')).phrases[0].word, (word) => word === moved, 5000, 'the move served');
+    await page.waitForFunction((word) => ![...document.querySelectorAll('main ul[role="list"] > li a > bdi')].some((bdi) => bdi.textContent === word && bdi.getBoundingClientRect().top > 0), moved, { timeout: 5000 });
+    await page.waitForTimeout(500);
+    const now = await page.evaluate(() => window.scrollY);
+    assert.ok(Math.abs(now - scrolled) < 300, `the reader stays near ${scrolled}, not carried to the top with ${moved}: ${now}`);
+  } finally {
+    if (created !== undefined) sql(`UPDATE phrases SET created = ${created} WHERE word = '${moved}'`);
+    await context.close();
+  }
 });
 
 test('a next page that could not load while offline loads by itself once the browser is back online', async () => {

@@ -603,6 +603,31 @@ test('a card on screen whose time is written by hand moves to its new place, and
   }
 });
 
+test('a card with the keyboard focus whose time is written by hand keeps the focus where it goes', async () => {
+  const phrases = Array.from({ length: 30 }, (_, i) => ({ id: `p${i}`, word: `PHRASE NUMBER ${i}`, name: `Name ${i}` }));
+  const own = await startHost({ phrases });
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  try {
+    const page = await context.newPage();
+    await page.goto(`${own.url}/words`);
+    await page.waitForSelector('html[data-hydrated="true"]');
+    const link = page.locator('main ul[role="list"] > li').nth(9).locator('a');
+    const moved = (await link.locator('> bdi').textContent()) ?? '';
+    await link.focus();
+    execFileSync('sqlite3', [join(own.dataDir, 'phrases.sqlite3'), `UPDATE phrases SET created = (SELECT MAX(created) FROM phrases) + 1 WHERE word = '${moved}'`]);
+    await page.waitForFunction((word) => document.querySelector('main ul[role="list"] > li a > bdi')?.textContent === word, moved, { timeout: 5000 });
+    await page.waitForTimeout(200);
+    const focused = await page.evaluate(() => {
+      const active = document.activeElement;
+      return active?.matches('main ul[role="list"] > li > a') ? active.querySelector(':scope > bdi')?.textContent : active?.tagName;
+    });
+    assert.equal(focused, moved, 'the focus went with the card, not to the page');
+  } finally {
+    await context.close();
+    await own.stop();
+  }
+});
+
 test('while a find is on its way the list shown is dimmed, until the matches come', async () => {
   const { context, page, problems } = await openWords();
   let release;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MOST_RESTORED, readPlace, restorable, withPlace } from "./place";
+import { MOST_RESTORED, keptAt, readPlace, restorable, withPlace } from "./place";
 
 const place = { query: "", loaded: 400, id: "abc", index: 351, top: -12 };
 
@@ -25,6 +25,20 @@ describe("the place kept in a history entry", () => {
     ]) {
       expect(readPlace({ wordsPlace: { ...place, ...odd } })).toBeNull();
     }
+  });
+});
+
+describe("the phrase a place was kept at", () => {
+  it("is that phrase where it was then: one moved since (its time written by hand) is not", () => {
+    const kept = readPlace(withPlace({}, { ...place, created: 1_795_000_000_000_000 }));
+    expect(kept?.created).toBe(1_795_000_000_000_000);
+    if (kept === null) return;
+    expect(keptAt(kept, { id: "abc", created: 1_795_000_000_000_000 })).toBe(true);
+    expect(keptAt(kept, { id: "abc", created: 1_600_000_000_000_000 })).toBe(false);
+    expect(keptAt(kept, { id: "other", created: 1_795_000_000_000_000 })).toBe(false);
+    // Kept by a page that kept no time: found by id alone.
+    expect(keptAt({ ...place }, { id: "abc", created: 1 })).toBe(true);
+    expect(readPlace(withPlace({}, { ...place, created: -1 }))?.created).toBeUndefined();
   });
 });
 

@@ -15,6 +15,8 @@ export interface Place {
   id: string;
   index: number;
   top: number;
+  /** The phrase's time then: moved since (its time written by hand), its index is the place. */
+  created?: number | undefined;
 }
 
 /**
@@ -27,14 +29,20 @@ export const MOST_RESTORED = 5000;
 /** The history state's key, beside whatever else the entry holds. */
 const KEY = "wordsPlace";
 
+/** Whether `phrase` is the one `place` was kept at, where it was then. */
+export function keptAt(place: Place, phrase: { id: string; created: number }): boolean {
+  return phrase.id === place.id && (place.created === undefined || phrase.created === place.created);
+}
+
 /** The place kept in `state`, if it holds one that makes sense. */
 export function readPlace(state: unknown): Place | null {
   const place = isRecord(state) ? state[KEY] : undefined;
   if (!isRecord(place)) return null;
-  const { query, loaded, id, index, top } = place;
+  const { query, loaded, id, index, top, created } = place;
   if (typeof query !== "string" || typeof id !== "string") return null;
   if (!isCount(loaded) || !isCount(index) || typeof top !== "number" || !Number.isFinite(top)) return null;
-  return { query, loaded, id, index, top };
+  // Kept by a page before times were kept with it, or not a time: the phrase is found by id alone.
+  return { query, loaded, id, index, top, created: isCount(created) ? created : undefined };
 }
 
 /** `state` with `place` kept in it (or taken out), the rest as it was. */

@@ -270,15 +270,17 @@ fn init(config: &Store) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// A phrase is dated by this machine's clock: one before 2001 (a board with no clock
-/// battery wakes in 1970) would give it no time the list can be ordered by.
+/// A phrase is dated by this machine's clock: one before the store's times begin
+/// (`FIRST_TIME_US`, 2001-09-09; a board with no clock battery wakes in 1970) would give
+/// it no time the list can be ordered by.
 fn clock_dates_mints() -> anyhow::Result<()> {
     let now = crate::feed::now_ms();
     if now * 1000 < crate::feed::list::FIRST_TIME_US {
         anyhow::bail!(
-            "the system clock reads {}, before 2001: a phrase minted now would have no time to \
-             be listed by. Set the clock right (NTP) and mint again",
-            crate::feed::rfc3339(now)
+            "the system clock reads {}, before {}, where phrase times begin: a phrase minted \
+             now would have no time to be listed by. Set the clock right (NTP) and mint again",
+            crate::feed::rfc3339(now),
+            crate::feed::rfc3339(crate::feed::list::FIRST_TIME_US / 1000)
         );
     }
     Ok(())

@@ -1,7 +1,7 @@
 import { defaultRangeExtractor, useWindowVirtualizer, type Range } from "@tanstack/react-virtual";
 import { useEffect, useLayoutEffect, useRef, useState } from "react";
 import type { PagedList } from "../live";
-import { keepPlace, type Place } from "../place";
+import { keepPlace, keptAt, type Place } from "../place";
 import type { SiteProps } from "../types";
 import { useColumns } from "../useColumns";
 import { PhraseGrid } from "./PhraseGrid";
@@ -98,7 +98,7 @@ export function VirtualPhraseGrid({ list, site, total, busy, onNearEnd, focusInd
   // scroll anchoring does not follow: a phrase minted on top would push the one being
   // read down a row. The grid notes the phrase at the top of the viewport as the visitor
   // scrolls and, when the list changes, scrolls by as far as that phrase's row moved.
-  const reading = useRef<{ id: string; row: number } | null>(null);
+  const reading = useRef<{ id: string; created: number; row: number } | null>(null);
   const phrases = list.phrases;
   const readingNow = useRef(() => {});
   // After every render: the scroll listener reads this render's rows.
@@ -120,7 +120,7 @@ export function VirtualPhraseGrid({ list, site, total, busy, onNearEnd, focusInd
         else high = middle;
       }
       const phrase = phrases[low * columns];
-      reading.current = phrase === undefined ? null : { id: phrase.id, row: low };
+      reading.current = phrase === undefined ? null : { id: phrase.id, created: phrase.created, row: low };
     };
   });
   // The grid's own scrolling (below) keeps the phrase followed: noted afresh, it would be
@@ -137,7 +137,9 @@ export function VirtualPhraseGrid({ list, site, total, busy, onNearEnd, focusInd
   useLayoutEffect(() => {
     const was = reading.current;
     if ((!everyRow || !BROWSER_ANCHORS) && was !== null) {
-      const index = phrases.findIndex((phrase) => phrase.id === was.id);
+      // One whose time was written by hand has moved elsewhere: followed there, it would
+      // carry the reader off with it, so it counts as gone and its row is kept.
+      const index = phrases.findIndex((phrase) => phrase.id === was.id && phrase.created === was.created);
       const row = index < 0 ? was.row : Math.floor(index / columns);
       const rows = virtualizer.measurementsCache;
       const [from, to] = [rows[was.row]?.start, rows[row]?.start];
@@ -149,7 +151,7 @@ export function VirtualPhraseGrid({ list, site, total, busy, onNearEnd, focusInd
       // moves it along its row, and only every few a row down, which the next change
       // must still see. Noted afresh as the visitor scrolls, or once it is gone.
       if (index >= 0) {
-        reading.current = { id: was.id, row };
+        reading.current = { ...was, row };
         return;
       }
     }
@@ -169,7 +171,7 @@ export function VirtualPhraseGrid({ list, site, total, busy, onNearEnd, focusInd
   // leaves it on the page's body, and a screen reader's place with it: the focus goes to
   // the card now in its place, so the card last focused in the list is noted.
   const [keyboardInside, setKeyboardInside] = useState(false);
-  const focused = useRef<{ id: string; index: number } | null>(null);
+  const focused = useRef<{ id: string; created: number; index: number } | null>(null);
   const shown = useRef({ list, start });
   // After every render: the listeners below read this render's cards.
   useLayoutEffect(() => {
@@ -184,7 +186,7 @@ export function VirtualPhraseGrid({ list, site, total, busy, onNearEnd, focusInd
       if (list === null || item === null || item.parentElement !== list) return null;
       const index = shown.current.start + Array.prototype.indexOf.call(list.children, item);
       const phrase = shown.current.list.phrases[index];
-      return phrase === undefined ? null : { id: phrase.id, index };
+      return phrase === undefined ? null : { id: phrase.id, created: phrase.created, index };
     };
     const entered = (event: FocusEvent) => {
       setKeyboardInside(inside(event.target) && event.target.matches(":focus-visible"));
@@ -214,11 +216,15 @@ export function VirtualPhraseGrid({ list, site, total, busy, onNearEnd, focusInd
   }, []);
   useLayoutEffect(() => {
     const was = focused.current;
-    if (was === null || phrases.some((phrase) => phrase.id === was.id)) return;
+    if (was === null) return;
+    const now = phrases.findIndex((phrase) => phrase.id === was.id);
+    if (now >= 0 && phrases[now]?.created === was.created) return;
     focused.current = null;
     const lost = document.activeElement === null || document.activeElement === document.body;
-    const index = Math.min(was.index, phrases.length - 1);
-    const card = listElement.current?.children[index - shown.current.start]?.querySelector("a");
+    // Moved (its time written by hand, its card made anew): the focus goes with it where
+    // it is rendered; removed, or moved out of sight, to the card now in its place.
+    const cardAt = (index: number) => listElement.current?.children[index - shown.current.start]?.querySelector("a");
+    const card = (now >= 0 ? cardAt(now) : undefined) ?? cardAt(Math.min(was.index, phrases.length - 1));
     if (lost && card instanceof HTMLElement) card.focus();
   }, [phrases]);
 
@@ -240,7 +246,7 @@ export function VirtualPhraseGrid({ list, site, total, busy, onNearEnd, focusInd
       while (last + 1 < items.length && edges(last + 1).top < window.innerHeight) last++;
       const phrase = list.phrases[start + top];
       if (phrase === undefined) return;
-      keepPlace({ query: list.query, loaded: start + last + 1, id: phrase.id, index: start + top, top: Math.round(edges(top).top) }, served);
+      keepPlace({ query: list.query, loaded: start + last + 1, id: phrase.id, created: phrase.created, index: start + top, top: Math.round(edges(top).top) }, served);
     };
     document.addEventListener("click", keep, true);
     window.addEventListener("pagehide", keep);
@@ -253,7 +259,7 @@ export function VirtualPhraseGrid({ list, site, total, busy, onNearEnd, focusInd
   // Back to the place kept, once the list is measured where it starts on the page.
   useLayoutEffect(() => {
     if (place === null || measuredMargin === null || count === 0) return;
-    const index = phrases.findIndex((phrase) => phrase.id === place.id);
+    const index = phrases.findIndex((phrase) => keptAt(place, phrase));
     const row = Math.floor(Math.min(index < 0 ? place.index : index, count - 1) / columns);
     const rowStart = virtualizer.measurementsCache[row]?.start;
     if (rowStart !== undefined) window.scrollTo(0, rowStart - place.top);
@@ -265,7 +271,7 @@ export function VirtualPhraseGrid({ list, site, total, busy, onNearEnd, focusInd
     let frames = 3;
     const settle = () => {
       const { list, start } = shown.current;
-      const at = list.phrases.findIndex((phrase) => phrase.id === place.id);
+      const at = list.phrases.findIndex((phrase) => keptAt(place, phrase));
       const item = listElement.current?.children[at - start];
       if (at < start || item === undefined) return;
       const off = Math.round(item.getBoundingClientRect().top) - place.top;
