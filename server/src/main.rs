@@ -117,10 +117,13 @@ fn main() -> ExitCode {
     // A worker takes at most 64 ready sockets from the poller at a time. With the
     // default 1,024, one worker took a thousand busy connections at once, its run queue
     // (256) spilled the earliest into the shared queue, behind the later ones, and p99
-    // was twice as long (docs/benchmarks.md, issue 22: 22 ms against 12).
+    // was twice as long (docs/benchmarks.md, issue 22: 22 ms against 12). A blocking
+    // thread outlives the store's idle look every 30 s: made and ended for each one (the
+    // default keeps it 10 s), it was most of an idle host's CPU.
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .max_io_events_per_tick(64)
+        .thread_keep_alive(std::time::Duration::from_secs(45))
         .build()
     {
         Ok(runtime) => runtime,
