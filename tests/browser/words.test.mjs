@@ -519,6 +519,21 @@ test('a right-to-left name reads on its card as on its page, set apart from the 
   assert.equal(removed.code, 0, removed.stderr);
 });
 
+/** `n` phrases, `PHRASE NUMBER 0` the oldest. */
+const numbered = (n) => Array.from({ length: n }, (_, i) => ({ id: `p${i}`, word: `PHRASE NUMBER ${i}`, name: `Name ${i}` }));
+
+/** Waits until the list's first card reads `word`. */
+const firstCardReads = (page, word) => page.waitForFunction((word) => document.querySelector('main ul[role="list"] > li a > bdi')?.textContent === word, word, { timeout: 5000 });
+
+/**
+ * Writes the time of the phrase `word` by hand, as an operator with the sqlite3 shell:
+ * one past the newest (`MAX`) or before the oldest (`MIN`).
+ */
+function writeTime(host, word, end) {
+  const to = end === 'MAX' ? '(SELECT MAX(created) FROM phrases) + 1' : '(SELECT MIN(created) FROM phrases) - 1';
+  execFileSync('sqlite3', [join(host.dataDir, 'phrases.sqlite3'), `UPDATE phrases SET created = ${to} WHERE word = '${word}'`]);
+}
+
 /**
  * `url` in a new page of `context`, hydrated, with Chromium's scroll anchoring or, when
  * `anchoring` is false, none, as in Safari (the page then keeps the reader's place itself).
@@ -539,7 +554,7 @@ async function openAnchoring(context, url, anchoring) {
 
 test('on a phone, a phrase minted on top leaves the card being read where it is, though the cards differ in height', async () => {
   // A page of cards, the newest two lines taller than the one minted over it.
-  const phrases = Array.from({ length: 25 }, (_, i) => ({ id: `p${i}`, word: `PHRASE NUMBER ${i}`, name: `Name ${i}` }));
+  const phrases = numbered(25);
   phrases.push({ id: 'tall', word: 'SEE YOU LATER', name: 'Jean-Baptiste Emmanuel Zorg the Third' });
   const own = await startHost({ phrases });
   try {
@@ -556,7 +571,7 @@ test('on a phone, a phrase minted on top leaves the card being read where it is,
         const word = anchoring ? 'SHORT' : 'SHORTER';
         const short = await own.cli('phrases', 'add', word, '--name', 'bo');
         assert.equal(short.code, 0, short.stderr);
-        await page.waitForFunction((word) => document.querySelector('main ul[role="list"] > li a > bdi')?.textContent === word, word, { timeout: 5000 });
+        await firstCardReads(page, word);
         await page.waitForTimeout(500);
         assert.equal(await top(), before, `the card read stays where it was (${anchoring ? 'the browser anchoring' : 'no scroll anchoring'})`);
       } finally {
@@ -569,8 +584,7 @@ test('on a phone, a phrase minted on top leaves the card being read where it is,
 });
 
 test('a card on screen whose time is written by hand moves to its new place, and the card being read stays where it is', async () => {
-  const phrases = Array.from({ length: 30 }, (_, i) => ({ id: `p${i}`, word: `PHRASE NUMBER ${i}`, name: `Name ${i}` }));
-  const own = await startHost({ phrases });
+  const own = await startHost({ phrases: numbered(30) });
   try {
     for (const anchoring of [true, false]) {
       const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
@@ -585,15 +599,14 @@ test('a card on screen whose time is written by hand moves to its new place, and
         const before = await top();
         // The card just below the one read, on screen, goes to the top of the list.
         const moved = (await cards.nth(13).locator('a > bdi').textContent()) ?? '';
-        const sql = `UPDATE phrases SET created = (SELECT MAX(created) FROM phrases) + 1 WHERE word = '${moved}'`;
-        execFileSync('sqlite3', [join(own.dataDir, 'phrases.sqlite3'), sql]);
-        await page.waitForFunction((word) => document.querySelector('main ul[role="list"] > li a > bdi')?.textContent === word, moved, { timeout: 5000 });
+        writeTime(own, moved, 'MAX');
+        await firstCardReads(page, moved);
         await page.waitForTimeout(500);
         assert.equal(await top(), before, `the card read stays where it was (${anchoring ? 'the browser anchoring' : 'no scroll anchoring'})`);
         const words = await page.locator('main ul[role="list"] > li a > bdi').allTextContents();
         assert.equal(words.filter((word) => word === moved).length, 1, 'the moved card shows once');
         // Put back below the rest for the second round.
-        execFileSync('sqlite3', [join(own.dataDir, 'phrases.sqlite3'), `UPDATE phrases SET created = (SELECT MIN(created) FROM phrases) - 1 WHERE word = '${moved}'`]);
+        writeTime(own, moved, 'MIN');
       } finally {
         await context.close();
       }
@@ -604,8 +617,7 @@ test('a card on screen whose time is written by hand moves to its new place, and
 });
 
 test('a card with the keyboard focus whose time is written by hand keeps the focus where it goes', async () => {
-  const phrases = Array.from({ length: 30 }, (_, i) => ({ id: `p${i}`, word: `PHRASE NUMBER ${i}`, name: `Name ${i}` }));
-  const own = await startHost({ phrases });
+  const own = await startHost({ phrases: numbered(30) });
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   try {
     const page = await context.newPage();
@@ -614,8 +626,8 @@ test('a card with the keyboard focus whose time is written by hand keeps the foc
     const link = page.locator('main ul[role="list"] > li').nth(9).locator('a');
     const moved = (await link.locator('> bdi').textContent()) ?? '';
     await link.focus();
-    execFileSync('sqlite3', [join(own.dataDir, 'phrases.sqlite3'), `UPDATE phrases SET created = (SELECT MAX(created) FROM phrases) + 1 WHERE word = '${moved}'`]);
-    await page.waitForFunction((word) => document.querySelector('main ul[role="list"] > li a > bdi')?.textContent === word, moved, { timeout: 5000 });
+    writeTime(own, moved, 'MAX');
+    await firstCardReads(page, moved);
     await page.waitForTimeout(200);
     const focused = await page.evaluate(() => {
       const active = document.activeElement;

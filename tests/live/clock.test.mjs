@@ -24,14 +24,18 @@ async function metric(url, name) {
   return line ? Number(line.split(' ')[1]) : undefined;
 }
 
+/** A host, and a wall clock for the CLI that writes to its store, apart from the host's. */
+async function hostAndWriter(t) {
+  const host = await startHost();
+  t.after(() => host.stop());
+  return { host, writer: steppableClock(t) };
+}
+
 test('the clock stepped forward an hour, then back two, around an outage of the store: readiness follows the outage, not the clock', async (t) => {
-  const clock = steppableClock();
+  const clock = steppableClock(t);
   // 10 s: a loaded runner may take seconds between noticing the outage and asking again.
   const host = await startHost({ args: ['--ready-stale-after-s', '10'], env: clock.env, prepare: (cli) => cli('phrases', 'add', 'TICK TOCK', '--name', 'Rex') });
-  t.after(async () => {
-    await host.stop();
-    clock.remove();
-  });
+  t.after(() => host.stop());
   const store = join(host.dataDir, STORE);
   const aside = join(host.dataDir, 'aside.sqlite3');
   let answer;
@@ -61,12 +65,7 @@ test('the clock stepped forward an hour, then back two, around an outage of the 
 });
 
 test('phrases minted by a clock set years ahead: the order kept and said, no time a browser cannot read, and a time put right by hand followed', async (t) => {
-  const host = await startHost();
-  const writer = steppableClock();
-  t.after(async () => {
-    await host.stop();
-    writer.remove();
-  });
+  const { host, writer } = await hostAndWriter(t);
   const add = async (word) => {
     const { code, stderr } = await runCli(['--data-dir', host.dataDir, 'phrases', 'add', word, '--name', 'Rex'], writer.env);
     assert.equal(code, 0, stderr);
@@ -111,12 +110,9 @@ test('an idle embedded store confirms its list as Firestore does: the time since
 });
 
 test('the clock stepped back two hours: every answer is dated by the clock as it is now, the router\'s as the cached pages\'', async (t) => {
-  const clock = steppableClock();
+  const clock = steppableClock(t);
   const host = await startHost({ env: clock.env });
-  t.after(async () => {
-    await host.stop();
-    clock.remove();
-  });
+  t.after(() => host.stop());
   const paths = ['/healthz', '/api/phrases?limit=1', '/feed.atom', '/words', '/words'];
   const dates = async () => Promise.all(paths.map(async (path) => Date.parse((await fetch(`${host.url}${path}`)).headers.get('date'))));
   for (const date of await dates()) assert.ok(Math.abs(date - Date.now()) < 5000, `${new Date(date).toISOString()}`);
@@ -130,12 +126,9 @@ test('the clock stepped back two hours: every answer is dated by the clock as it
 });
 
 test('a clock before 1970 is refused at start with what to do, not a host that says it serves and drops every connection', async (t) => {
-  const clock = steppableClock();
+  const clock = steppableClock(t);
   const dataDir = mkdtempSync(join(tmpdir(), 'lastwords-clock-data-'));
-  t.after(() => {
-    clock.remove();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  t.after(() => rmSync(dataDir, { recursive: true, force: true }));
   clock.step(-Math.round(Date.now() / 1000) - 3600);
   const { code, stderr } = await runCli(['serve', '--port', '0', '--data-dir', dataDir], clock.env);
   assert.equal(code, 1);
@@ -144,12 +137,7 @@ test('a clock before 1970 is refused at start with what to do, not a host that s
 });
 
 test('a phrase is not minted by a clock before phrase times begin (2001-09-09), which would give it no time to be listed by', async (t) => {
-  const host = await startHost();
-  const writer = steppableClock();
-  t.after(async () => {
-    await host.stop();
-    writer.remove();
-  });
+  const { host, writer } = await hostAndWriter(t);
   writer.step(Math.round(Date.parse('1995-01-01T00:00:00Z') / 1000 - Date.now() / 1000));
   for (const args of [['add', 'TOO EARLY', '--name', 'Rex'], ['import', '-']]) {
     const { code, stderr } = await runCli(['--data-dir', host.dataDir, 'phrases', ...args], writer.env);

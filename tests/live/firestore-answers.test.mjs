@@ -234,8 +234,7 @@ test('a stream that falls silent without an error is found out by the probe and 
 });
 
 test('a stream that falls silent just as the clock is stepped back an hour is found out all the same', async (t) => {
-  const clock = steppableClock();
-  t.after(() => clock.remove());
+  const clock = steppableClock(t);
   const { peer, host } = await setUp(t, [], clock.env);
   const call = await peer.nextCall();
   call.add();

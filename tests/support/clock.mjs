@@ -10,13 +10,17 @@ const LIBRARIES = [
   '/usr/lib/aarch64-linux-gnu/faketime/libfaketime.so.1',
 ];
 
-/** `env` for the host; `step(seconds)` moves its wall clock that far from the real one. */
-export function steppableClock() {
+/**
+ * `env` for the host; `step(seconds)` moves its wall clock that far from the real one.
+ * The offset's folder goes once test `t` ends.
+ */
+export function steppableClock(t) {
   const library = LIBRARIES.find((path) => existsSync(path));
   if (!library) throw new Error('libfaketime is missing: scripts/setup --tests installs it (Debian package faketime)');
   const dir = mkdtempSync(join(tmpdir(), 'lastwords-clock-'));
   const file = join(dir, 'offset');
   writeFileSync(file, '+0');
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
   return {
     env: {
       LD_PRELOAD: library,
@@ -29,9 +33,6 @@ export function steppableClock() {
       // Whole or not at all: the host reads the file at every call of the clock.
       writeFileSync(`${file}.next`, `${seconds >= 0 ? '+' : ''}${seconds}`);
       renameSync(`${file}.next`, file);
-    },
-    remove() {
-      rmSync(dir, { recursive: true, force: true });
     },
   };
 }
