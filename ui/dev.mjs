@@ -12,7 +12,7 @@
 // is minified, as in a release.
 //
 // Usage: node dev.mjs [--out DIR]
-import { existsSync, readdirSync, statSync, watch } from "node:fs";
+import { existsSync, readFileSync, readdirSync, statSync, watch } from "node:fs";
 import { mkdir, readdir, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -148,9 +148,44 @@ export async function watchUi({ out = path.join(uiDir, "dist-dev"), log = consol
       pending.clear();
       await running;
       await Promise.all(bundles.map((context) => context.dispose()));
+      const services = serviceProcesses();
       await esbuild.stop();
+      // esbuild's stop signals its service and returns: a caller that exits at once
+      // would leave it running a moment past its own end.
+      for (let waited = 0; waited < 2000 && services.some(isRunning); waited += 20) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
     },
   };
+}
+
+/** The esbuild service processes this process started (Linux; elsewhere none are known). */
+function serviceProcesses() {
+  const tasks = `/proc/${process.pid}/task`;
+  if (!existsSync(tasks)) return [];
+  const children = readdirSync(tasks).flatMap((task) => {
+    try {
+      return readFileSync(`${tasks}/${task}/children`, "utf8").split(" ").filter(Boolean).map(Number);
+    } catch {
+      return [];
+    }
+  });
+  return children.filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/comm`, "utf8").trim() === "esbuild";
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** Whether process `pid` has not yet exited (a zombie not yet reaped counts as exited). */
+function isRunning(pid) {
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return false;
+  }
 }
 
 /**
