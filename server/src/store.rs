@@ -183,18 +183,28 @@ pub enum AddOutcome {
     },
 }
 
+/// What an add did, and every phrase of the store as it read them to decide, when it
+/// read them all (Firestore, where documents written by other tools carry no guard): the
+/// CLI's look for phrases that read alike takes those rather than read the store again,
+/// which on Firestore is a billed read of each document.
+#[derive(Debug)]
+pub struct Added<T> {
+    pub done: T,
+    pub read: Option<Vec<Phrase>>,
+}
+
 /// A store the operator CLI reads and writes.
 pub trait PhraseStore: Send + Sync {
     /// Every phrase that follows the content rules.
     fn list(&self) -> BoxFuture<'_, Result<Vec<Phrase>, StoreError>>;
     /// Adds a phrase; refuses a word already taken, atomically, whoever else is adding.
-    fn add(&self, phrase: NewPhrase) -> BoxFuture<'_, Result<Phrase, StoreError>>;
+    fn add(&self, phrase: NewPhrase) -> BoxFuture<'_, Result<Added<Phrase>, StoreError>>;
     /// Adds many phrases, each as [`PhraseStore::add`] would, in as few round trips as
     /// the store allows; one outcome per phrase, in order.
     fn add_many(
         &self,
         phrases: Vec<NewPhrase>,
-    ) -> BoxFuture<'_, Result<Vec<AddOutcome>, StoreError>>;
+    ) -> BoxFuture<'_, Result<Added<Vec<AddOutcome>>, StoreError>>;
     /// Removes the phrase with `id`.
     fn remove(&self, id: String) -> BoxFuture<'_, Result<Phrase, StoreError>>;
 }

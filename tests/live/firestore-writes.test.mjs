@@ -120,3 +120,45 @@ test('import into Firestore adds every valid entry through guarded commits', asy
   // Left in place: removing them one by one would make the emulator re-send the whole
   // collection hundreds of times; the restart below starts it empty.
 });
+
+/** The phrases in Firestore, as `phrases list` reads them. */
+async function stored() {
+  const listed = await host.cli('phrases', 'list', '--json');
+  assert.equal(listed.code, 0, listed.stderr);
+  return JSON.parse(listed.stdout);
+}
+
+test('a phrase added reads the collection once, as Firestore bills it, and is still told which phrase it reads like', async () => {
+  const documents = (await stored()).length;
+  assert.ok(documents > 250, `${documents} phrases: the import above left them`);
+  const before = await emulator.documentsRead();
+  // A letter O where the import's phrase has a zero.
+  const result = await host.cli('phrases', 'add', 'bulk o', '--name', 'Lookalike');
+  assert.equal(result.code, 0, result.stderr);
+  assert.match(result.stderr, /"BULK O" reads like "BULK 0" by "Importer"/);
+  const read = (await emulator.documentsRead()) - before;
+  // The collection, a query for the word and the host's probes, not the collection twice.
+  assert.ok(read <= documents + 10, `${read} documents read for one add to ${documents}`);
+});
+
+test('an import whose commit meets a guard left behind settles its phrases from the one read, and mints them all', async () => {
+  const added = await host.cli('phrases', 'add', 'left behind', '--name', 'First');
+  assert.equal(added.code, 0, added.stderr);
+  await emulator.remove(/added (\S+)/.exec(added.stdout)[1]);
+  const documents = (await stored()).length;
+  const file = join(host.dataDir, 'guarded.json');
+  // First: the emulator applies a commit's writes up to the one that fails (Firestore
+  // applies none), so only a commit that fails at its first write is one here.
+  const entries = [{ word: 'LEFT BEHIND', name: 'Second' }];
+  entries.push(...Array.from({ length: 40 }, (_, i) => ({ word: `SETTLED ${i}`, name: 'Importer' })));
+  writeFileSync(file, JSON.stringify(entries));
+  const before = await emulator.documentsRead();
+  const result = await host.cli('phrases', 'import', file);
+  assert.match(result.stdout, /41 entries: added 41, skipped 0 as already taken, rejected 0/, result.stderr);
+  const read = (await emulator.documentsRead()) - before;
+  // One read of the collection for the import, one more for the phrase whose guard was
+  // left behind; settled one by one, each a read of its own, it was 41 reads of it.
+  assert.ok(read <= 3 * documents + 50, `${read} documents read for an import of 41 into ${documents}`);
+  const words = (await stored()).map((p) => p.word);
+  assert.deepEqual(entries.map((e) => e.word).filter((w) => !words.includes(w)), [], 'not minted');
+});

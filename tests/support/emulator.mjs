@@ -21,7 +21,7 @@ export async function startEmulator(port = 0) {
   const boundPort = await started;
   const send = (command) =>
     new Promise((resolve, reject) => {
-      pending.push((line) => (line === 'OK' ? resolve() : reject(new Error(line))));
+      pending.push((line) => (line === 'OK' || line.startsWith('OK ') ? resolve(line.slice(3)) : reject(new Error(line))));
       child.stdin.write(`${JSON.stringify(command)}\n`);
     });
   return {
@@ -33,6 +33,8 @@ export async function startEmulator(port = 0) {
     resume: () => child.kill('SIGCONT'),
     set: (id, fields) => send({ set: { id, fields } }),
     remove: (id) => send({ delete: id }),
+    /** The documents RunQuery and BatchGet have sent so far: what Firestore bills as reads. */
+    documentsRead: async () => Number(await send({ reads: true })),
     async stop() {
       if (child.exitCode !== null) return;
       const exited = new Promise((resolve) => child.once('exit', resolve));

@@ -4,6 +4,8 @@
 // Commit path, so listeners see them exactly as they see a client's write:
 //   {"set": {"id": "abc", "fields": {"word": "HI", "name": "Rex"}}}   (a non-string value stays as given)
 //   {"delete": "abc"}
+// and {"reads": true} answers `OK <n>`: the documents sent by RunQuery and BatchGet so
+// far, as Firestore bills reads.
 // Usage: node firestore-emulator.mjs [port]   (0 or none: any free port)
 import { createInterface } from 'node:readline';
 import { FirestoreServer } from '@firestore-emulator/server';
@@ -21,6 +23,23 @@ const port = await new Promise((resolve, reject) => {
     error ? reject(error) : resolve(bound),
   );
 });
+
+let documentsRead = 0;
+for (const [method, sent] of [
+  ['RunQuery', (response) => response.has_document],
+  ['BatchGetDocuments', (response) => response.has_found],
+]) {
+  const handler = grpcServer.handlers.get(`/google.firestore.v1.Firestore/${method}`);
+  const serve = handler.func;
+  handler.func = (call, ...rest) => {
+    const write = call.write.bind(call);
+    call.write = (response, ...more) => {
+      if (sent(response)) documentsRead += 1;
+      return write(response, ...more);
+    };
+    return serve(call, ...rest);
+  };
+}
 console.log(`READY ${port}`);
 
 const value = (v) => (typeof v === 'string' ? { string_value: v } : typeof v === 'number' ? { integer_value: v } : { null_value: 0 });
@@ -29,6 +48,10 @@ for await (const line of createInterface({ input: process.stdin })) {
   if (!line.trim()) continue;
   try {
     const command = JSON.parse(line);
+    if (command.reads) {
+      console.log(`OK ${documentsRead}`);
+      continue;
+    }
     const write = command.delete
       ? Write.fromObject({ delete: documentName(command.delete) })
       : Write.fromObject({

@@ -10,7 +10,7 @@ use crate::config::Store;
 use crate::feed::Phrase;
 use crate::feed::list::PhraseList;
 use crate::store::embedded::{self, EmbeddedStore, Seed};
-use crate::store::{AddOutcome, NewPhrase, PhraseStore, StoreError};
+use crate::store::{AddOutcome, Added, NewPhrase, PhraseStore, StoreError};
 use crate::text::{preview, quoted, skeleton, terminal_safe};
 
 /// The settings these commands use (the store's), by id: their help lists only these.
@@ -116,7 +116,7 @@ pub async fn run(config: &Store, command: PhrasesCommand) -> anyhow::Result<()> 
         }
         PhrasesCommand::Add { word, name } => {
             let phrase = NewPhrase::validated(&word, &name)?;
-            let phrase = store.add(phrase).await?;
+            let Added { done: phrase, read } = store.add(phrase).await?;
             crate::say!(
                 "added {} {} by {}",
                 phrase.id,
@@ -124,7 +124,7 @@ pub async fn run(config: &Store, command: PhrasesCommand) -> anyhow::Result<()> 
                 quoted(&phrase.name)
             );
             say_dated_ahead(std::slice::from_ref(&phrase));
-            say_lookalikes(store.as_ref(), &[phrase]).await;
+            say_lookalikes(store.as_ref(), &[phrase], read).await;
         }
         PhrasesCommand::Remove { id } => {
             // No store holds such an id (Firestore's client answered `a/b` with a hint
@@ -311,16 +311,23 @@ fn say_dated_ahead(added: &[Phrase]) {
 /// Says which of `added` read like another phrase in the store (one confusable skeleton,
 /// `DIN0 ROAR` beside `DINO ROAR`): minted all the same, as the checker would call them
 /// free, but the operator who typed one by hand should know what visitors will be told.
-async fn say_lookalikes(store: &dyn PhraseStore, added: &[Phrase]) {
+/// `read`: the store as the add read it, before the add, when it read it whole.
+async fn say_lookalikes(store: &dyn PhraseStore, added: &[Phrase], read: Option<Vec<Phrase>>) {
     if added.is_empty() {
         return;
     }
-    let all = match store.list().await {
-        Ok(all) => all,
-        Err(error) => {
-            crate::tell!("could not look for phrases that read alike: {error}");
-            return;
+    let all = match read {
+        Some(mut all) => {
+            all.extend_from_slice(added);
+            all
         }
+        None => match store.list().await {
+            Ok(all) => all,
+            Err(error) => {
+                crate::tell!("could not look for phrases that read alike: {error}");
+                return;
+            }
+        },
     };
     // The index the checker asks, over the store as it is now.
     let list = PhraseList::from_phrases(all);
@@ -394,8 +401,11 @@ async fn import(store: &dyn PhraseStore, file: &std::path::Path) -> anyhow::Resu
             Err(error) => rejected.push(format!("#{number} {}: {error}", preview(word))),
         }
     }
-    let outcomes = match store.add_many(valid).await {
-        Ok(outcomes) => outcomes,
+    let Added {
+        done: outcomes,
+        read,
+    } = match store.add_many(valid).await {
+        Ok(added) => added,
         Err(StoreError::Partial { committed, cause }) => bail!(
             "the import stopped: {cause}; the {committed} phrases before it were committed \
              (and perhaps the ones it was writing): importing the same file again adds the \
@@ -439,7 +449,7 @@ async fn import(store: &dyn PhraseStore, file: &std::path::Path) -> anyhow::Resu
         crate::say!("skipped {} more as already taken", taken - SKIPPED_LISTED);
     }
     say_dated_ahead(&added_phrases);
-    say_lookalikes(store, &added_phrases).await;
+    say_lookalikes(store, &added_phrases, read).await;
     crate::say!(
         "{total} entries: added {added}, skipped {taken} as already taken, rejected {}",
         rejected.len()

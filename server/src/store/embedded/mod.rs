@@ -24,7 +24,7 @@ use std::time::Duration;
 use futures_util::future::BoxFuture;
 use rusqlite::{Connection, ErrorCode, OpenFlags, OptionalExtension as _, params};
 
-use super::{AddOutcome, NewPhrase, PhraseStore, StoreError, new_document_id};
+use super::{AddOutcome, Added, NewPhrase, PhraseStore, StoreError, new_document_id};
 use crate::feed::{Feed, Phrase};
 use crate::metrics::Metrics;
 use crate::text::ContentError;
@@ -556,15 +556,25 @@ impl PhraseStore for EmbeddedStore {
         })
     }
 
-    fn add(&self, phrase: NewPhrase) -> BoxFuture<'_, Result<Phrase, StoreError>> {
-        self.blocking(move |store| store.add_now(phrase))
+    fn add(&self, phrase: NewPhrase) -> BoxFuture<'_, Result<Added<Phrase>, StoreError>> {
+        self.blocking(move |store| {
+            Ok(Added {
+                done: store.add_now(phrase)?,
+                read: None,
+            })
+        })
     }
 
     fn add_many(
         &self,
         phrases: Vec<NewPhrase>,
-    ) -> BoxFuture<'_, Result<Vec<AddOutcome>, StoreError>> {
-        self.blocking(move |store| store.add_many_now(phrases))
+    ) -> BoxFuture<'_, Result<Added<Vec<AddOutcome>>, StoreError>> {
+        self.blocking(move |store| {
+            Ok(Added {
+                done: store.add_many_now(phrases)?,
+                read: None,
+            })
+        })
     }
 
     fn remove(&self, id: String) -> BoxFuture<'_, Result<Phrase, StoreError>> {

@@ -2,6 +2,8 @@
 //! as its phrase with a must-not-exist precondition, so two adds of one word cannot both
 //! commit; imports write phrases and guards in chunks.
 
+use std::collections::HashMap;
+
 use firestore::gcloud_sdk::google::firestore::v1::Document;
 use firestore::{FirestoreTransaction, FirestoreWritePrecondition};
 use serde::{Deserialize, Serialize};
@@ -9,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use super::listen::{phrase_of, text_field};
 use super::{FirestoreStore, StoredPhrase};
 use crate::feed::Phrase;
-use crate::store::{NewPhrase, StoreError, new_document_id};
+use crate::store::{Added, NewPhrase, StoreError, new_document_id};
 
 /// How many phrases an import writes per commit: a phrase and its guard are two writes,
 /// and a commit takes at most 500.
@@ -23,11 +25,11 @@ impl FirestoreStore {
         guard_collection(&self.settings.collection)
     }
 
-    /// The phrase holding `word` (normalised) as the site shows it, guarded or not:
-    /// documents written by other tools have no guard and still count, also when they
-    /// stored the word as typed (the site shows it normalised), and those the site skips
-    /// as malformed do not, as an import counts them.
-    async fn holder_of(&self, word: &str) -> Result<Option<Phrase>, StoreError> {
+    /// Who holds `word` (normalised) as the site shows it, guarded or not: documents
+    /// written by other tools have no guard and still count, also when they stored the
+    /// word as typed (the site shows it normalised), and those the site skips as
+    /// malformed do not, as an import counts them.
+    async fn holder_of(&self, word: &str) -> Result<Holding, StoreError> {
         let found: Vec<Document> = self
             .db
             .fluent()
@@ -39,15 +41,15 @@ impl FirestoreStore {
             .await
             .map_err(|e| self.backend("query", e))?;
         if let Some(phrase) = found.iter().find_map(|document| phrase_of(document).ok()) {
-            return Ok(Some(phrase));
+            return Ok(Holding::Held(phrase));
         }
         // Stored in another form: only a read of every word finds it.
         use crate::store::PhraseStore as _;
-        Ok(self
-            .list()
-            .await?
-            .into_iter()
-            .find(|phrase| phrase.word == word))
+        let all = self.list().await?;
+        Ok(match all.iter().find(|phrase| phrase.word == word) {
+            Some(holder) => Holding::Held(holder.clone()),
+            None => Holding::Free(all),
+        })
     }
 
     /// The id of the phrase `word`'s guard names, if there is a guard.
@@ -151,7 +153,14 @@ impl FirestoreStore {
         }
     }
 
-    pub(super) async fn add_one(&self, new: NewPhrase) -> Result<Phrase, StoreError> {
+    /// Adds `new` unless its word is taken. `known`: the words of the collection (with
+    /// their minters) as the caller read it a moment ago, which the first look takes
+    /// instead of reading every document; the guards catch what was minted since.
+    pub(super) async fn add_one(
+        &self,
+        new: NewPhrase,
+        known: Option<&HashMap<String, String>>,
+    ) -> Result<Added<Phrase>, StoreError> {
         let phrase = Phrase {
             id: new_document_id(),
             word: new.word,
@@ -160,23 +169,34 @@ impl FirestoreStore {
             created: crate::feed::now_ms() * 1_000,
             edited: 0,
         };
+        let taken = |holder: Phrase| StoreError::Taken {
+            word: holder.word,
+            name: holder.name,
+        };
+        let mut read = None;
         // A few rounds at most: the later ones after clearing a guard whose phrase is gone
         // (deleted by another tool), so a word can be minted again.
-        for _ in 0..3 {
-            if let Some(holder) = self.holder_of(&phrase.word).await? {
-                return Err(StoreError::Taken {
-                    word: holder.word,
-                    name: holder.name,
-                });
+        for round in 0..3 {
+            match known.filter(|_| round == 0) {
+                Some(known) => {
+                    if let Some(name) = known.get(&phrase.word) {
+                        return Err(StoreError::Taken {
+                            word: phrase.word,
+                            name: name.clone(),
+                        });
+                    }
+                }
+                None => match self.holder_of(&phrase.word).await? {
+                    Holding::Held(holder) => return Err(taken(holder)),
+                    Holding::Free(all) => read = Some(all),
+                },
             }
             if self.commit_guarded(std::slice::from_ref(&phrase)).await? {
-                return Ok(phrase);
+                return Ok(Added { done: phrase, read });
             }
-            if let Some(holder) = self.holder_of(&phrase.word).await? {
-                return Err(StoreError::Taken {
-                    word: holder.word,
-                    name: holder.name,
-                });
+            match self.holder_of(&phrase.word).await? {
+                Holding::Held(holder) => return Err(taken(holder)),
+                Holding::Free(all) => read = Some(all),
             }
             // Only a guard naming a phrase that is gone, or that holds another word now:
             // one naming a phrase just minted by another adder is that adder's.
@@ -235,6 +255,13 @@ pub fn guard_collection(collection: &str) -> String {
 pub fn guard_id(word: &str) -> String {
     use sha2::Digest as _;
     hex::encode(sha2::Sha256::digest(word.as_bytes()))
+}
+
+/// Who holds a word.
+enum Holding {
+    Held(Phrase),
+    /// No one: every phrase of the collection, read to be sure.
+    Free(Vec<Phrase>),
 }
 
 /// The fields of a guard document.

@@ -23,7 +23,9 @@ use futures_util::future::BoxFuture;
 use prometheus::IntCounter;
 use serde::{Deserialize, Serialize};
 
-use super::{AddOutcome, FirestoreSettings, NewPhrase, PhraseStore, StoreError, new_document_id};
+use super::{
+    AddOutcome, Added, FirestoreSettings, NewPhrase, PhraseStore, StoreError, new_document_id,
+};
 use crate::feed::{Feed, Phrase, mono_ms, now_ms};
 use follow::PROBE_TIMEOUT;
 use guards::IMPORT_CHUNK;
@@ -218,23 +220,23 @@ impl PhraseStore for FirestoreStore {
         })
     }
 
-    fn add(&self, phrase: NewPhrase) -> BoxFuture<'_, Result<Phrase, StoreError>> {
-        Box::pin(self.add_one(phrase))
+    fn add(&self, phrase: NewPhrase) -> BoxFuture<'_, Result<Added<Phrase>, StoreError>> {
+        Box::pin(self.add_one(phrase, None))
     }
 
     fn add_many(
         &self,
         phrases: Vec<NewPhrase>,
-    ) -> BoxFuture<'_, Result<Vec<AddOutcome>, StoreError>> {
+    ) -> BoxFuture<'_, Result<Added<Vec<AddOutcome>>, StoreError>> {
         Box::pin(async move {
             // One read of the collection instead of a query per phrase; the guards still
             // decide, so a phrase added meanwhile by someone else is caught at commit.
-            let mut taken: HashMap<String, String> = self
-                .list()
-                .await?
-                .into_iter()
-                .map(|phrase| (phrase.word, phrase.name))
+            let read = self.list().await?;
+            let known: HashMap<String, String> = read
+                .iter()
+                .map(|phrase| (phrase.word.clone(), phrase.name.clone()))
                 .collect();
+            let mut taken = known.clone();
             let mut outcomes = Vec::with_capacity(phrases.len());
             let mut pending = Vec::new();
             for new in phrases {
@@ -291,23 +293,28 @@ impl PhraseStore for FirestoreStore {
                     Ok(false) => {}
                     Err(error) => return Err(stopped(committed, error)),
                 }
-                // Someone minted one of these meanwhile: settle each on its own.
+                // Someone minted one of these meanwhile: settle each on its own, from the
+                // read above (another read of every document for each would cost a chunk
+                // of 200 as many reads of the collection).
                 for (&index, phrase) in chunk.iter().zip(batch) {
                     let new = NewPhrase {
                         word: phrase.word,
                         name: phrase.name,
                     };
-                    outcomes[index] = match self.add_one(new).await {
-                        Ok(phrase) => {
+                    outcomes[index] = match self.add_one(new, Some(&known)).await {
+                        Ok(added) => {
                             committed += 1;
-                            AddOutcome::Added(phrase)
+                            AddOutcome::Added(added.done)
                         }
                         Err(StoreError::Taken { word, name }) => AddOutcome::Taken { word, name },
                         Err(error) => return Err(stopped(committed, error)),
                     };
                 }
             }
-            Ok(outcomes)
+            Ok(Added {
+                done: outcomes,
+                read: Some(read),
+            })
         })
     }
 
