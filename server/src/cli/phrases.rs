@@ -292,7 +292,7 @@ fn clock_dates_mints() -> anyhow::Result<()> {
 /// first such mint, so the operator puts that time right before more follow it.
 fn say_dated_ahead(added: &[Phrase]) {
     const DAY_US: u64 = 86_400_000_000;
-    let now = crate::feed::now_ms() * 1000;
+    let now = crate::feed::now_us();
     let Some(latest) = added.iter().map(|phrase| phrase.created).max() else {
         return;
     };

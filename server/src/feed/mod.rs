@@ -216,6 +216,13 @@ pub fn now_ms() -> u64 {
         .map_or(0, |d| d.as_millis() as u64)
 }
 
+/// Microseconds since the Unix epoch, as a phrase's times are kept.
+pub fn now_us() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_micros() as u64)
+}
+
 impl Default for Feed {
     fn default() -> Self {
         Self::new()

@@ -861,6 +861,7 @@ mod tests {
     use super::schema::SAMPLES;
     use super::*;
     use crate::feed::list::{FIRST_TIME_US, MAX_CREATED};
+    use crate::feed::now_us;
 
     fn words(feed: &Feed) -> Vec<String> {
         let mut words: Vec<String> = feed.current().list.iter().map(|p| p.word.clone()).collect();
@@ -928,10 +929,6 @@ mod tests {
                 assert_eq!(look.unwrap(), inspect::Found::Store);
             }
         });
-    }
-
-    fn now_us() -> u64 {
-        crate::feed::now_ms() * 1000
     }
 
     /// `(id, created)` newest first, as the list shows them.
@@ -1200,7 +1197,8 @@ END;
         let timed = listed(&path);
         let ids: Vec<&str> = timed.iter().map(|(id, _)| id.as_str()).collect();
         assert_eq!(ids, order, "the order is kept");
-        assert!(timed[0].1 < now_us() && timed[3].1 >= before - 10);
+        // SQLite's clock is rounded to the nearest millisecond.
+        assert!(timed[0].1 < now_us() + 1000 && timed[3].1 >= before - 1000);
         assert!(timed.windows(2).all(|w| w[0].1 > w[1].1), "{timed:?}");
         let read = store.read_all().unwrap();
         assert!(read.phrases.iter().all(|p| p.created >= FIRST_TIME_US));

@@ -87,7 +87,7 @@ pub(super) fn mint_times(
     connection: &Connection,
     count: usize,
 ) -> rusqlite::Result<impl Iterator<Item = i64>> {
-    let now = (crate::feed::now_ms() * 1000) as i64;
+    let now = crate::feed::now_us() as i64;
     let newest_up_to = |bound: i64| -> rusqlite::Result<i64> {
         connection.query_row(
             "SELECT COALESCE(CAST(MAX(created) AS INTEGER), 0) FROM phrases WHERE created <= ?1",

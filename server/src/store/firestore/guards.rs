@@ -166,7 +166,7 @@ impl FirestoreStore {
             word: new.word,
             name: new.name,
             // Firestore's times reach the list through the listener.
-            created: crate::feed::now_ms() * 1_000,
+            created: crate::feed::now_us(),
             edited: 0,
         };
         let taken = |holder: Phrase| StoreError::Taken {

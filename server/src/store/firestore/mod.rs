@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 use super::{
     AddOutcome, Added, FirestoreSettings, NewPhrase, PhraseStore, StoreError, new_document_id,
 };
-use crate::feed::{Feed, Phrase, mono_ms, now_ms};
+use crate::feed::{Feed, Phrase, mono_ms, now_us};
 use follow::PROBE_TIMEOUT;
 use guards::IMPORT_CHUNK;
 use listen::{Publish, Resumes, micros, phrase_of, text_field};
@@ -253,7 +253,7 @@ impl PhraseStore for FirestoreStore {
                     word: new.word,
                     name: new.name,
                     // Firestore's times reach the list through the listener.
-                    created: now_ms() * 1_000,
+                    created: now_us(),
                     edited: 0,
                 }));
                 pending.push(outcomes.len() - 1);
