@@ -61,10 +61,7 @@ pub fn follow(settings: FirestoreSettings, feed: Feed, metrics: &Metrics) {
                 },
                 Err(error) => told.warn("cannot connect to Firestore", &error),
             }
-            match &told.0 {
-                Some(reason) => feed.health().down_because(reason.clone()),
-                None => feed.health().down(),
-            }
+            told.down(&feed);
             lost.get_or_insert_with(Instant::now);
             let delay = backoff(attempt);
             attempt = attempt.saturating_add(1);
@@ -91,6 +88,14 @@ impl Told {
         } else {
             tracing::warn!(%reason, "{what}; retrying with backoff (said again only if the cause changes)");
             self.0 = Some(said);
+        }
+    }
+
+    /// Marks `feed` down, for the cause told last if there is one.
+    fn down(&self, feed: &Feed) {
+        match &self.0 {
+            Some(reason) => feed.health().down_because(reason.clone()),
+            None => feed.health().down(),
         }
     }
 
