@@ -53,6 +53,13 @@ describe("every picture in the catalogue", () => {
   it("draws the same bytes on every build, so file hashes only change with the art", () => {
     expect(renderCatalog()).toEqual(catalog);
   });
+
+  // A nested <svg> clips to its box unless told not to: the megaphone of "need-you" was
+  // cut flat at the Dino's 200 units, its sound lines gone.
+  it.each(catalog)("%s draws what a placed Dino holds past its box", (_name, svg) => {
+    const nested = svg.match(/<svg [^>]*>/g)?.slice(1) ?? [];
+    for (const tag of nested) expect(tag).toContain('overflow="visible"');
+  });
 });
 
 describe("the pictures the host rasterises", () => {

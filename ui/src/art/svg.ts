@@ -34,11 +34,22 @@ export function svgDocument(size: Size, ...children: readonly string[]): string 
   );
 }
 
-/** A drawing placed inside another one: `viewBox` content scaled into a box. */
+/**
+ * A drawing placed inside another one: `viewBox` content scaled into a box. Not clipped
+ * to the box, as a nested `<svg>` is by default: what a Dino holds out in front of it
+ * (a megaphone's bell and its sound) reaches past its own 200 units.
+ */
 export function nested(box: Box, viewBox: Size, ...children: readonly string[]): string {
   return el(
     "svg",
-    { x: box.x, y: box.y, width: box.width, height: box.height, viewBox: `0 0 ${num(viewBox.width)} ${num(viewBox.height)}` },
+    {
+      x: box.x,
+      y: box.y,
+      width: box.width,
+      height: box.height,
+      viewBox: `0 0 ${num(viewBox.width)} ${num(viewBox.height)}`,
+      overflow: "visible",
+    },
     ...children,
   );
 }
