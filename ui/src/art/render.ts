@@ -29,6 +29,7 @@ const SCENES: Readonly<Record<SceneName, () => string>> = {
   icon: appIcon,
   "backdrop-mobile": () => backdrop("mobile"),
   "backdrop-tablet": () => backdrop("tablet"),
+  "backdrop-landscape": () => backdrop("landscape"),
   "backdrop-desktop": () => backdrop("desktop"),
   "backdrop-wide": () => backdrop("wide"),
 };

@@ -18,14 +18,18 @@ export const FAVICON_SIZE: Size = { width: 32, height: 32 };
 export const ICON_SIZE: Size = { width: 512, height: 512 };
 export const OG_SIZE: Size = { width: 1200, height: 630 };
 
-/** Where the intro's background can be shown: one drawing per layout. */
-export type Backdrop = "mobile" | "tablet" | "desktop" | "wide";
+/**
+ * Where the intro's background can be shown: one drawing per layout. `tablet` is the
+ * one column above phones, `landscape` the two columns below desktops.
+ */
+export type Backdrop = "mobile" | "tablet" | "landscape" | "desktop" | "wide";
 
-export const BACKDROPS: readonly Backdrop[] = ["mobile", "tablet", "desktop", "wide"];
+export const BACKDROPS: readonly Backdrop[] = ["mobile", "tablet", "landscape", "desktop", "wide"];
 
 export const BACKDROP_SIZES: Readonly<Record<Backdrop, Size>> = {
   mobile: { width: 480, height: 1040 },
   tablet: { width: 960, height: 1040 },
+  landscape: { width: 1100, height: 800 },
   desktop: { width: 1600, height: 900 },
   wide: { width: 2400, height: 1000 },
 };

@@ -12,7 +12,8 @@ const BACKDROP_LAYOUTS: Readonly<
   Record<Backdrop, { horizon: number; volcanoX: number; volcanoWidth: number; moon: { x: number; y: number; r: number } }>
 > = {
   mobile: { horizon: 0.8, volcanoX: 0.2, volcanoWidth: 0.5, moon: { x: 0.86, y: 0.045, r: 0.05 } },
-  tablet: { horizon: 0.78, volcanoX: 0.76, volcanoWidth: 0.3, moon: { x: 0.56, y: 0.15, r: 0.05 } },
+  tablet: { horizon: 0.78, volcanoX: 0.76, volcanoWidth: 0.3, moon: { x: 0.74, y: 0.052, r: 0.032 } },
+  landscape: { horizon: 0.8, volcanoX: 0.52, volcanoWidth: 0.26, moon: { x: 0.8, y: 0.19, r: 0.04 } },
   desktop: { horizon: 0.74, volcanoX: 0.52, volcanoWidth: 0.24, moon: { x: 0.5, y: 0.12, r: 0.06 } },
   wide: { horizon: 0.74, volcanoX: 0.5, volcanoWidth: 0.18, moon: { x: 0.52, y: 0.12, r: 0.06 } },
 };

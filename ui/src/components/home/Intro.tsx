@@ -54,10 +54,14 @@ export function Intro({ site }: Props) {
   );
 }
 
-/** Each drawing shows on its own range of widths: phone, tablet, desktop, wide desktop. */
+/**
+ * Each drawing shows on its own range of widths: phone, tablet (one column), tablet
+ * held sideways (two), desktop, wide desktop.
+ */
 const BACKDROP_VISIBILITY: Readonly<Record<Backdrop, string>> = {
   mobile: "block sm:hidden",
-  tablet: "hidden sm:block lg:hidden",
+  tablet: "hidden sm:block md:hidden",
+  landscape: "hidden md:block lg:hidden",
   desktop: "hidden lg:block 2xl:hidden",
   wide: "hidden 2xl:block",
 };
