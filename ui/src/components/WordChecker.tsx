@@ -102,12 +102,19 @@ export function WordChecker({ action, placeholder, check, phraseHref, checkHref,
   const message = STATUS[check.status];
   return (
     <form method="get" action={action} onSubmit={onSubmit} className="mt-10 max-w-xl">
-      <label htmlFor={INPUT_ID} className="font-display text-sm font-bold uppercase tracking-widest text-accent">
-        {"Type & Check"}
-      </label>
       {/* On a phone the box is the phrase's alone (a 20-character one fits at 320 px): the
           button, there without JavaScript, and the counter go up beside the label, out of
-          the flow, so nothing moves when the button goes. */}
+          the flow, so nothing moves when the button goes. The label leaves them its end,
+          in rem as they are sized, so it wraps before it reaches them in large text. */}
+      <label
+        htmlFor={INPUT_ID}
+        className={classNames(
+          "block font-display text-sm font-bold uppercase tracking-widest text-accent sm:pe-0",
+          submitButton ? "pe-[8.5rem]" : "pe-12",
+        )}
+      >
+        {"Type & Check"}
+      </label>
       <div className="relative mt-3 flex items-center gap-3 rounded-xl border border-white/30 bg-black px-4 focus-within:border-accent focus-within:ring-2 focus-within:ring-accent">
         {/* The box's size container: the phrase shrinks to it as it grows (check-fit). */}
         <div className="@container min-w-0 flex-1">
