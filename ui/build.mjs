@@ -221,16 +221,40 @@ async function buildClient(artFiles) {
   return clientEntry(await esbuild.build(clientOptions(artFiles)));
 }
 
-/** The entry file of a client build and the chunks it imports statically. */
+/** The islands the browser imports when a page has them (src/islands/load.ts), by name. */
+const ISLAND_SOURCES = { words: "src/islands/WordsLive.tsx", phrase: "src/islands/PhraseLive.tsx" };
+
+/**
+ * The entry file of a client build, the chunks it imports statically, and for each island
+ * imported on demand the chunks its import fetches beyond those: what a page with that
+ * island preloads.
+ */
 export function clientEntry(result) {
-  const outputs = Object.entries(result.metafile.outputs);
-  const entry = outputs.find(([, output]) => output.entryPoint === "src/client.tsx");
-  if (!entry) throw new Error("esbuild produced no output for src/client.tsx");
-  const [entryPath, entryOutput] = entry;
-  const preload = entryOutput.imports
-    .filter((imported) => imported.kind === "import-statement" && !imported.external)
-    .map((imported) => path.basename(imported.path));
-  return { js: path.basename(entryPath), preload };
+  const outputs = result.metafile.outputs;
+  const outputOf = (source) => {
+    const found = Object.entries(outputs).find(([, output]) => output.entryPoint === source);
+    if (!found) throw new Error(`esbuild produced no output for ${source}`);
+    return found[0];
+  };
+  /** `file` and every chunk it imports statically, transitively. */
+  const closure = (file, into = new Set()) => {
+    if (into.has(file)) return into;
+    into.add(file);
+    for (const imported of outputs[file].imports) {
+      if (imported.kind === "import-statement" && !imported.external) closure(imported.path, into);
+    }
+    return into;
+  };
+  const entryPath = outputOf("src/client.tsx");
+  const loaded = closure(entryPath);
+  const islands = Object.fromEntries(
+    Object.entries(ISLAND_SOURCES).map(([name, source]) => [
+      name,
+      [...closure(outputOf(source))].filter((file) => !loaded.has(file)).map((file) => path.basename(file)),
+    ]),
+  );
+  const preload = [...loaded].filter((file) => file !== entryPath).map((file) => path.basename(file));
+  return { js: path.basename(entryPath), preload, islands };
 }
 
 /**
@@ -505,7 +529,7 @@ async function main() {
 
 /** What the host reads to link a build's files (server/src/render/assets.rs). */
 export function manifestOf(client, css, font, art) {
-  return { js: client.js, css, preload: client.preload, fonts: [font], art };
+  return { js: client.js, css, preload: client.preload, islands: client.islands, fonts: [font], art };
 }
 
 export function manifestText(manifest) {

@@ -654,6 +654,40 @@ async function brightestBehind(blank, text, width) {
   );
 }
 
+// The budget of issue 4 (scripts/audit measures it with Lighthouse beside): the list's
+// code (its virtualiser, live feed and checker) had grown the one bundle to 86 KB.
+test('the landing page fetches at most 80 KB of JavaScript, none of the list\'s, and hydrates', async () => {
+  const preloaded = async (page) =>
+    page.evaluate(() => [...document.querySelectorAll('link[rel="modulepreload"]')].map((link) => new URL(link.href).pathname));
+  const wordsContext = await browser.newContext({ viewport: mobile, javaScriptEnabled: false });
+  const words = await wordsContext.newPage();
+  await words.goto(`${host.url}/words`);
+  const wordsModules = await preloaded(words);
+  await wordsContext.close();
+  // Its own, with nothing cached.
+  const context = await browser.newContext({ viewport: mobile });
+  try {
+    const page = await context.newPage();
+    const scripts = [];
+    page.on('requestfinished', (request) => {
+      if (request.resourceType() === 'script') scripts.push(request);
+    });
+    await page.goto(`${host.url}/`);
+    await page.waitForSelector('html[data-hydrated="true"]', { timeout: 10_000 });
+    await page.waitForLoadState('networkidle');
+    let bytes = 0;
+    for (const request of scripts) bytes += (await request.sizes()).responseBodySize;
+    assert.ok(bytes <= 80_000, `${bytes} bytes of JavaScript in ${scripts.length} files`);
+    const homeModules = await preloaded(page);
+    const listOnly = wordsModules.filter((path) => !homeModules.includes(path));
+    assert.ok(listOnly.length > 0, `the list's page preloads modules of its own: ${wordsModules}`);
+    const fetched = scripts.map((request) => new URL(request.url()).pathname);
+    assert.deepEqual(fetched.filter((path) => listOnly.includes(path)), [], 'the list\'s modules');
+  } finally {
+    await context.close();
+  }
+});
+
 test('no star of the night sky shows within the intro\'s paragraph, where it would read as an accent on a letter', async () => {
   const blank = await browser.newPage();
   try {

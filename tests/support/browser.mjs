@@ -31,8 +31,10 @@ export function watchProblems(page) {
   page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
   page.on('requestfailed', (request) => {
     const failure = request.failure()?.errorText ?? '';
-    // A socket closed by the test's own navigation is not a problem of the page.
-    if (!failure.includes('ERR_ABORTED')) problems.push(`requestfailed: ${request.url()} ${failure}`);
+    // A socket closed by the test's own navigation is not a problem of the page, nor a
+    // module preloaded that a browser with JavaScript turned off refuses (as "csp").
+    const refusedScript = failure === 'csp' && request.resourceType() === 'script';
+    if (!failure.includes('ERR_ABORTED') && !refusedScript) problems.push(`requestfailed: ${request.url()} ${failure}`);
   });
   return problems;
 }

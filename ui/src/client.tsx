@@ -1,7 +1,8 @@
 import { useEffect, type ReactElement } from "react";
 import { hydrateRoot } from "react-dom/client";
 import { installAnchorFocus } from "./anchorFocus";
-import { isIslandName, renderIsland } from "./islands";
+import { loadIsland } from "./islands/load";
+import { isIslandName, renderWith } from "./islands/render";
 import { keepTypedEarly } from "./typedEarly";
 import { isRoute, type RenderRequest } from "./types";
 
@@ -24,7 +25,9 @@ function hydrateIslands(): void {
       throw new Error(`unknown island "${island}" on route "${route}"`);
     }
     const page = { route, props } as RenderRequest;
-    hydrateRoot(element, <Committed onCommit={onCommit}>{renderIsland(island, page)}</Committed>);
+    void loadIsland(island).then((Part) => {
+      hydrateRoot(element, <Committed onCommit={onCommit}>{renderWith(island, page, Part)}</Committed>);
+    });
   }
 }
 

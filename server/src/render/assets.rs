@@ -46,6 +46,10 @@ pub struct Manifest {
     /// Modules the entry imports, worth preloading.
     #[serde(default)]
     pub preload: Vec<String>,
+    /// The modules each island imports on demand (the list's, a phrase's), by island name:
+    /// preloaded by the pages that have the island, fetched by no other.
+    #[serde(default)]
+    pub islands: BTreeMap<String, Vec<String>>,
     /// Fonts the stylesheet uses on every page, preloaded so the first paint has them.
     #[serde(default)]
     pub fonts: Vec<String>,
@@ -217,6 +221,7 @@ fn parse_manifest(
     let named = [&manifest.js, &manifest.css]
         .into_iter()
         .chain(&manifest.preload)
+        .chain(manifest.islands.values().flatten())
         .chain(&manifest.fonts)
         .chain(manifest.art.values());
     for file in named {

@@ -14,7 +14,7 @@ struct Shell<'a> {
     head: &'a Head,
     css: &'a str,
     js: &'a str,
-    preload: &'a [String],
+    preload: Vec<&'a str>,
     fonts: &'a [String],
     body: &'a str,
     props_json: &'a str,
@@ -62,11 +62,23 @@ pub fn document(
     props: &str,
 ) -> Result<String, askama::Error> {
     let props_json = inert(props);
+    // The entry's modules, then those of each island the page has (React writes the
+    // island's name into its marker), each once.
+    let mut preload: Vec<&str> = manifest.preload.iter().map(String::as_str).collect();
+    for (island, modules) in &manifest.islands {
+        if body.contains(&format!("data-island=\"{island}\"")) {
+            for module in modules {
+                if !preload.contains(&module.as_str()) {
+                    preload.push(module);
+                }
+            }
+        }
+    }
     Shell {
         head,
         css: &manifest.css,
         js: &manifest.js,
-        preload: &manifest.preload,
+        preload,
         fonts: &manifest.fonts,
         body,
         props_json: &props_json,
@@ -100,6 +112,50 @@ mod tests {
             "{html}"
         );
         assert!(html.contains("text-accent\">Dinos</p>"), "{html}");
+    }
+
+    #[test]
+    fn a_page_preloads_the_modules_of_the_islands_it_has_and_no_others() {
+        let manifest = Manifest {
+            preload: vec!["shared.js".into()],
+            islands: [
+                ("words".to_owned(), vec!["list.js".into(), "live.js".into()]),
+                (
+                    "phrase".to_owned(),
+                    vec!["phrase.js".into(), "live.js".into()],
+                ),
+            ]
+            .into(),
+            ..Manifest::default()
+        };
+        let head = Head {
+            title: "t".into(),
+            description: "d".into(),
+            canonical: "https://x.example/".into(),
+            indexable: true,
+            image: "https://x.example/og.png".into(),
+            image_alt: "alt".into(),
+            feed: None,
+            structured_data: None,
+            prev: None,
+            next: None,
+        };
+        let preloaded = |body: &str| {
+            let html = document(&manifest, &head, body, "{}").unwrap();
+            html.split("<link rel=\"modulepreload\" href=\"/assets/")
+                .skip(1)
+                .map(|rest| rest.split('"').next().unwrap().to_owned())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(preloaded("<p>home</p>"), ["shared.js"]);
+        assert_eq!(
+            preloaded(r#"<div data-island="words">list</div>"#),
+            ["shared.js", "list.js", "live.js"]
+        );
+        assert_eq!(
+            preloaded(r#"<div data-island="words"></div><div data-island="phrase"></div>"#),
+            ["shared.js", "phrase.js", "live.js", "list.js"]
+        );
     }
 
     #[test]

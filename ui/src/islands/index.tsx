@@ -1,36 +1,20 @@
 /**
- * The parts of a page that hydrate. Each entry runs on the server (inside
- * `<Island>`) and in the browser (`client.tsx`) with the same page request, so
- * both render the same markup.
- *
- * An island hydrates as its own React root, so `useId` would not match the
- * id the server produced inside the whole page: islands use fixed ids.
+ * The parts of a page that hydrate, as the server renders them (inside `<Island>`);
+ * the browser renders the same from the same page request (`./load`), so both produce
+ * the same markup.
  */
 import type { ReactElement } from "react";
 import type { RenderRequest } from "../types";
 import { MobileMenu } from "./MobileMenu";
 import { PhraseLive } from "./PhraseLive";
+import { type IslandName, type IslandParts, renderWith } from "./render";
 import { WordsLive } from "./WordsLive";
 
-/** Every island, by the name the markup carries (`data-island`). */
-const ISLAND_NAMES = ["menu", "words", "phrase"] as const;
+export { type IslandName, isIslandName } from "./render";
 
-export type IslandName = (typeof ISLAND_NAMES)[number];
-
-export function isIslandName(value: unknown): value is IslandName {
-  return typeof value === "string" && (ISLAND_NAMES as readonly string[]).includes(value);
-}
+const PARTS: IslandParts = { menu: MobileMenu, words: WordsLive, phrase: PhraseLive };
 
 /** Renders island `name` for any page, failing loudly if the page cannot feed it. */
 export function renderIsland(name: IslandName, page: RenderRequest): ReactElement {
-  switch (name) {
-    case "menu":
-      return <MobileMenu site={page.props.site} onHome={page.route === "home"} />;
-    case "words":
-      if (page.route !== "words") throw new Error(`island "words" needs the words page, got "${page.route}"`);
-      return <WordsLive {...page.props} />;
-    case "phrase":
-      if (page.route !== "phrase") throw new Error(`island "phrase" needs a phrase's page, got "${page.route}"`);
-      return <PhraseLive {...page.props} />;
-  }
+  return renderWith(name, page, PARTS[name]);
 }
