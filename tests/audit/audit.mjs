@@ -26,6 +26,7 @@ const budgets = {
 const pages = [
   { name: 'home', path: '/' },
   { name: 'words', path: '/words' },
+  // The sample store's first phrase; on a host given by --url, its newest (below).
   { name: 'phrase', path: `/words/${encodeURIComponent(samplePhrases[0].id)}` },
 ];
 const presets = ['mobile', 'desktop'];
@@ -58,6 +59,12 @@ if (scale) budgets.firstViewTotalBytes = 150 * KB;
 mkdirSync(reportDir, { recursive: true });
 const host = givenUrl ? { url: givenUrl, stop: async () => {} } : await startHost({ phrases: samplePhrases });
 const failures = [];
+if (givenUrl) {
+  const { phrases } = await (await fetch(`${givenUrl}/api/phrases?limit=1`)).json();
+  const phrase = pages.find((page) => page.name === 'phrase');
+  if (phrases.length) phrase.path = `/words/${encodeURIComponent(phrases[0].id)}`;
+  else pages.splice(pages.indexOf(phrase), 1);
+}
 try {
   console.log(`host ${host.url}; load average ${loadavg().map((n) => n.toFixed(2)).join(' ')}`);
   const runs = [];
@@ -91,8 +98,21 @@ if (failures.length) {
 
 // --- Lighthouse -----------------------------------------------------------------------
 
-/** Runs the Lighthouse CLI once; resolves to its JSON report (also saved to a file). */
+/**
+ * Runs the Lighthouse CLI; resolves to its JSON report (also saved to a file). A run that
+ * fails in Lighthouse itself (a trace it could not record: NO_NAVSTART) is run again,
+ * once: one such run lost the whole audit.
+ */
 async function runLighthouse(page, preset) {
+  try {
+    return await runLighthouseOnce(page, preset);
+  } catch (error) {
+    console.log(`${error.message.split('\n')[0]}; running it again`);
+    return runLighthouseOnce(page, preset);
+  }
+}
+
+async function runLighthouseOnce(page, preset) {
   const output = `${reportDir}${scale ? 'scale-' : ''}${page.name}-${preset}.json`;
   const cliArgs = [
     lighthouseBin,
@@ -106,7 +126,9 @@ async function runLighthouse(page, preset) {
   if (preset === 'desktop') cliArgs.push('--preset=desktop');
   const { code, stderr } = await run(process.execPath, cliArgs, { ...process.env, CHROME_PATH: chromePath });
   if (code !== 0) throw new Error(`lighthouse ${page.path} (${preset}) exited with ${code}:\n${stderr}`);
-  return JSON.parse(readFileSync(output, 'utf8'));
+  const report = JSON.parse(readFileSync(output, 'utf8'));
+  if (report.runtimeError) throw new Error(`lighthouse ${page.path} (${preset}): ${report.runtimeError.code} ${report.runtimeError.message}`);
+  return report;
 }
 
 /** The figures of one report that the table and the budgets use. */
