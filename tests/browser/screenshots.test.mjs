@@ -64,6 +64,35 @@ for (const { name, path } of pages) {
   }
 }
 
+// A 20-letter word broke as "EXTINCTIONISFOREVE / R!" in a card of four columns: a word
+// wider than its card is set smaller, at every layout, with or without JavaScript.
+test('the list\'s cards break no word of a phrase across lines, at any width', async () => {
+  for (const javaScriptEnabled of [true, false]) {
+    for (const width of [320, 390, 700, 800, 1024, 1100, 1440, 1920]) {
+      const context = await browser.newContext({ viewport: { width, height: 900 }, javaScriptEnabled });
+      try {
+        const page = await context.newPage();
+        await page.goto(`${host.url}/words`);
+        await page.evaluate(() => document.fonts.ready);
+        const broken = await page.evaluate(() =>
+          [...document.querySelectorAll('ul[role="list"] a > bdi')].flatMap((bdi) => {
+            const text = bdi.firstChild;
+            return [...text.textContent.matchAll(/[A-Z0-9!?.,'&-]+/g)].filter((word) => {
+              const range = document.createRange();
+              range.setStart(text, word.index);
+              range.setEnd(text, word.index + word[0].length);
+              return new Set([...range.getClientRects()].map((box) => Math.round(box.top))).size > 1;
+            }).map((word) => word[0]);
+          }),
+        );
+        assert.deepEqual(broken, [], `${width} px, JavaScript ${javaScriptEnabled ? 'on' : 'off'}`);
+      } finally {
+        await context.close();
+      }
+    }
+  }
+});
+
 // A phone set to large text (Chrome's text scaling, iOS Dynamic Type) grows every rem:
 // at twice the size on the narrowest phone the page still fits, and the menu is in reach.
 // At 390 px the checker's label kept to one line and ran under its counter.

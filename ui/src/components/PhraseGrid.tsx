@@ -1,6 +1,7 @@
 import type { CSSProperties, Ref } from "react";
 import type { Phrase, SiteProps } from "../types";
 import { phrasePath } from "../data/site";
+import { headlineFit } from "../headline";
 import { graphemeCount } from "../text";
 
 export interface Props {
@@ -25,12 +26,23 @@ export interface Props {
 // Items carry few attributes and five elements each (the link makes the card the phrase's page): a server render pays per
 // element and per attribute. Their styles hang off the list instead.
 export const LIST_CLASSES = [
-  "grid grid-cols-1 gap-4 sm:grid-cols-2 md:grid-cols-3 lg:grid-cols-4",
+  "card-fit grid grid-cols-1 gap-4 sm:grid-cols-2 md:grid-cols-3 lg:grid-cols-4",
   "*:rounded-xl *:border *:border-white/15 *:bg-white/5 *:text-lg *:break-words *:text-white/60",
   "[&_a]:block [&_a]:h-full [&_a]:rounded-xl [&_a]:p-4 [&_a:hover]:bg-white/10 [&_a:focus-visible]:outline-2 [&_a:focus-visible]:outline-accent",
   "[&_a>bdi]:font-display [&_a>bdi]:font-black [&_a>bdi]:text-white",
   "[&_span]:mt-2 [&_span]:block [&_span]:text-sm [&_span]:text-white/70",
 ].join(" ");
+
+/**
+ * The fit step of a phrase whose widest word would not fit the narrowest card at the full
+ * size (some 230 px, 12.9 em of 18 px: four columns on a desktop), else nothing.
+ */
+function cardFit(word: string): number | undefined {
+  const fit = headlineFit(word);
+  return fit >= CARD_FIT_FROM ? fit : undefined;
+}
+
+const CARD_FIT_FROM = 13;
 
 /** Phrases and names are user-submitted: they only ever go in as React text. */
 export function PhraseGrid({ phrases, site, query, first, setSize, style, rows, busy, listRef, older }: Props) {
@@ -69,7 +81,7 @@ export function PhraseGrid({ phrases, site, query, first, setSize, style, rows, 
             tabIndex={rows === undefined ? undefined : -1}
           >
             <a href={phrasePath(site, phrase.id)}>
-              <bdi>{phrase.word}</bdi>
+              <bdi data-fit={cardFit(phrase.word)}>{phrase.word}</bdi>
               {` (${graphemeCount(phrase.word)})`}
               <span>
                 By <bdi>{phrase.name}</bdi>
