@@ -136,7 +136,9 @@ test('a store of hostile phrases renders as text, and its props, API and live fe
   const texts = all.flatMap((p) => [p.id, p.word, p.name]);
   assertNotRaw(html, texts);
   for (const phrase of phrases) {
-    assert.ok(html.includes(`<bdi>${escapeHtml(phrase.word)}</bdi>`), `the phrase ${phrase.id} shows as text`);
+    // A phrase wider than its card carries its fit step.
+    const shown = [`<bdi>`, ...[13, 15, 17.5, 20, 22.5, 25, 30, 35, 40].map((fit) => `<bdi data-fit="${fit}">`)];
+    assert.ok(shown.some((open) => html.includes(`${open}${escapeHtml(phrase.word)}</bdi>`)), `the phrase ${phrase.id} shows as text`);
     assert.ok(html.includes(`By <bdi>${escapeHtml(phrase.name)}</bdi>`), `the name of ${phrase.id} shows as text`);
   }
   const expected = asStored(phrases);

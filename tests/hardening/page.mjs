@@ -49,7 +49,7 @@ export function assertOnlyOurMarkup(html) {
   const scripts = html.match(/<script\b[^>]*>/gi) ?? [];
   const ours = scripts.filter(
     (tag) =>
-      /^<script type="module" src="\/assets\/[\w.-]+\.js">$/.test(tag) ||
+      /^<script type="module" src="\/assets\/[\w.-]+\.js" fetchpriority="low">$/.test(tag) ||
       tag === PROPS_OPEN ||
       tag === '<script type="application/ld+json">',
   );
