@@ -333,12 +333,18 @@ test('hydrated, a free phrase that reads like a minted one says so under "It is 
     await alike.waitFor({ timeout: 3000 });
     assert.equal(await alike.getAttribute('href'), `/words/${encodeURIComponent(dinoId)}`, typed);
     assert.equal(await details(page).innerText(), `But it reads like “DINO ROAR”, minted by ${HOSTILE}`, typed);
+    // The find below, which holds nothing, says what it looked for: plainly, "no minted
+    // phrase contains “DIN0 ROAR”" read as if DINO ROAR were not minted.
+    const none = page.getByText(/^No minted Last Words contain/);
+    await none.waitFor({ timeout: 3000 });
+    assert.equal(await none.innerText(), `No minted Last Words contain “${typed.toUpperCase()}” as typed.`, typed);
   }
   await input.fill('');
   await input.pressSequentially('hello there');
   await messageReads(page, 'It is available!');
   await page.waitForTimeout(300);
   assert.equal(await details(page).innerText(), '', 'nothing reads like HELLO THERE');
+  assert.equal(await page.getByText(/^No minted Last Words contain/).innerText(), 'No minted Last Words contain “HELLO THERE”.');
   assert.deepEqual(problems, []);
   await context.close();
 });

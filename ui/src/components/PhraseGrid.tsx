@@ -21,6 +21,11 @@ export interface Props {
   listRef?: Ref<HTMLUListElement> | undefined;
   /** Newer phrases match, on the pages before: an empty page here is not a find of none. */
   older?: boolean | undefined;
+  /**
+   * The find reads like a minted phrase (the checker says which): none contains it as
+   * typed, which, said plainly under "But it reads like “HELLO”", read as a contradiction.
+   */
+  readsLike?: boolean | undefined;
 }
 
 // Items carry few attributes and five elements each (the link makes the card the phrase's page): a server render pays per
@@ -45,7 +50,7 @@ function cardFit(word: string): number | undefined {
 const CARD_FIT_FROM = 13;
 
 /** Phrases and names are user-submitted: they only ever go in as React text. */
-export function PhraseGrid({ phrases, site, query, first, setSize, style, rows, busy, listRef, older }: Props) {
+export function PhraseGrid({ phrases, site, query, first, setSize, style, rows, busy, listRef, older, readsLike }: Props) {
   if (phrases.length === 0) {
     return (
       <p className="text-white/70 break-words">
@@ -55,7 +60,7 @@ export function PhraseGrid({ phrases, site, query, first, setSize, style, rows, 
           <>
             {`No ${older ? "older " : ""}minted Last ${site.productName} contain “`}
             <bdi>{query}</bdi>
-            {"”."}
+            {readsLike ? "” as typed." : "”."}
           </>
         )}
       </p>

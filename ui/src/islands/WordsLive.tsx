@@ -167,6 +167,7 @@ export function WordsLive(props: Props) {
             query={list.query}
             busy={hydrated && loading}
             older={!list.fromTop && props.prev !== null}
+            readsLike={current.status === "available" && current.lookalike !== null && findText(current.input) === list.query}
           />
         )}
       </div>
