@@ -2,6 +2,19 @@ import { describe, expect, it } from "vitest";
 import { headlineFit, lineFit } from "./headline";
 
 describe("headlineFit", () => {
+  it("measures printable ASCII a character at a time as it measures graphemes", () => {
+    const printable = Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i)).join("");
+    // A no-break space sends a phrase down the general path and adds no width.
+    const general = (word: string) => headlineFit(`${word}\u00a0`);
+    for (let start = 0; start < printable.length; start += 7) {
+      const word = printable.slice(start, start + 20);
+      expect(headlineFit(word), word).toBe(general(word));
+    }
+    for (const word of ["W".repeat(20), "ILOVEDINOSAURSSOMUCH", "a lower case one", "I".repeat(20), "MM MM"]) {
+      expect(headlineFit(word), word).toBe(general(word));
+    }
+  });
+
   it("fits the widest word, not the line", () => {
     expect(headlineFit("HI")).toBe(6);
     expect(headlineFit("GOODBYE FOREVER MY!!")).toBe(6);

@@ -47,7 +47,20 @@ const FIT_STEPS = [6, 7, 8, 9.5, 11, 13, 15, 17.5, 20, 22.5, 25, 30, 35, WIDEST_
  * `break-words` breaks it.
  */
 export function headlineFit(word: string): number {
+  // Most phrases are printable ASCII: no cluster, no break but at a space, so measured a
+  // character at a time. The server's render of a list pays this for every card, and
+  // segmenting each into graphemes cost a page of 48 three of its eight milliseconds.
+  if (PRINTABLE_ASCII.test(word)) return fitFor(Math.max(...word.split(/\s+/).map(asciiWidthEm)));
   return fitFor(Math.max(...word.split(/\s+/).flatMap(unbroken).map(({ text }) => widthEm(text))));
+}
+
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+
+/** `widthEm` of printable ASCII, which is one grapheme a character. */
+function asciiWidthEm(text: string): number {
+  let em = 0;
+  for (const character of text.toUpperCase()) em += ADVANCES.find(([letters]) => letters.includes(character))?.[1] ?? 1;
+  return em;
 }
 
 /**

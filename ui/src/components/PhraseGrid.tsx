@@ -43,6 +43,9 @@ export const LIST_CLASSES = [
  * size (some 230 px, 12.9 em of 18 px: four columns on a desktop), else nothing.
  */
 function cardFit(word: string): number | undefined {
+  // No character is wider than 2 em a UTF-16 unit: a phrase of short words needs no
+  // measuring, and the server's render of a list pays for every card.
+  if (word.split(/\s+/).every((run) => run.length * 2 < CARD_FIT_FROM)) return undefined;
   const fit = headlineFit(word);
   return fit >= CARD_FIT_FROM ? fit : undefined;
 }
