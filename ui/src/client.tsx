@@ -25,8 +25,8 @@ function hydrateIslands(): void {
       throw new Error(`unknown island "${island}" on route "${route}"`);
     }
     const page = { route, props } as RenderRequest;
-    void loadIsland(island).then((Part) => {
-      hydrateRoot(element, <Committed onCommit={onCommit}>{renderWith(island, page, Part)}</Committed>);
+    void loadIsland(island).then((parts) => {
+      hydrateRoot(element, <Committed onCommit={onCommit}>{renderWith(island, page, parts)}</Committed>);
     });
   }
 }

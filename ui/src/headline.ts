@@ -59,7 +59,7 @@ const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 /** `widthEm` of printable ASCII, which is one grapheme a character. */
 function asciiWidthEm(text: string): number {
   let em = 0;
-  for (const character of text.toUpperCase()) em += ADVANCES.find(([letters]) => letters.includes(character))?.[1] ?? 1;
+  for (const character of text.toUpperCase()) em += advance(character);
   return em;
 }
 
@@ -106,9 +106,13 @@ function widthEm(text: string): number {
   return graphemes(text.toUpperCase()).reduce((em, grapheme) => {
     const wide = WIDE_GRAPHEMES.find(([pattern]) => pattern.test(grapheme));
     if (wide) return em + wide[1];
-    const base = grapheme.normalize("NFD").charAt(0);
-    return em + (ADVANCES.find(([letters]) => letters.includes(base))?.[1] ?? 1);
+    return em + advance(grapheme.normalize("NFD").charAt(0));
   }, 0);
+}
+
+/** The advance of one character (a capital, a mark), in em: 1 when not measured. */
+function advance(character: string): number {
+  return ADVANCES.find(([letters]) => letters.includes(character))?.[1] ?? 1;
 }
 
 /**

@@ -316,8 +316,12 @@ async fn say_lookalikes(store: &dyn PhraseStore, added: &[Phrase], read: Option<
     if added.is_empty() {
         return;
     }
-    let mut all = match read {
-        Some(all) => all,
+    let all = match read {
+        Some(mut before) => {
+            before.extend_from_slice(added);
+            before
+        }
+        // Read now, the added phrases among them.
         None => match store.words().await {
             Ok(all) => all,
             Err(error) => {
@@ -326,7 +330,6 @@ async fn say_lookalikes(store: &dyn PhraseStore, added: &[Phrase], read: Option<
             }
         },
     };
-    all.extend_from_slice(added);
     // As the checker reads them: one skeleton, the oldest first. One pass over the store,
     // with no index of it: an add at 100,000 phrases waited 1.3 s for a whole list built.
     let mut wanted: HashMap<String, Vec<usize>> = HashMap::new();

@@ -16,5 +16,5 @@ const PARTS: IslandParts = { menu: MobileMenu, words: WordsLive, phrase: PhraseL
 
 /** Renders island `name` for any page, failing loudly if the page cannot feed it. */
 export function renderIsland(name: IslandName, page: RenderRequest): ReactElement {
-  return renderWith(name, page, PARTS[name]);
+  return renderWith(name, page, PARTS);
 }

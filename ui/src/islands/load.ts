@@ -7,11 +7,14 @@
 import { MobileMenu } from "./MobileMenu";
 import type { IslandName, IslandParts } from "./render";
 
-export async function loadIsland<Name extends IslandName>(name: Name): Promise<IslandParts[Name]> {
-  const parts: { [Key in IslandName]: () => Promise<IslandParts[Key]> } = {
-    menu: async () => MobileMenu,
-    words: async () => (await import("./WordsLive")).WordsLive,
-    phrase: async () => (await import("./PhraseLive")).PhraseLive,
-  };
-  return parts[name]();
+/** The component of island `name`, fetched if it has a chunk of its own. */
+export async function loadIsland(name: IslandName): Promise<Partial<IslandParts>> {
+  switch (name) {
+    case "menu":
+      return { menu: MobileMenu };
+    case "words":
+      return { words: (await import("./WordsLive")).WordsLive };
+    case "phrase":
+      return { phrase: (await import("./PhraseLive")).PhraseLive };
+  }
 }

@@ -28,24 +28,27 @@ export function isIslandName(value: unknown): value is IslandName {
   return typeof value === "string" && (ISLAND_NAMES as readonly string[]).includes(value);
 }
 
-/** Renders island `name` of `page` with its `Part`, failing loudly if the page cannot feed it. */
-export function renderWith<Name extends IslandName>(name: Name, page: RenderRequest, Part: IslandParts[Name]): ReactElement {
-  const parts = { [name]: Part } as Partial<IslandParts>;
+/** Renders island `name` of `page` with its component among `parts`, failing loudly if the page cannot feed it. */
+export function renderWith(name: IslandName, page: RenderRequest, parts: Partial<IslandParts>): ReactElement {
   switch (name) {
     case "menu": {
-      const Menu = parts.menu as IslandParts["menu"];
+      const Menu = part(name, parts.menu);
       return <Menu site={page.props.site} onHome={page.route === "home"} />;
     }
     case "words": {
       if (page.route !== "words") throw new Error(`island "words" needs the words page, got "${page.route}"`);
-      const Words = parts.words as IslandParts["words"];
+      const Words = part(name, parts.words);
       return <Words {...page.props} />;
     }
     case "phrase": {
       if (page.route !== "phrase") throw new Error(`island "phrase" needs a phrase's page, got "${page.route}"`);
-      const Phrase = parts.phrase as IslandParts["phrase"];
+      const Phrase = part(name, parts.phrase);
       return <Phrase {...page.props} />;
     }
   }
-  throw new Error(`unknown island "${String(name)}"`);
+}
+
+function part<Part>(name: IslandName, found: Part | undefined): Part {
+  if (found === undefined) throw new Error(`island "${name}" was not loaded`);
+  return found;
 }
