@@ -34,6 +34,9 @@ const PHRASES = [
   { id: 's19', word: '🦖1\uFE0F\u20E3🦕2\uFE0F\u20E3🦖3\uFE0F\u20E3🦕4\uFE0F\u20E3🦖5\uFE0F\u20E3🦕6\uFE0F\u20E3🦖7\uFE0F\u20E3🦕8\uFE0F\u20E3🦖9\uFE0F\u20E3🦕0\uFE0F\u20E3', name: 'Keycaps' },
   // Wider than the estimate knows (1.65 em each): measured once the page is live.
   { id: 't20', word: 'ⅧⅧⅧⅧⅧⅧⅧⅧⅧⅧ', name: 'Roman' },
+  // Written right to left: two lines on a phone, one on a desktop.
+  { id: 'u21', word: 'مرحبا بالعالم الجميل', name: 'سارة' },
+  { id: 'v22', word: 'שלום עולם יפה מאוד', name: 'דן' },
 ];
 const PHONE = { width: 390, height: 844 };
 
@@ -259,6 +262,48 @@ test("a phrase's headline breaks only between its words, at every width from a s
       // one line, whose lines do not touch.
       if (id === 'r18') assert.ok(layout.size >= 40, `"${word}" at ${width} px is set at ${layout.size} px`);
       assert.deepEqual(await touchingEmojiLines(headline), [], `"${word}" at ${width} px: emoji reaching into the line below`);
+    }
+  }
+  await context.close();
+});
+
+test("a headline written right to left reads from the right edge when it wraps, and keeps the column's start on one line", async () => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const lines = (selector) =>
+    page.locator(selector).evaluate((element) => {
+      const range = document.createRange();
+      range.selectNodeContents(element);
+      const rows = new Map();
+      for (const rect of range.getClientRects()) {
+        if (rect.width === 0) continue;
+        const top = Math.round(rect.top);
+        const row = rows.get(top) ?? { left: Infinity, right: -Infinity };
+        rows.set(top, { left: Math.min(row.left, rect.left), right: Math.max(row.right, rect.right) });
+      }
+      return [...rows.values()].map(({ left, right }) => ({ left: Math.round(left), right: Math.round(right) }));
+    });
+  for (const { id, word } of PHRASES.filter(({ id }) => ['u21', 'v22', 'a.b ü'].includes(id))) {
+    const rtl = id !== 'a.b ü';
+    await page.goto(`${host.url}${pagePath(id)}`);
+    await page.waitForSelector('html[data-hydrated="true"]');
+    await page.evaluate(() => document.fonts.ready);
+    for (const width of [320, 360, 390, 1280]) {
+      await page.setViewportSize({ width, height: 800 });
+      const column = await page.locator('main h1').evaluate((h1) => {
+        const { left, right } = h1.getBoundingClientRect();
+        return { left: Math.round(left), right: Math.round(right) };
+      });
+      const rows = await lines('main h1 bdi');
+      const near = (a, b) => Math.abs(a - b) <= 2;
+      if (rows.length === 1) {
+        assert.ok(near(rows[0].left, column.left), `"${word}" at ${width} px, on one line, starts at the column's left edge (${rows[0].left}, the column ${column.left})`);
+      } else if (rtl) {
+        for (const row of rows) assert.ok(near(row.right, column.right), `"${word}" at ${width} px: each line starts at the right edge (${JSON.stringify(rows)}, the column ends at ${column.right})`);
+      } else {
+        for (const row of rows) assert.ok(near(row.left, column.left), `"${word}" at ${width} px: each line starts at the left edge (${JSON.stringify(rows)})`);
+      }
+      if (width <= 360) assert.ok(rows.length > 1, `"${word}" wraps at ${width} px`);
     }
   }
   await context.close();
