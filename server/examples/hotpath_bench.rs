@@ -30,7 +30,7 @@ const BATCHES: usize = 9;
 
 fn main() -> anyhow::Result<()> {
     if std::env::var_os("RUST_LOG").is_some() {
-        lastwords::cli::init_tracing(Environment::Production);
+        lastwords::cli::init_tracing(Environment::Production, false);
     }
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()

@@ -113,7 +113,8 @@ fn main() -> ExitCode {
             return ExitCode::from(if healthcheck { 1 } else { 2 });
         }
     };
-    cli::init_tracing(config.environment);
+    let serving = matches!(cli.command, None | Some(Command::Serve));
+    cli::init_tracing(config.environment, !serving);
     // A worker takes at most 64 ready sockets from the poller at a time. With the
     // default 1,024, one worker took a thousand busy connections at once, its run queue
     // (256) spilled the earliest into the shared queue, behind the later ones, and p99
@@ -132,7 +133,6 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let serving = matches!(cli.command, None | Some(Command::Serve));
     let outcome = runtime.block_on(async {
         match cli.command {
             None | Some(Command::Serve) => serve::run(config).await,

@@ -107,9 +107,9 @@ impl Backend {
     pub async fn writer(&self) -> anyhow::Result<Arc<dyn PhraseStore>> {
         Ok(match self {
             #[cfg(feature = "firestore")]
-            Backend::Firestore { settings, .. } => {
-                Arc::new(FirestoreStore::connect(settings.clone()).await?)
-            }
+            Backend::Firestore { settings, .. } => Arc::new(
+                FirestoreStore::connect(settings.clone(), firestore::Patience::COMMAND).await?,
+            ),
             #[cfg(not(feature = "firestore"))]
             Backend::Firestore { .. } => return Err(built_without_firestore()),
             Backend::Embedded { data_dir } => Arc::new(EmbeddedStore::open(data_dir)?),

@@ -2,9 +2,14 @@
 // (tests/support/listen-peer.mjs), through the real host: a resume with a token after a
 // dropped stream (only the changes re-sent), an existence filter that disagrees, a
 // RESET, PERMISSION_DENIED and UNAUTHENTICATED, a stream that falls silent. Each twice.
+// And the operator's commands against a Firestore that never answers.
 import { test } from '../support/test.mjs';
 import assert from 'node:assert/strict';
-import { allPhrases, startHost } from '../support/host.mjs';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { allPhrases, runCli, startHost } from '../support/host.mjs';
 import { startListenPeer } from '../support/listen-peer.mjs';
 import { poll } from '../support/poll.mjs';
 import { margin } from '../support/timing.mjs';
@@ -251,4 +256,51 @@ test('a stream that falls silent just as the clock is stepped back an hour is fo
   assert.match(notReady, /^the phrase source has been unreachable for \d+ s: Firestore does not answer: ./);
   peer.hangQueries = false;
   await next;
+});
+
+test("a command against a Firestore that never answers ends within half a minute and says so in a line, not a minute and a half of the client's retries", async (t) => {
+  // A connection that never speaks, not even HTTP/2's greeting; a Firestore whose queries
+  // never come back; one whose commit never does, after its reads found the word free.
+  const silent = createServer((socket) => socket.on('data', () => {}));
+  await new Promise((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  const hung = await startListenPeer();
+  hung.hangQueries = true;
+  const writing = await startListenPeer();
+  writing.emptyQueries = true;
+  const dataDir = mkdtempSync(join(tmpdir(), 'lastwords-silent-'));
+  t.after(async () => {
+    silent.close();
+    await hung.stop();
+    await writing.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  const command = async (emulator, ...args) => {
+    const started = Date.now();
+    const result = await runCli(['--data-dir', dataDir, '--firestore-project', 'test', 'phrases', ...args], { FIRESTORE_EMULATOR_HOST: emulator });
+    return { ...result, seconds: (Date.now() - started) / 1000, emulator };
+  };
+  const runs = await Promise.all([
+    command(`127.0.0.1:${silent.address().port}`, 'add', '--name', 'Bob', 'HELLO'),
+    command(hung.host, 'list'),
+    command(writing.host, 'add', '--name', 'Bob', 'HELLO'),
+  ]);
+  const said = (emulator, what, asked = 'twice') =>
+    `lastwords: the Firestore emulator at ${emulator} (FIRESTORE_EMULATOR_HOST) for project "test" did not answer within 10 s, asked ${asked} (${what} on collection "words")`;
+  const [read, list, commit] = runs;
+  for (const run of runs) {
+    assert.equal(run.code, 1, `${run.emulator}: ${run.stderr}`);
+    // Twice ten seconds and the client's pause between; a minute and a half before.
+    assert.ok(run.seconds < 45, `${run.emulator}: the command took ${run.seconds} s`);
+    assert.equal(run.stdout, '');
+    assert.equal(run.stderr.trim().split('\n').length, 1, `one line, not the client's retries:\n${run.stderr}`);
+  }
+  assert.equal(read.stderr.trim(), said(read.emulator, 'query'));
+  assert.equal(list.stderr.trim(), said(list.emulator, 'query'));
+  assert.ok(hung.queries >= 2, `the query was asked again (${hung.queries})`);
+  // A commit the client gave up on may have been applied all the same, so it is not sent again.
+  assert.equal(
+    commit.stderr.trim(),
+    `${said(commit.emulator, 'commit', 'once')}; whether the write was applied is not known until it answers again (\`lastwords phrases list\` shows it)`,
+  );
+  assert.equal(writing.commits, 1, 'the commit was sent once');
 });

@@ -2,10 +2,12 @@
 // same generated protos the emulator uses, answering Listen with what each test writes,
 // following Firestore's documented semantics (resume tokens, existence filters, RESET,
 // errors) that the npm emulator never produces. RunQuery (the host's probe of a silent
-// listener) answers with one document unless told to hang. The host is pointed at it as
-// at the emulator, with FIRESTORE_EMULATOR_HOST.
+// listener) answers with one document unless told to hang or to find none; a transaction
+// begins, and its Commit is never answered (a Firestore gone silent as a command writes).
+// The host is pointed at it as at the emulator, with FIRESTORE_EMULATOR_HOST.
 import { Server, ServerCredentials, status } from '@grpc/grpc-js';
 import {
+  BeginTransactionResponse,
   ListenRequest,
   ListenResponse,
   RunQueryResponse,
@@ -98,6 +100,9 @@ export async function startListenPeer() {
     queries: 0,
     /** When set, RunQuery never answers (a Firestore that has gone silent). */
     hangQueries: false,
+    /** When set, RunQuery answers with no document (an empty collection). */
+    emptyQueries: false,
+    commits: 0,
     /** When set, every new Listen call fails at once with this status. */
     refuseWith: null,
     /** Resolves to the next Listen call the host opens (or one already waiting). */
@@ -156,6 +161,11 @@ export async function startListenPeer() {
         call.emit('error', { code: peer.refuseWith.code, details: peer.refuseWith.details });
         return;
       }
+      if (peer.emptyQueries) {
+        call.write(RunQueryResponse.fromObject({ read_time: timestamp(Date.now()) }));
+        call.end();
+        return;
+      }
       call.write(
         RunQueryResponse.fromObject({
           document: {
@@ -168,6 +178,14 @@ export async function startListenPeer() {
         }),
       );
       call.end();
+    }
+
+    BeginTransaction(_call, callback) {
+      callback(null, BeginTransactionResponse.fromObject({ transaction: Buffer.from(`t${peer.commits}`) }));
+    }
+
+    Commit() {
+      peer.commits++;
     }
   }
 

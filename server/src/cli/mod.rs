@@ -154,7 +154,8 @@ pub fn from_environment(command: &clap::Command, mut error: clap::Error) -> clap
 }
 
 /// Logs to standard error: JSON lines in production, compact text in staging.
-pub fn init_tracing(environment: Environment) {
+/// `command`: a one-off command (`phrases add`), not the host.
+pub fn init_tracing(environment: Environment, command: bool) {
     // The Firestore client warns at every RESET of the listen stream, a routine part of
     // the protocol that the feed handles (an emulator sends one per write), and says
     // ERROR twice a second while it cannot reach Firestore, whose outage the host tells
@@ -162,10 +163,16 @@ pub fn init_tracing(environment: Environment) {
     // The file watcher (--ui-dir) tells of a watch that went with its folder at info:
     // routine too. So are the client's word of each connection it makes, and its error
     // at each request past its deadline, which its retry (or our probe) tells again.
+    // A command's operator is told once, in the error it ends with, what its retries met.
     let default = || {
-        tracing_subscriber::EnvFilter::new(
-            "info,firestore::db=warn,firestore::db::listen_changes::event_loop=off,gcloud_sdk::middleware=off,gcloud_sdk::request_timeouts=off,notify=warn",
-        )
+        tracing_subscriber::EnvFilter::new(format!(
+            "info,firestore::db=warn,firestore::db::listen_changes::event_loop=off,gcloud_sdk::middleware=off,gcloud_sdk::request_timeouts=off,notify=warn{}",
+            if command {
+                ",firestore::db::retry=off"
+            } else {
+                ""
+            }
+        ))
     };
     let mut unread = None;
     let filter = match std::env::var("RUST_LOG") {

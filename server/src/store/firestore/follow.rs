@@ -3,7 +3,7 @@
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use super::{FirestoreSettings, FirestoreStore, SourceCounts};
+use super::{FirestoreSettings, FirestoreStore, Patience, SourceCounts};
 use crate::feed::{Feed, mono_ms};
 use crate::metrics::Metrics;
 
@@ -46,7 +46,7 @@ pub fn follow(settings: FirestoreSettings, feed: Feed, metrics: &Metrics) {
         // own line was two a minute for as long as it lasted.
         let mut told = Told::default();
         loop {
-            match FirestoreStore::connect(settings.clone()).await {
+            match FirestoreStore::connect(settings.clone(), Patience::HOST).await {
                 Ok(store) => match store.listen(feed.clone(), counts.clone()).await {
                     Ok(mut listener) => {
                         let connected = Instant::now();

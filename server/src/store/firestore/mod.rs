@@ -38,11 +38,33 @@ pub use listen::{ListenState, Outcome, document_id};
 /// The one target id this host listens with.
 const TARGET: u32 = 1;
 
+/// How long a request may go unanswered, and how often the client sends it again.
+#[derive(Debug, Clone, Copy)]
+pub struct Patience {
+    request: Duration,
+    retries: usize,
+}
+
+impl Patience {
+    /// A host's: it rides out an outage (its follower probes and reconnects anyway).
+    pub const HOST: Self = Self {
+        request: Duration::from_secs(20),
+        retries: 3,
+    };
+    /// A command's: its operator is told within some twenty seconds, not a minute and a
+    /// half. The wait is for an idle request, so a long read that keeps coming is not cut.
+    pub const COMMAND: Self = Self {
+        request: Duration::from_secs(10),
+        retries: 1,
+    };
+}
+
 /// A Firestore collection as a phrase source.
 #[derive(Clone)]
 pub struct FirestoreStore {
     db: FirestoreDb,
     settings: FirestoreSettings,
+    patience: Patience,
     /// [`mono_ms`] of the last message from the listener.
     heard: Arc<AtomicU64>,
 }
@@ -67,25 +89,27 @@ struct StoredPhrase {
 
 impl FirestoreStore {
     /// Connects (the client connects eagerly); honours `FIRESTORE_EMULATOR_HOST`.
-    pub async fn connect(settings: FirestoreSettings) -> Result<Self, StoreError> {
+    pub async fn connect(
+        settings: FirestoreSettings,
+        patience: Patience,
+    ) -> Result<Self, StoreError> {
         let options = FirestoreDbOptions::new(settings.project.clone())
             .with_database_id(settings.database.clone())
-            .with_request_timeout(Duration::from_secs(20));
+            .with_request_timeout(patience.request)
+            .with_max_retries(patience.retries);
         let db = FirestoreDb::with_options(options).await.map_err(|e| {
             StoreError::Backend(match std::env::var("FIRESTORE_EMULATOR_HOST") {
-                Ok(emulator) => format!(
-                    "cannot reach the Firestore emulator at {emulator} (FIRESTORE_EMULATOR_HOST) for project {:?}: {e}",
-                    settings.project
-                ),
+                Ok(_) => format!("cannot reach {}: {e}", reached(&settings)),
                 Err(_) => format!(
-                    "cannot reach Firestore project {:?} (database {:?}): {e}. Check the project id, the credentials (GOOGLE_APPLICATION_CREDENTIALS or the metadata server) and the network, or set FIRESTORE_EMULATOR_HOST for an emulator",
-                    settings.project, settings.database
+                    "cannot reach {}: {e}. Check the project id, the credentials (GOOGLE_APPLICATION_CREDENTIALS or the metadata server) and the network, or set FIRESTORE_EMULATOR_HOST for an emulator",
+                    reached(&settings)
                 ),
             })
         })?;
         Ok(Self {
             db,
             settings,
+            patience,
             heard: Arc::new(AtomicU64::new(mono_ms())),
         })
     }
@@ -182,9 +206,37 @@ impl FirestoreStore {
         }
     }
 
-    fn backend(&self, what: &str, error: impl std::fmt::Display) -> StoreError {
+    fn backend(&self, what: &str, error: firestore::errors::FirestoreError) -> StoreError {
+        let Some(silent) = unanswered(&error) else {
+            return StoreError::Backend(format!(
+                "Firestore {what} on collection {:?} failed: {error}",
+                self.settings.collection
+            ));
+        };
+        let Patience { request, retries } = self.patience;
+        // The client sends a read again; a transaction's begin and commit it does not.
+        let reads = matches!(what, "query" | "read");
+        let asked = match if reads { retries + 1 } else { 1 } {
+            1 => "once".to_owned(),
+            2 => "twice".to_owned(),
+            n => format!("{n} times"),
+        };
+        let heard = match silent {
+            Silence::NoAnswer => format!(
+                "did not answer within {} s, asked {asked}",
+                request.as_secs()
+            ),
+            Silence::Unreachable => format!("could not be reached, tried {asked} ({error})"),
+        };
+        // Firestore applies a commit the client gave up on all the same, if it reached it.
+        let outcome = if what == "commit" {
+            "; whether the write was applied is not known until it answers again (`lastwords phrases list` shows it)"
+        } else {
+            ""
+        };
         StoreError::Backend(format!(
-            "Firestore {what} on collection {:?} failed: {error}",
+            "{} {heard} ({what} on collection {:?}){outcome}",
+            reached(&self.settings),
             self.settings.collection
         ))
     }
@@ -197,6 +249,37 @@ impl FirestoreStore {
             .query()
             .await
             .map_err(|e| self.backend("query", e))
+    }
+}
+
+/// Which Firestore is meant, in an operator's words.
+fn reached(settings: &FirestoreSettings) -> String {
+    match std::env::var("FIRESTORE_EMULATOR_HOST") {
+        Ok(emulator) => format!(
+            "the Firestore emulator at {emulator} (FIRESTORE_EMULATOR_HOST) for project {:?}",
+            settings.project
+        ),
+        Err(_) => format!(
+            "Firestore project {:?} (database {:?})",
+            settings.project, settings.database
+        ),
+    }
+}
+
+enum Silence {
+    NoAnswer,
+    Unreachable,
+}
+
+/// Whether `error` says Firestore never answered (rather than what it answered), and how.
+fn unanswered(error: &firestore::errors::FirestoreError) -> Option<Silence> {
+    let firestore::errors::FirestoreError::DatabaseError(error) = error else {
+        return None;
+    };
+    match error.public.code.as_str() {
+        "DeadlineExceeded" | "CONNECTION_TIMEOUT" => Some(Silence::NoAnswer),
+        "Unavailable" | "CONNECTION_CLOSED" | "CONNECTION_ERROR" => Some(Silence::Unreachable),
+        _ => None,
     }
 }
 
