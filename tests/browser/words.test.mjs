@@ -583,6 +583,41 @@ test('on a phone, a phrase minted on top leaves the card being read where it is,
   }
 });
 
+test('a phrase minted while the list is open comes in at the top marked as new for a few seconds, with or without motion; nothing else is marked', async () => {
+  const own = await startHost({ phrases: numbered(30) });
+  try {
+    for (const reducedMotion of ['no-preference', 'reduce']) {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, reducedMotion });
+      try {
+        const page = await context.newPage();
+        const problems = watchProblems(page);
+        await page.goto(`${own.url}/words`);
+        await page.waitForSelector('html[data-hydrated="true"]');
+        const marked = () => page.locator('main ul[role="list"] > li[data-fresh]');
+        assert.equal(await marked().count(), 0, 'nothing is marked as the page comes');
+        const word = `FRESH ${reducedMotion.toUpperCase()}`;
+        const added = await own.cli('phrases', 'add', word, '--name', 'Live');
+        assert.equal(added.code, 0, added.stderr);
+        await firstCardReads(page, word);
+        assert.equal(await marked().count(), 1, 'the one that came is marked, no other');
+        assert.equal(await marked().locator('a > bdi').textContent(), word);
+        const look = await marked().evaluate((li) => {
+          const style = getComputedStyle(li);
+          return { animation: style.animationName, outline: style.outlineStyle };
+        });
+        if (reducedMotion === 'reduce') assert.deepEqual(look, { animation: 'none', outline: 'solid' });
+        else assert.equal(look.animation, 'arrive');
+        await page.waitForFunction(() => document.querySelector('main ul[role="list"] > li[data-fresh]') === null, null, { timeout: 6000 });
+        assert.deepEqual(problems, []);
+      } finally {
+        await context.close();
+      }
+    }
+  } finally {
+    await own.stop();
+  }
+});
+
 test('a card on screen whose time is written by hand moves to its new place, and the card being read stays where it is', async () => {
   const own = await startHost({ phrases: numbered(30) });
   try {

@@ -2,6 +2,7 @@ import type { CSSProperties, Ref } from "react";
 import type { Phrase, SiteProps } from "../types";
 import { phrasePath } from "../data/site";
 import { headlineFit } from "../headline";
+import { cardKey } from "../useFreshArrivals";
 import { graphemeCount } from "../text";
 
 export interface Props {
@@ -26,6 +27,8 @@ export interface Props {
    * typed, which, said plainly under "But it reads like “HELLO”", read as a contradiction.
    */
   readsLike?: boolean | undefined;
+  /** The phrases (`cardKey`) that came in live lately, marked as new. */
+  fresh?: ReadonlySet<string> | undefined;
 }
 
 // Items carry few attributes and five elements each (the link makes the card the phrase's page): a server render pays per
@@ -53,7 +56,7 @@ function cardFit(word: string): number | undefined {
 const CARD_FIT_FROM = 13;
 
 /** Phrases and names are user-submitted: they only ever go in as React text. */
-export function PhraseGrid({ phrases, site, query, first, setSize, style, rows, busy, listRef, older, readsLike }: Props) {
+export function PhraseGrid({ phrases, site, query, first, setSize, style, rows, busy, listRef, older, readsLike, fresh }: Props) {
   if (phrases.length === 0) {
     return (
       <p className="text-white/70 break-words">
@@ -74,12 +77,13 @@ export function PhraseGrid({ phrases, site, query, first, setSize, style, rows, 
       {phrases.map((phrase, i) => {
         const position = first === undefined ? undefined : first + i;
         const rowStart = rows !== undefined && i % rows.columns === 0;
+        const key = cardKey(phrase);
         return (
           <li
             // A phrase whose time changed (written by hand) comes anew in its new place:
             // moved, its element stayed while React moved every card before it, and the
             // browser, keeping the reader's place by the one element left, followed it.
-            key={`${phrase.id} ${phrase.created}`}
+            key={key}
             aria-posinset={position === undefined ? undefined : position + 1}
             aria-setsize={position === undefined ? undefined : setSize}
             // Every item names its row: one that stops starting a row (a removal above it)
@@ -87,6 +91,7 @@ export function PhraseGrid({ phrases, site, query, first, setSize, style, rows, 
             data-index={rows ? rows.first + Math.floor(i / rows.columns) : undefined}
             ref={rowStart ? rows?.measure : undefined}
             tabIndex={rows === undefined ? undefined : -1}
+            data-fresh={fresh?.has(key) || undefined}
           >
             <a href={phrasePath(site, phrase.id)}>
               <bdi data-fit={cardFit(phrase.word)}>{phrase.word}</bdi>

@@ -11,6 +11,8 @@ export interface Props {
   site: Pick<SiteProps, "productName" | "wordsPath">;
   /** How many phrases the whole list has (the count minted, for the newest-first list). */
   total: number;
+  /** The phrases (`cardKey`) to mark as new. */
+  fresh?: ReadonlySet<string>;
   busy: boolean;
   /** Called when the rendered rows come near the last loaded one. */
   onNearEnd: () => void;
@@ -53,7 +55,7 @@ const BROWSER_ANCHORS = typeof CSS !== "undefined" && CSS.supports("overflow-anc
  * the viewport in the document (the others are padding of their measured or
  * estimated height), so it stays small however far the visitor scrolls.
  */
-export function VirtualPhraseGrid({ list, site, total, busy, onNearEnd, focusIndex, onFocused, served, place, onPlaced }: Props) {
+export function VirtualPhraseGrid({ list, site, total, fresh, busy, onNearEnd, focusIndex, onFocused, served, place, onPlaced }: Props) {
   const columns = useColumns();
   const listElement = useRef<HTMLUListElement>(null);
   // Null until measured: the rows in view are not known before, nor whether the end is near.
@@ -310,6 +312,7 @@ export function VirtualPhraseGrid({ list, site, total, busy, onNearEnd, focusInd
       site={site}
       query={list.query}
       first={list.fromTop ? start : undefined}
+      fresh={fresh}
       setSize={total}
       // The grid keeps the visitor's place itself (above): the browser's anchoring stays out.
       style={{ paddingTop, paddingBottom, overflowAnchor: everyRow ? undefined : "none" }}

@@ -5,6 +5,7 @@ import { findText, groupThousands, normalizeWord } from "../text";
 import { readPlace, restorable, type Place } from "../place";
 import type { SiteProps, WordsProps } from "../types";
 import { useChecker } from "../useChecker";
+import { useFreshArrivals } from "../useFreshArrivals";
 import { useHydrated } from "../useHydrated";
 import { usePhraseFeed } from "../usePhraseFeed";
 import { PhraseGrid } from "../components/PhraseGrid";
@@ -103,6 +104,7 @@ export function WordsLive(props: Props) {
   const onFocused = useCallback(() => setFocusIndex(null), []);
 
   const { list } = feed;
+  const fresh = useFreshArrivals(list, hydrated);
   const unavailable = loaded === false && feed.version === version;
   return (
     <>
@@ -152,6 +154,7 @@ export function WordsLive(props: Props) {
             list={list}
             site={site}
             total={list.query === "" && list.fromTop ? feed.count : list.next === null ? list.phrases.length : -1}
+            fresh={fresh}
             busy={loading}
             onNearEnd={failed ? noop : loadOnByItself}
             focusIndex={focusIndex}

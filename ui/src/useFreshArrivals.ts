@@ -1,0 +1,38 @@
+import { useEffect, useState } from "react";
+import { comparePosition, type PagedList } from "./live";
+import type { Phrase } from "./types";
+
+/** How long a phrase that came in live stays marked as new. */
+export const FRESH_MS = 4000;
+
+/** A card's key in the grid, and its mark: a phrase whose time changed is another card. */
+export const cardKey = (phrase: Phrase) => `${phrase.id} ${phrase.created}`;
+
+/**
+ * The phrases (`cardKey`) that came in at the top of the list lately, once the page is
+ * live: each moves every card after it a place, and without a mark the visitor saw the
+ * grid jump and not what came. Another find, or the pages below, are not arrivals.
+ */
+export function useFreshArrivals(list: PagedList, live: boolean): ReadonlySet<string> {
+  const [fresh, setFresh] = useState<ReadonlySet<string>>(() => new Set());
+  const first = list.phrases[0];
+  const [before, setBefore] = useState({ query: list.query, first });
+  if (before.query !== list.query || before.first !== first) {
+    setBefore({ query: list.query, first });
+    const was = before.first;
+    if (live && list.fromTop && before.query === list.query && was !== undefined) {
+      const arrived: string[] = [];
+      for (const phrase of list.phrases) {
+        if (comparePosition(phrase, was) >= 0) break;
+        arrived.push(cardKey(phrase));
+      }
+      if (arrived.length > 0) setFresh((marked) => new Set([...marked, ...arrived]));
+    }
+  }
+  useEffect(() => {
+    if (fresh.size === 0) return;
+    const timer = setTimeout(() => setFresh(new Set()), FRESH_MS);
+    return () => clearTimeout(timer);
+  }, [fresh]);
+  return fresh;
+}
