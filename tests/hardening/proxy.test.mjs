@@ -119,6 +119,32 @@ test('the default rate leaves a page load, its assets and typing in the checker 
   assert.deepEqual(statuses.filter((s) => s === 429), []);
 });
 
+test("a classroom behind one address: thirty cold caches loading the home page at once get every asset; its pages still meet the rate", async (t) => {
+  const host = await startHost();
+  t.after(() => host.stop());
+  const html = await (await fetch(`${host.url}/`)).text();
+  const assets = [...new Set([...html.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)].map((m) => m[1]))];
+  assert.ok(assets.length >= 20, `${assets.length} assets on the home page`);
+  // Each a browser's six connections at a time.
+  const browser = async () => {
+    const answers = [];
+    for (let i = 0; i < assets.length; i += 6) {
+      const fetched = assets.slice(i, i + 6).map(async (path) => {
+        const response = await fetch(`${host.url}${path}`);
+        await response.arrayBuffer();
+        return [path, response.status];
+      });
+      answers.push(...(await Promise.all(fetched)));
+    }
+    return answers;
+  };
+  const statuses = (await Promise.all(Array.from({ length: 30 }, browser))).flat();
+  assert.deepEqual(statuses.filter(([, status]) => status !== 200), [], `of ${statuses.length} asset requests`);
+  // What costs a render is still held to the rate: 150 API pages at once, past the burst.
+  const pages = await Promise.all(Array.from({ length: 150 }, () => fetch(`${host.url}/api/phrases?limit=1`).then((r) => r.status)));
+  assert.ok(pages.filter((status) => status === 429).length >= 30, `the API past its rate: ${pages.filter((status) => status === 429).length} refused`);
+});
+
 test('SIGTERM drains: /readyz 503 at once while pages and sockets are still served, then 1001 and exit 0', async () => {
   const host = await startHost({ args: ['--drain-s', '2', '--shutdown-timeout-s', '2'] });
   try {

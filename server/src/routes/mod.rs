@@ -173,11 +173,15 @@ fn wants_page(request: &Request) -> bool {
 
 /// 429 with `Retry-After` for a client past its rate; the probes and `/metrics` (for
 /// those who may read it) are never limited (a load balancer or Prometheus behind one
-/// address asks them often).
+/// address asks them often), nor the UI's build under `/assets/`: served from memory, it
+/// costs no render, and a page's forty of them, fetched by every cold cache at once
+/// behind one address (a school, a carrier's NAT), spent the bucket's burst in a few
+/// page views and left the pages without their script and pictures.
 fn rate_limited(app: &AppState, limit: &RateLimit, request: &Request) -> Option<Response> {
     match request.uri().path() {
         "/healthz" | "/readyz" => return None,
         "/metrics" if ops::may_scrape(app, request) => return None,
+        path if path.starts_with("/assets/") => return None,
         _ => {}
     }
     let ClientAddr(client) = *request.extensions().get::<ClientAddr>()?;
