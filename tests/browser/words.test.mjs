@@ -618,6 +618,57 @@ test('a phrase minted while the list is open comes in at the top marked as new f
   }
 });
 
+test('on a wide screen, phrases minted while the visitor reads down the list wait above it: nothing moves, a note says how many, and lets them in', async () => {
+  const own = await startHost({ phrases: numbered(60) });
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  try {
+    const page = await context.newPage();
+    const problems = watchProblems(page);
+    await page.goto(`${own.url}/words`);
+    await page.waitForSelector('html[data-hydrated="true"]');
+    const gridTop = () => page.locator('main ul[role="list"]').evaluate((list) => list.getBoundingClientRect().top + window.scrollY);
+    await page.evaluate((y) => window.scrollTo(0, y), (await gridTop()) + 400);
+    await page.waitForTimeout(300);
+    await page.evaluate(() => {
+      window.shifts = [];
+      new PerformanceObserver((entries) => window.shifts.push(...entries.getEntries().map((entry) => entry.value))).observe({ type: 'layout-shift' });
+    });
+    const places = () => page.evaluate(() => [...document.querySelectorAll('main ul[role="list"] > li')].map((li) => `${li.textContent} ${Math.round(li.getBoundingClientRect().left)},${Math.round(li.getBoundingClientRect().top)}`));
+    const before = await places();
+    const mint = async (word) => {
+      const added = await own.cli('phrases', 'add', word, '--name', 'Live');
+      assert.equal(added.code, 0, added.stderr);
+    };
+    await mint('ABOVE ONE');
+    await mint('ABOVE TWO');
+    const note = page.getByRole('button', { name: 'Show 2 new' });
+    await note.waitFor({ timeout: 5000 });
+    assert.match(await page.locator('main h2').first().textContent(), /^62 /, 'the count is live');
+    assert.deepEqual(await places(), before, 'no card moved, none came in');
+    assert.deepEqual(await page.evaluate(() => window.shifts), [], 'no layout shift');
+    // Pressed: they come in at the top, marked, and the focus is on the newest.
+    await note.click();
+    await firstCardReads(page, 'ABOVE TWO');
+    assert.equal(await page.evaluate(() => document.activeElement?.querySelector('a > bdi')?.textContent), 'ABOVE TWO');
+    assert.equal(await page.locator('main ul[role="list"] > li[data-fresh]').count(), 2);
+    assert.equal(await page.getByRole('button', { name: /^Show \d+ new$/ }).count(), 0, 'the note is gone');
+    assert.equal(await page.locator('main ul[role="list"] > li').first().getAttribute('aria-posinset'), '1');
+    // Back down the list, one more waits; scrolling up to the top lets it in by itself.
+    await page.evaluate((y) => window.scrollTo(0, y), (await gridTop()) + 400);
+    await page.waitForTimeout(300);
+    await mint('ABOVE THREE');
+    await page.getByRole('button', { name: 'Show 1 new' }).waitFor({ timeout: 5000 });
+    assert.equal(await page.locator('main ul[role="list"] > li').first().getAttribute('aria-posinset'), '2', 'the cards shown count the one above');
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await firstCardReads(page, 'ABOVE THREE');
+    assert.equal(await page.getByRole('button', { name: /^Show \d+ new$/ }).count(), 0);
+    assert.deepEqual(problems, []);
+  } finally {
+    await context.close();
+    await own.stop();
+  }
+});
+
 test('a card on screen whose time is written by hand moves to its new place, and the card being read stays where it is', async () => {
   const own = await startHost({ phrases: numbered(30) });
   try {

@@ -13,6 +13,8 @@ export interface Props {
   total: number;
   /** The phrases (`cardKey`) to mark as new. */
   fresh?: ReadonlySet<string>;
+  /** How many newer phrases the whole list has before `list` (held above it). */
+  before?: number;
   busy: boolean;
   /** Called when the rendered rows come near the last loaded one. */
   onNearEnd: () => void;
@@ -55,7 +57,7 @@ const BROWSER_ANCHORS = typeof CSS !== "undefined" && CSS.supports("overflow-anc
  * the viewport in the document (the others are padding of their measured or
  * estimated height), so it stays small however far the visitor scrolls.
  */
-export function VirtualPhraseGrid({ list, site, total, fresh, busy, onNearEnd, focusIndex, onFocused, served, place, onPlaced }: Props) {
+export function VirtualPhraseGrid({ list, site, total, fresh, before = 0, busy, onNearEnd, focusIndex, onFocused, served, place, onPlaced }: Props) {
   const columns = useColumns();
   const listElement = useRef<HTMLUListElement>(null);
   // Null until measured: the rows in view are not known before, nor whether the end is near.
@@ -311,7 +313,7 @@ export function VirtualPhraseGrid({ list, site, total, fresh, busy, onNearEnd, f
       phrases={list.phrases.slice(start, end)}
       site={site}
       query={list.query}
-      first={list.fromTop ? start : undefined}
+      first={list.fromTop ? before + start : undefined}
       fresh={fresh}
       setSize={total}
       // The grid keeps the visitor's place itself (above): the browser's anchoring stays out.

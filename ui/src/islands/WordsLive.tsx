@@ -5,7 +5,9 @@ import { findText, groupThousands, normalizeWord } from "../text";
 import { readPlace, restorable, type Place } from "../place";
 import type { SiteProps, WordsProps } from "../types";
 import { useChecker } from "../useChecker";
+import { useColumns } from "../useColumns";
 import { useFreshArrivals } from "../useFreshArrivals";
+import { useHeldArrivals } from "../useHeldArrivals";
 import { useHydrated } from "../useHydrated";
 import { usePhraseFeed } from "../usePhraseFeed";
 import { PhraseGrid } from "../components/PhraseGrid";
@@ -78,11 +80,13 @@ export function WordsLive(props: Props) {
     if (!composing) find(findText(value));
   };
   const onSubmit = (event: FormEvent<HTMLFormElement>) => event.preventDefault();
+  const gridTop = useRef<HTMLDivElement>(null);
+  const { shown, held, release } = useHeldArrivals(feed.list, gridTop, hydrated, useColumns());
   // How many phrases were loaded when the Load more button took the focus: its coming
   // into view may load more by itself, and those are the ones its user has not heard yet.
   const reached = useRef<number | null>(null);
   const onLoadMoreFocus = (focused: boolean) => {
-    reached.current = focused ? feed.list.phrases.length : null;
+    reached.current = focused ? shown.phrases.length : null;
   };
   // While the button has the focus the grid loads nothing by itself: that would push the
   // focused button off the screen. Asked when the grid would load, as the focus has
@@ -91,7 +95,7 @@ export function WordsLive(props: Props) {
     if (document.activeElement?.id !== LOAD_MORE_ID) loadMore();
   }, [loadMore]);
   const onLoadMore = () => {
-    const count = feed.list.phrases.length;
+    const count = shown.phrases.length;
     const unheard = reached.current ?? count;
     reached.current = count;
     if (unheard < count) {
@@ -102,9 +106,14 @@ export function WordsLive(props: Props) {
     loadMore();
   };
   const onFocused = useCallback(() => setFocusIndex(null), []);
+  // The held phrases go in at the top, and the visitor and the focus to the newest.
+  const showHeld = () => {
+    release();
+    setFocusIndex(0);
+  };
 
   const { list } = feed;
-  const fresh = useFreshArrivals(list, hydrated);
+  const fresh = useFreshArrivals(shown, hydrated);
   const unavailable = loaded === false && feed.version === version;
   return (
     <>
@@ -144,14 +153,15 @@ export function WordsLive(props: Props) {
         </p>
       )}
       {/* A find on its way: the list shown is the last one's, dimmed until the new one comes. */}
-      <div className={classNames("mt-4 transition-opacity motion-reduce:transition-none", finding && "opacity-50")}>
+      <div ref={gridTop} className={classNames("mt-4 transition-opacity motion-reduce:transition-none", finding && "opacity-50")}>
         {unavailable ? (
           <p role="status" className="text-white/70">
             {`The list of Last ${site.productName} is temporarily unavailable. It appears here by itself as soon as it loads.`}
           </p>
         ) : hydrated && list.phrases.length > 0 ? (
           <VirtualPhraseGrid
-            list={list}
+            list={shown}
+            before={held}
             site={site}
             total={list.query === "" && list.fromTop ? feed.count : list.next === null ? list.phrases.length : -1}
             fresh={fresh}
@@ -185,12 +195,34 @@ export function WordsLive(props: Props) {
       ) : (
         <PageLinks site={site} query={props.query} prev={props.prev} next={props.next} />
       )}
+      {hydrated && <HeldNote held={held} onShow={showHeld} />}
       {hydrated && <PausedNote paused={paused} />}
     </>
   );
 }
 
 function noop() {}
+
+/**
+ * Says how many phrases were minted above while the visitor reads down the list, over
+ * the page as the paused note is; pressed, it lets them in and takes the visitor to them.
+ */
+function HeldNote({ held, onShow }: { held: number; onShow: () => void }) {
+  return (
+    <div role="status" className="pointer-events-none fixed inset-x-0 top-4 z-10 flex justify-center px-4">
+      {held > 0 && (
+        <button
+          type="button"
+          onClick={onShow}
+          className="pointer-events-auto min-h-12 rounded-full border-2 border-accent bg-black px-5 py-2 font-display text-sm font-black uppercase tracking-wide text-white shadow-lg hover:text-accent focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-accent"
+        >
+          <span aria-hidden="true">↑ </span>
+          {`Show ${groupThousands(held)} new`}
+        </button>
+      )}
+    </div>
+  );
+}
 
 /**
  * Says that the list stopped following the host, over the page rather than in it, so

@@ -1,0 +1,65 @@
+import { useCallback, useEffect, useRef, useState, type RefObject } from "react";
+import { comparePosition, type PagedList } from "./live";
+import type { Phrase } from "./types";
+
+export interface HeldArrivals {
+  /** The list as the grid shows it: without the phrases held above it. */
+  shown: PagedList;
+  /** How many phrases minted on top wait above the grid. */
+  held: number;
+  /** Lets them in (the visitor asked to see them). */
+  release: () => void;
+}
+
+/** The newest phrase shown as the visitor went down the list, and every phrase loaded then. */
+interface Away {
+  head: Phrase;
+  seen: ReadonlySet<string>;
+}
+
+/**
+ * Phrases minted while the visitor reads further down a grid of several columns wait
+ * above it rather than go in: each moved every card on screen a place along its row
+ * (a layout shift of 0.58 at 1280 px). In one column the reader's place is kept as they
+ * go in, and nothing on screen moves. Scrolling back to the top of the list, or
+ * `release`, lets them in. A phrase already loaded whose time was written by hand is
+ * not new: it moves as it did.
+ */
+export function useHeldArrivals(list: PagedList, top: RefObject<HTMLElement | null>, live: boolean, columns: number): HeldArrivals {
+  const [away, setAway] = useState<Away | null>(null);
+  const current = useRef(list);
+  useEffect(() => {
+    current.current = list;
+  });
+  const query = list.query;
+  useEffect(() => {
+    if (!live) return;
+    const look = () => {
+      const element = top.current;
+      const gone = columns > 1 && element !== null && element.getBoundingClientRect().top < 0;
+      setAway((was) => (gone ? (was ?? leaving(current.current)) : null));
+    };
+    look();
+    window.addEventListener("scroll", look, { passive: true });
+    return () => window.removeEventListener("scroll", look);
+  }, [live, top, columns, query]);
+
+  const release = useCallback(() => setAway(null), []);
+  if (away === null || !list.fromTop) return { shown: list, held: 0, release };
+  let held = 0;
+  let newer = 0;
+  for (const phrase of list.phrases) {
+    if (comparePosition(phrase, away.head) >= 0) break;
+    newer++;
+    if (!away.seen.has(phrase.id)) held++;
+  }
+  if (held === 0) return { shown: list, held, release };
+  const phrases = [...list.phrases.slice(0, newer).filter((phrase) => away.seen.has(phrase.id)), ...list.phrases.slice(newer)];
+  return { shown: { ...list, phrases }, held, release };
+}
+
+function leaving(list: PagedList): Away | null {
+  const head = list.phrases[0];
+  if (head === undefined || !list.fromTop) return null;
+  return { head, seen: new Set(list.phrases.map((phrase) => phrase.id)) };
+}
