@@ -1,5 +1,6 @@
 import type { RenderRequest } from "../types";
 import { hashtag } from "../data/copy";
+import { headlineFit } from "../headline";
 import { MAX_GRAPHEMES } from "../text";
 import { ArtImage } from "./ArtImage";
 import { Island } from "./Island";
@@ -14,9 +15,12 @@ export function WordsPage({ page }: Props) {
   return (
     <section className="mx-auto max-w-6xl px-4 py-16 sm:px-6 md:py-24 xl:max-w-7xl">
       <div className="grid items-center gap-8 lg:grid-cols-[3fr_2fr] lg:gap-12">
-        <div>
+        <div className="@container">
           <p className="font-display text-sm font-bold uppercase tracking-widest text-accent">{hashtag(productName)}</p>
-          <h1 className="mt-4 font-display text-4xl font-black uppercase leading-[1.02] tracking-tight text-balance sm:text-5xl lg:text-6xl">
+          <h1
+            data-fit={headlineFit(`Already-minted Last ${productName}`)}
+            className="display-fit mt-4 font-display font-black uppercase leading-[1.02] tracking-tight text-balance [--floor:36px] [--size:2.25rem] sm:[--floor:48px] sm:[--size:3rem] lg:[--floor:60px] lg:[--size:3.75rem]"
+          >
             {`Already-minted Last ${productName}`}
           </h1>
           <p className="mt-6 max-w-2xl text-lg text-pretty text-white/80 sm:text-xl">

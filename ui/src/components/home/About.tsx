@@ -6,10 +6,11 @@ import { Section, SectionHeading } from "./Section";
 export function About() {
   return (
     <Section id="about" className="overflow-hidden bg-accent text-black">
-      <ArtImage name="asteroid-1" className="asteroid-a pointer-events-none absolute right-[6%] top-8 h-auto w-14 sm:w-20" />
+      {/* In pixels, as the room the heading leaves it: larger text must not take that room. */}
+      <ArtImage name="asteroid-1" className="asteroid-a pointer-events-none absolute right-[6%] top-[32px] h-auto w-[56px] sm:w-[80px]" />
       <ArtImage name="asteroid-2" className="asteroid-b pointer-events-none absolute left-[1%] top-[40%] hidden h-auto w-16 xl:block 2xl:left-[6%] 2xl:w-24" />
       <div className="mx-auto max-w-6xl px-4 pb-12 pt-16 sm:px-6 md:pb-16 md:pt-24 xl:max-w-7xl">
-        <SectionHeading section="about" className="max-w-4xl pr-12 sm:pr-24">
+        <SectionHeading section="about" className="max-w-4xl pr-[48px] sm:pr-[96px]">
           {ABOUT.heading}
         </SectionHeading>
         <div className="mt-10 grid items-center gap-12 md:mt-14 md:grid-cols-2 md:gap-16">

@@ -1,5 +1,6 @@
 import { BACKDROPS, type Backdrop } from "../../art/sizes";
 import { INTRO } from "../../data/copy";
+import { headlineFit } from "../../headline";
 import type { SiteProps } from "../../types";
 import { ArtImage } from "../ArtImage";
 import { NEW_TAB_LINK } from "../newTab";
@@ -22,11 +23,12 @@ export function Intro({ site }: Props) {
         />
       ))}
       <div className="mx-auto grid max-w-6xl items-center gap-8 px-4 pb-10 pt-12 sm:px-6 md:grid-cols-[1.1fr_1fr] md:pb-16 md:pt-20 xl:max-w-7xl">
-        <div>
+        <div className="@container">
           <p className="font-display text-sm font-bold uppercase tracking-widest text-accent">{INTRO.eyebrow}</p>
           <h1
             id="intro-heading"
-            className="mt-4 font-display text-4xl font-black uppercase leading-[1.02] tracking-tight text-balance sm:text-5xl lg:text-6xl xl:text-7xl"
+            data-fit={headlineFit(INTRO.heading)}
+            className="display-fit mt-4 font-display font-black uppercase leading-[1.02] tracking-tight text-balance [--floor:36px] [--size:2.25rem] sm:[--floor:48px] sm:[--size:3rem] lg:[--floor:60px] lg:[--size:3.75rem] xl:[--floor:72px] xl:[--size:4.5rem]"
           >
             {INTRO.heading}
           </h1>

@@ -14,7 +14,8 @@ export function MintedDinos({ site }: Props) {
   return (
     <Section id="minted" className="mx-auto max-w-6xl px-4 pb-8 pt-16 sm:px-6 md:pb-12 md:pt-24 xl:max-w-7xl">
       <div className="flex flex-col gap-6 md:flex-row md:items-end md:justify-between">
-        <div>
+        {/* The room the button leaves: the heading's box is sized by it, not by its words. */}
+        <div className="min-w-0 flex-1">
           <SectionHeading section="minted">{MINTED.heading}</SectionHeading>
           <p className="mt-4 max-w-xl text-lg text-white/80">{MINTED.body}</p>
         </div>

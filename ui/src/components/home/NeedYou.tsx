@@ -16,7 +16,7 @@ export function NeedYou({ site }: Props) {
       <div className="mx-auto grid max-w-6xl items-center gap-10 px-4 py-16 sm:px-6 md:grid-cols-[2fr_3fr] md:py-24 xl:max-w-7xl">
         <ArtImage name="need-you" className="mx-auto h-auto w-full max-w-72 md:max-w-sm" />
         <div>
-          <SectionHeading section="need-you" className="text-accent sm:text-6xl">
+          <SectionHeading section="need-you" accent large>
             {NEED_YOU.heading}
           </SectionHeading>
           <p className="mt-6 font-display text-xl font-bold sm:text-2xl">{NEED_YOU.question}</p>

@@ -1,5 +1,6 @@
 import type { ReactNode } from "react";
 import { classNames } from "../../classNames";
+import { headlineFit } from "../../headline";
 
 export interface Props {
   /** The anchor the navigation links to, e.g. `about` for `#about`. */
@@ -23,18 +24,30 @@ export function Section({ id, className, children }: Props) {
 export interface HeadingProps {
   /** The id of the section it names. */
   section: string;
+  /** Of the box it is set in, whose width its words must fit. */
   className?: string;
-  children: ReactNode;
+  /** In the accent colour rather than white. */
+  accent?: boolean;
+  /** 3.75rem rather than 3rem from the sm breakpoint on. */
+  large?: boolean;
+  children: string;
 }
 
-export function SectionHeading({ section, className, children }: HeadingProps) {
+export function SectionHeading({ section, className, accent = false, large = false, children }: HeadingProps) {
   return (
-    <h2
-      id={headingId(section)}
-      className={classNames("font-display text-3xl font-black uppercase leading-[1.05] tracking-tight text-balance sm:text-5xl", className)}
-    >
-      {children}
-    </h2>
+    <div className={classNames("@container w-full", className)}>
+      <h2
+        id={headingId(section)}
+        data-fit={headlineFit(children)}
+        className={classNames(
+          "display-fit font-display font-black uppercase leading-[1.05] tracking-tight text-balance [--floor:30px] [--size:1.875rem]",
+          large ? "sm:[--floor:60px] sm:[--size:3.75rem]" : "sm:[--floor:48px] sm:[--size:3rem]",
+          accent && "text-accent",
+        )}
+      >
+        {children}
+      </h2>
+    </div>
   );
 }
 
