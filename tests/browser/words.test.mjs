@@ -608,6 +608,16 @@ test('a phrase minted while the list is open comes in at the top marked as new f
         if (reducedMotion === 'reduce') assert.deepEqual(look, { animation: 'none', outline: 'solid' });
         else assert.equal(look.animation, 'arrive');
         await page.waitForFunction(() => document.querySelector('main ul[role="list"] > li[data-fresh]') === null, null, { timeout: 6000 });
+        // Under a steady stream each mark goes in its own time, not once the stream pauses.
+        const [early, later] = ['A', 'B'].map((letter) => `STREAM ${reducedMotion.length} ${letter}`);
+        assert.equal((await own.cli('phrases', 'add', early, '--name', 'Live')).code, 0);
+        await firstCardReads(page, early);
+        await page.waitForTimeout(2500);
+        assert.equal((await own.cli('phrases', 'add', later, '--name', 'Live')).code, 0);
+        await firstCardReads(page, later);
+        const markedWords = () => marked().locator('a > bdi').allTextContents();
+        await page.waitForFunction((word) => [...document.querySelectorAll('main ul[role="list"] > li[data-fresh] a > bdi')].every((bdi) => bdi.textContent !== word), early, { timeout: 3500 });
+        assert.deepEqual(await markedWords(), [later], 'the later one is still marked');
         assert.deepEqual(problems, []);
       } finally {
         await context.close();

@@ -10,8 +10,9 @@ export const cardKey = (phrase: Phrase) => `${phrase.id} ${phrase.created}`;
 
 /**
  * The phrases (`cardKey`) that came in at the top of the list lately, once the page is
- * live: each moves every card after it a place, and without a mark the visitor saw the
- * grid jump and not what came. Another find, or the pages below, are not arrivals.
+ * live, each until `FRESH_MS` after it came: each moves every card after it a place,
+ * and without a mark the visitor saw the grid jump and not what came. Another find, or
+ * the pages below, are not arrivals.
  */
 export function useFreshArrivals(list: PagedList, live: boolean): ReadonlySet<string> {
   const [fresh, setFresh] = useState<ReadonlySet<string>>(() => new Set());
@@ -29,10 +30,24 @@ export function useFreshArrivals(list: PagedList, live: boolean): ReadonlySet<st
       if (arrived.length > 0) setFresh((marked) => new Set([...marked, ...arrived]));
     }
   }
+  // Each arrival's marks go in their own time: under a steady stream of mints, not only
+  // once it pauses.
+  const [timers] = useState(() => new Map<string, ReturnType<typeof setTimeout>>());
   useEffect(() => {
-    if (fresh.size === 0) return;
-    const timer = setTimeout(() => setFresh(new Set()), FRESH_MS);
-    return () => clearTimeout(timer);
-  }, [fresh]);
+    const unscheduled = [...fresh].filter((key) => !timers.has(key));
+    if (unscheduled.length === 0) return;
+    const timer = setTimeout(() => {
+      for (const key of unscheduled) timers.delete(key);
+      setFresh((marked) => new Set([...marked].filter((key) => !unscheduled.includes(key))));
+    }, FRESH_MS);
+    for (const key of unscheduled) timers.set(key, timer);
+  }, [fresh, timers]);
+  useEffect(
+    () => () => {
+      for (const timer of new Set(timers.values())) clearTimeout(timer);
+      timers.clear();
+    },
+    [timers],
+  );
   return fresh;
 }
