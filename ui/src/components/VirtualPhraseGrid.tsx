@@ -4,6 +4,7 @@ import type { PagedList } from "../live";
 import { keepPlace, keptAt, type Place } from "../place";
 import type { SiteProps } from "../types";
 import { useColumns } from "../useColumns";
+import { useGlide } from "../useGlide";
 import { PhraseGrid } from "./PhraseGrid";
 
 export interface Props {
@@ -97,6 +98,7 @@ export function VirtualPhraseGrid({ list, site, total, fresh, before = 0, busy, 
   });
 
   useEffect(() => virtualizer.measure(), [columns, virtualizer]);
+  useGlide(listElement, list.phrases);
 
   // Past ALL_CARDS_UP_TO the rows above the viewport are padding, which the browser's
   // scroll anchoring does not follow: a phrase minted on top would push the one being
