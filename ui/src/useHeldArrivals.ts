@@ -13,6 +13,7 @@ export interface HeldArrivals {
 
 /** The newest phrase shown as the visitor went down the list, and every phrase loaded then. */
 interface Away {
+  query: string;
   head: Phrase;
   seen: ReadonlySet<string>;
 }
@@ -37,7 +38,8 @@ export function useHeldArrivals(list: PagedList, top: RefObject<HTMLElement | nu
     const look = () => {
       const element = top.current;
       const gone = columns > 1 && element !== null && element.getBoundingClientRect().top < 0;
-      setAway((was) => (gone ? (was ?? leaving(current.current)) : null));
+      // Another find is another list: what was held of the last one is not this one's.
+      setAway((was) => (gone ? (was?.query === current.current.query ? was : leaving(current.current)) : null));
     };
     look();
     window.addEventListener("scroll", look, { passive: true });
@@ -45,7 +47,7 @@ export function useHeldArrivals(list: PagedList, top: RefObject<HTMLElement | nu
   }, [live, top, columns, query]);
 
   const release = useCallback(() => setAway(null), []);
-  if (away === null || !list.fromTop) return { shown: list, held: 0, release };
+  if (away === null || away.query !== list.query || !list.fromTop) return { shown: list, held: 0, release };
   let held = 0;
   let newer = 0;
   for (const phrase of list.phrases) {
@@ -61,5 +63,5 @@ export function useHeldArrivals(list: PagedList, top: RefObject<HTMLElement | nu
 function leaving(list: PagedList): Away | null {
   const head = list.phrases[0];
   if (head === undefined || !list.fromTop) return null;
-  return { head, seen: new Set(list.phrases.map((phrase) => phrase.id)) };
+  return { query: list.query, head, seen: new Set(list.phrases.map((phrase) => phrase.id)) };
 }
