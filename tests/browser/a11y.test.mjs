@@ -46,6 +46,30 @@ test('axe finds no violation on / with the mobile menu open', async (t) => {
   });
 });
 
+test('axe finds no violation on /words with phrases held above the list, nor once they are in and marked as new', async (t) => {
+  const own = await startHost({ phrases: Array.from({ length: 60 }, (_, i) => ({ id: `n${i}`, word: `PHRASE ${i}`, name: `Name ${i}` })) });
+  t.after(() => own.stop());
+  const { context, page } = await openHydrated(browser, `${own.url}/words`, viewports.desktop);
+  try {
+    await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+    await page.waitForTimeout(300);
+    assert.equal((await own.cli('phrases', 'add', 'HELD ABOVE', '--name', 'Live')).code, 0);
+    const note = page.getByRole('button', { name: 'Show 1 new' });
+    await note.waitFor({ timeout: 5000 });
+    const analyze = async (state) => {
+      const { violations } = await new AxeBuilder({ page }).analyze();
+      assert.equal(violations.length, 0, `axe with ${state}:\n${describe(violations)}`);
+    };
+    await analyze('the note shown');
+    await note.click();
+    await page.locator('main ul[role="list"] > li[data-fresh]').waitFor({ timeout: 5000 });
+    await page.waitForTimeout(400);
+    await analyze('a card marked as new');
+  } finally {
+    await context.close();
+  }
+});
+
 test('on a phone every control a thumb aims at is at least 44 px square; links within a sentence are text', async () => {
   for (const path of ['/', '/words', `/words/${encodeURIComponent(samplePhrases[0].id)}`]) {
     const { context, page } = await openHydrated(browser, `${host.url}${path}`, viewports.mobile);
