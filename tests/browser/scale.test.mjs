@@ -512,6 +512,15 @@ test('Back to the list from a phrase deep in it, or a reload, brings the visitor
       await scrollUntil(page, (n) => n >= loaded);
       await page.evaluate(() => window.scrollBy(0, -1500));
       await page.waitForTimeout(500);
+      // Minted while the visitor reads: held above the list in four columns (a note says
+      // so), put in above them in one; either way in the page they come back to.
+      for (let i = 0; i < 3; i++) {
+        const run = await host.cli('phrases', 'add', `HELD ${width} ${i}`, '--name', 'Live');
+        assert.equal(run.code, 0, run.stderr);
+        added.push(run.stdout.split(' ')[1]);
+      }
+      if (width > 640) await page.getByRole('button', { name: 'Show 3 new' }).waitFor({ timeout: 5000 });
+      else await page.waitForTimeout(1000);
       const before = await reading(page);
       // Where that card is now: with several columns, the phrases minted on top move it
       // along its row.

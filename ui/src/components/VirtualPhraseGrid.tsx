@@ -178,10 +178,10 @@ export function VirtualPhraseGrid({ list, site, total, fresh, before = 0, busy, 
   // the card now in its place, so the card last focused in the list is noted.
   const [keyboardInside, setKeyboardInside] = useState(false);
   const focused = useRef<{ id: string; created: number; index: number } | null>(null);
-  const shown = useRef({ list, start });
+  const shown = useRef({ list, start, before });
   // After every render: the listeners below read this render's cards.
   useLayoutEffect(() => {
-    shown.current = { list, start };
+    shown.current = { list, start, before };
   });
   useEffect(() => {
     const inside = (target: EventTarget | null): target is Element =>
@@ -242,7 +242,7 @@ export function VirtualPhraseGrid({ list, site, total, fresh, before = 0, busy, 
       // A page kept whole in the back-forward cache keeps its place itself, and a
       // history write as it goes in has Chromium drop it from there instead.
       if (event instanceof PageTransitionEvent && event.persisted) return;
-      const { list, start } = shown.current;
+      const { list, start, before } = shown.current;
       const items = listElement.current?.children;
       if (items === undefined || items.length === 0 || !list.fromTop) return;
       const edges = (index: number) => items[index]?.getBoundingClientRect() ?? { top: 0, bottom: 0 };
@@ -252,7 +252,9 @@ export function VirtualPhraseGrid({ list, site, total, fresh, before = 0, busy, 
       while (last + 1 < items.length && edges(last + 1).top < window.innerHeight) last++;
       const phrase = list.phrases[start + top];
       if (phrase === undefined) return;
-      keepPlace({ query: list.query, loaded: start + last + 1, id: phrase.id, created: phrase.created, index: start + top, top: Math.round(edges(top).top) }, served);
+      // Counted in the whole list, the phrases held above it included: a reload shows them.
+      const at = before + start;
+      keepPlace({ query: list.query, loaded: at + last + 1, id: phrase.id, created: phrase.created, index: at + top, top: Math.round(edges(top).top) }, served);
     };
     document.addEventListener("click", keep, true);
     window.addEventListener("pagehide", keep);
