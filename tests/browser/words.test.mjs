@@ -574,6 +574,11 @@ test('on a phone, a phrase minted on top leaves the card being read where it is,
         await firstCardReads(page, word);
         await page.waitForTimeout(500);
         assert.equal(await top(), before, `the card read stays where it was (${anchoring ? 'the browser anchoring' : 'no scroll anchoring'})`);
+        // In, above the reader, and said: the note takes them up to it.
+        await page.getByRole('button', { name: 'Show 1 new' }).click();
+        await page.waitForFunction((word) => document.activeElement?.querySelector('a > bdi')?.textContent === word, word, { timeout: 5000 });
+        const newest = await page.locator('main ul[role="list"] > li').first().evaluate((li) => li.getBoundingClientRect().top);
+        assert.ok(newest >= 0 && newest < 672, `the newest card is on screen (${newest})`);
       } finally {
         await context.close();
       }

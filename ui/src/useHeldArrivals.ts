@@ -5,9 +5,11 @@ import type { Phrase } from "./types";
 export interface HeldArrivals {
   /** The list as the grid shows it: without the phrases held above it. */
   shown: PagedList;
-  /** How many phrases minted on top wait above the grid. */
+  /** How many phrases were minted on top since the visitor went down the list. */
+  above: number;
+  /** How many of them wait above the grid (in several columns). */
   held: number;
-  /** Lets them in (the visitor asked to see them). */
+  /** Lets them in, and starts the count again (the visitor asked to see them). */
   release: () => void;
 }
 
@@ -22,9 +24,9 @@ interface Away {
  * Phrases minted while the visitor reads further down a grid of several columns wait
  * above it rather than go in: each moved every card on screen a place along its row
  * (a layout shift of 0.58 at 1280 px). In one column the reader's place is kept as they
- * go in, and nothing on screen moves. Scrolling back to the top of the list, or
- * `release`, lets them in. A phrase already loaded whose time was written by hand is
- * not new: it moves as it did.
+ * go in, and nothing on screen moves; they are counted all the same, for the note that
+ * says so. Scrolling back to the top of the list, or `release`, lets them in. A phrase
+ * already loaded whose time was written by hand is not new: it moves as it did.
  */
 export function useHeldArrivals(list: PagedList, top: RefObject<HTMLElement | null>, live: boolean, columns: number): HeldArrivals {
   const [away, setAway] = useState<Away | null>(null);
@@ -37,27 +39,27 @@ export function useHeldArrivals(list: PagedList, top: RefObject<HTMLElement | nu
     if (!live) return;
     const look = () => {
       const element = top.current;
-      const gone = columns > 1 && element !== null && element.getBoundingClientRect().top < 0;
+      const gone = element !== null && element.getBoundingClientRect().top < 0;
       // Another find is another list: what was held of the last one is not this one's.
       setAway((was) => (gone ? (was?.query === current.current.query ? was : leaving(current.current)) : null));
     };
     look();
     window.addEventListener("scroll", look, { passive: true });
     return () => window.removeEventListener("scroll", look);
-  }, [live, top, columns, query]);
+  }, [live, top, query]);
 
   const release = useCallback(() => setAway(null), []);
-  if (away === null || away.query !== list.query || !list.fromTop) return { shown: list, held: 0, release };
-  let held = 0;
+  if (away === null || away.query !== list.query || !list.fromTop) return { shown: list, above: 0, held: 0, release };
+  let above = 0;
   let newer = 0;
   for (const phrase of list.phrases) {
     if (comparePosition(phrase, away.head) >= 0) break;
     newer++;
-    if (!away.seen.has(phrase.id)) held++;
+    if (!away.seen.has(phrase.id)) above++;
   }
-  if (held === 0) return { shown: list, held, release };
+  if (above === 0 || columns === 1) return { shown: list, above, held: 0, release };
   const phrases = [...list.phrases.slice(0, newer).filter((phrase) => away.seen.has(phrase.id)), ...list.phrases.slice(newer)];
-  return { shown: { ...list, phrases }, held, release };
+  return { shown: { ...list, phrases }, above, held: above, release };
 }
 
 function leaving(list: PagedList): Away | null {

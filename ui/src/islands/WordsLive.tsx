@@ -81,7 +81,7 @@ export function WordsLive(props: Props) {
   };
   const onSubmit = (event: FormEvent<HTMLFormElement>) => event.preventDefault();
   const gridTop = useRef<HTMLDivElement>(null);
-  const { shown, held, release } = useHeldArrivals(feed.list, gridTop, hydrated, useColumns());
+  const { shown, above, held, release } = useHeldArrivals(feed.list, gridTop, hydrated, useColumns());
   // How many phrases were loaded when the Load more button took the focus: its coming
   // into view may load more by itself, and those are the ones its user has not heard yet.
   const reached = useRef<number | null>(null);
@@ -195,7 +195,7 @@ export function WordsLive(props: Props) {
       ) : (
         <PageLinks site={site} query={props.query} prev={props.prev} next={props.next} />
       )}
-      {hydrated && <HeldNote held={held} onShow={showHeld} />}
+      {hydrated && <HeldNote above={above} onShow={showHeld} />}
       {hydrated && <PausedNote paused={paused} />}
     </>
   );
@@ -205,19 +205,20 @@ function noop() {}
 
 /**
  * Says how many phrases were minted above while the visitor reads down the list, over
- * the page as the paused note is; pressed, it lets them in and takes the visitor to them.
+ * the page as the paused note is; pressed, it lets in those held and takes the visitor
+ * to the newest.
  */
-function HeldNote({ held, onShow }: { held: number; onShow: () => void }) {
+function HeldNote({ above, onShow }: { above: number; onShow: () => void }) {
   return (
     <div role="status" className="pointer-events-none fixed inset-x-0 top-4 z-10 flex justify-center px-4">
-      {held > 0 && (
+      {above > 0 && (
         <button
           type="button"
           onClick={onShow}
           className="pointer-events-auto min-h-12 rounded-full border-2 border-accent bg-black px-5 py-2 font-display text-sm font-black uppercase tracking-wide text-white shadow-lg hover:text-accent focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-accent"
         >
           <span aria-hidden="true">↑ </span>
-          {`Show ${groupThousands(held)} new`}
+          {`Show ${groupThousands(above)} new`}
         </button>
       )}
     </div>
