@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState, type RefObject } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState, type RefObject } from "react";
 import { comparePosition, type PagedList } from "./live";
 import type { Phrase } from "./types";
 
@@ -49,7 +49,13 @@ export function useHeldArrivals(list: PagedList, top: RefObject<HTMLElement | nu
   }, [live, top, query]);
 
   const release = useCallback(() => setAway(null), []);
-  if (away === null || away.query !== list.query || !list.fromTop) return { shown: list, above: 0, held: 0, release };
+  // The same list for the same phrases: the grid follows its reader's card by it.
+  const { shown, above, held } = useMemo(() => holding(list, away, columns), [list, away, columns]);
+  return { shown, above, held, release };
+}
+
+function holding(list: PagedList, away: Away | null, columns: number): Omit<HeldArrivals, "release"> {
+  if (away === null || away.query !== list.query || !list.fromTop) return { shown: list, above: 0, held: 0 };
   let above = 0;
   let newer = 0;
   for (const phrase of list.phrases) {
@@ -57,9 +63,9 @@ export function useHeldArrivals(list: PagedList, top: RefObject<HTMLElement | nu
     newer++;
     if (!away.seen.has(phrase.id)) above++;
   }
-  if (above === 0 || columns === 1) return { shown: list, above, held: 0, release };
+  if (above === 0 || columns === 1) return { shown: list, above, held: 0 };
   const phrases = [...list.phrases.slice(0, newer).filter((phrase) => away.seen.has(phrase.id)), ...list.phrases.slice(newer)];
-  return { shown: { ...list, phrases }, above, held: above, release };
+  return { shown: { ...list, phrases }, above, held: above };
 }
 
 function leaving(list: PagedList): Away | null {
