@@ -31,11 +31,12 @@ after(async () => {
   await host?.stop();
 });
 
-async function openWords(viewport = { width: 1440, height: 900 }) {
-  const context = await browser.newContext({ viewport });
+/** The list, hydrated, in a new context at `viewport` (with `options`), from `on` (this file's host). */
+async function openWords(viewport = { width: 1440, height: 900 }, { on = host, ...options } = {}) {
+  const context = await browser.newContext({ viewport, ...options });
   const page = await context.newPage();
   const problems = watchProblems(page);
-  await page.goto(`${host.url}/words`);
+  await page.goto(`${on.url}/words`);
   await page.waitForSelector('html[data-hydrated="true"]');
   return { context, page, problems };
 }
@@ -525,6 +526,14 @@ const numbered = (n) => Array.from({ length: n }, (_, i) => ({ id: `p${i}`, word
 /** Waits until the list's first card reads `word`. */
 const firstCardReads = (page, word) => page.waitForFunction((word) => document.querySelector('main ul[role="list"] > li a > bdi')?.textContent === word, word, { timeout: 5000 });
 
+/** Counts the layout shifts from now on; `shifted(page)` is their sum. */
+const watchShifts = (page) =>
+  page.evaluate(() => {
+    window.shifts = [];
+    new PerformanceObserver((entries) => window.shifts.push(...entries.getEntries().map((entry) => entry.value))).observe({ type: 'layout-shift' });
+  });
+const shifted = async (page) => (await page.evaluate(() => window.shifts)).reduce((sum, value) => sum + value, 0);
+
 /**
  * Writes the time of the phrase `word` by hand, as an operator with the sqlite3 shell:
  * one past the newest (`MAX`) or before the oldest (`MIN`).
@@ -592,12 +601,8 @@ test('a phrase minted while the list is open comes in at the top marked as new f
   const own = await startHost({ phrases: numbered(30) });
   try {
     for (const reducedMotion of ['no-preference', 'reduce']) {
-      const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, reducedMotion });
+      const { context, page, problems } = await openWords({ width: 1280, height: 900 }, { on: own, reducedMotion });
       try {
-        const page = await context.newPage();
-        const problems = watchProblems(page);
-        await page.goto(`${own.url}/words`);
-        await page.waitForSelector('html[data-hydrated="true"]');
         const marked = () => page.locator('main ul[role="list"] > li[data-fresh]');
         assert.equal(await marked().count(), 0, 'nothing is marked as the page comes');
         const word = `FRESH ${reducedMotion.toUpperCase()}`;
@@ -637,26 +642,19 @@ test('with the top of the list in view, a phrase minted on top moves the cards o
   const own = await startHost({ phrases: numbered(60) });
   try {
     for (const viewport of [{ width: 1280, height: 900 }, { width: 390, height: 844 }]) {
-      const context = await browser.newContext({ viewport });
+      const { context, page, problems } = await openWords(viewport, { on: own });
       try {
-        const page = await context.newPage();
-        const problems = watchProblems(page);
-        await page.goto(`${own.url}/words`);
-        await page.waitForSelector('html[data-hydrated="true"]');
         // The list's top a little below the top of the screen, cards under it.
         await page.locator('main ul[role="list"]').evaluate((list) => window.scrollBy(0, list.getBoundingClientRect().top - 150));
         await page.waitForTimeout(300);
-        await page.evaluate(() => {
-          window.shifts = [];
-          new PerformanceObserver((entries) => window.shifts.push(...entries.getEntries().map((entry) => entry.value))).observe({ type: 'layout-shift' });
-        });
+        await watchShifts(page);
         const word = `GLIDE ${viewport.width}`;
         assert.equal((await own.cli('phrases', 'add', word, '--name', 'Live')).code, 0);
         await firstCardReads(page, word);
         await page.waitForTimeout(600);
         // Each card moved a place: in four columns a jump was a shift of 0.47, in one 0.07.
-        const shifted = (await page.evaluate(() => window.shifts)).reduce((sum, value) => sum + value, 0);
-        assert.ok(shifted < 0.05, `${viewport.width} px: layout shifts of ${shifted.toFixed(3)}`);
+        const sum = await shifted(page);
+        assert.ok(sum < 0.05, `${viewport.width} px: layout shifts of ${sum.toFixed(3)}`);
         assert.deepEqual(problems, []);
       } finally {
         await context.close();
@@ -669,19 +667,12 @@ test('with the top of the list in view, a phrase minted on top moves the cards o
 
 test('on a wide screen, phrases minted while the visitor reads down the list wait above it: nothing moves, a note says how many, and lets them in', async () => {
   const own = await startHost({ phrases: numbered(60) });
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const { context, page, problems } = await openWords({ width: 1280, height: 900 }, { on: own });
   try {
-    const page = await context.newPage();
-    const problems = watchProblems(page);
-    await page.goto(`${own.url}/words`);
-    await page.waitForSelector('html[data-hydrated="true"]');
     const gridTop = () => page.locator('main ul[role="list"]').evaluate((list) => list.getBoundingClientRect().top + window.scrollY);
     await page.evaluate((y) => window.scrollTo(0, y), (await gridTop()) + 400);
     await page.waitForTimeout(300);
-    await page.evaluate(() => {
-      window.shifts = [];
-      new PerformanceObserver((entries) => window.shifts.push(...entries.getEntries().map((entry) => entry.value))).observe({ type: 'layout-shift' });
-    });
+    await watchShifts(page);
     const places = () => page.evaluate(() => [...document.querySelectorAll('main ul[role="list"] > li')].map((li) => `${li.textContent} ${Math.round(li.getBoundingClientRect().left)},${Math.round(li.getBoundingClientRect().top)}`));
     const before = await places();
     const mint = async (word) => {
@@ -694,7 +685,7 @@ test('on a wide screen, phrases minted while the visitor reads down the list wai
     await note.waitFor({ timeout: 5000 });
     assert.match(await page.locator('main h2').first().textContent(), /^62 /, 'the count is live');
     assert.deepEqual(await places(), before, 'no card moved, none came in');
-    assert.deepEqual(await page.evaluate(() => window.shifts), [], 'no layout shift');
+    assert.equal(await shifted(page), 0, 'no layout shift');
     // Pressed: they come in at the top, marked, and the focus is on the newest.
     await note.click();
     await firstCardReads(page, 'ABOVE TWO');
