@@ -372,7 +372,8 @@ function cursorPlace(cursor: string): Phrase | undefined {
   return { id: cursor.slice(dash + 1), word: "", name: "", created };
 }
 
-function insertionIndex(phrases: readonly Phrase[], phrase: Phrase): number {
+/** Where `phrase` goes in `phrases` (newest first): how many of them are newer. */
+export function insertionIndex(phrases: readonly Phrase[], phrase: Phrase): number {
   let low = 0;
   let high = phrases.length;
   while (low < high) {

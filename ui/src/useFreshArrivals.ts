@@ -1,5 +1,5 @@
 import { useEffect, useState } from "react";
-import { comparePosition, type PagedList } from "./live";
+import { insertionIndex, type PagedList } from "./live";
 import type { Phrase } from "./types";
 
 /** How long a phrase that came in live stays marked as new. */
@@ -22,11 +22,7 @@ export function useFreshArrivals(list: PagedList, live: boolean): ReadonlySet<st
     setBefore({ query: list.query, first });
     const was = before.first;
     if (live && list.fromTop && before.query === list.query && was !== undefined) {
-      const arrived: string[] = [];
-      for (const phrase of list.phrases) {
-        if (comparePosition(phrase, was) >= 0) break;
-        arrived.push(cardKey(phrase));
-      }
+      const arrived = list.phrases.slice(0, insertionIndex(list.phrases, was)).map(cardKey);
       if (arrived.length > 0) setFresh((marked) => new Set([...marked, ...arrived]));
     }
   }

@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useMemo, useRef, useState, type RefObject } from "react";
-import { comparePosition, type PagedList } from "./live";
+import { insertionIndex, type PagedList } from "./live";
 import type { Phrase } from "./types";
 
 export interface HeldArrivals {
@@ -56,15 +56,11 @@ export function useHeldArrivals(list: PagedList, top: RefObject<HTMLElement | nu
 
 function holding(list: PagedList, away: Away | null, columns: number): Omit<HeldArrivals, "release"> {
   if (away === null || away.query !== list.query || !list.fromTop) return { shown: list, above: 0, held: 0 };
-  let above = 0;
-  let newer = 0;
-  for (const phrase of list.phrases) {
-    if (comparePosition(phrase, away.head) >= 0) break;
-    newer++;
-    if (!away.seen.has(phrase.id)) above++;
-  }
+  const newer = insertionIndex(list.phrases, away.head);
+  const moved = list.phrases.slice(0, newer).filter((phrase) => away.seen.has(phrase.id));
+  const above = newer - moved.length;
   if (above === 0 || columns === 1) return { shown: list, above, held: 0 };
-  const phrases = [...list.phrases.slice(0, newer).filter((phrase) => away.seen.has(phrase.id)), ...list.phrases.slice(newer)];
+  const phrases = [...moved, ...list.phrases.slice(newer)];
   return { shown: { ...list, phrases }, above, held: above };
 }
 
