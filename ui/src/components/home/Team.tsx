@@ -10,9 +10,7 @@ export function Team() {
     <Section id="team" className="mx-auto max-w-6xl px-4 py-8 sm:px-6 md:py-12 xl:max-w-7xl">
       <SectionHeading section="team">{TEAM_COPY.heading}</SectionHeading>
       <p className="mt-4 max-w-xl text-lg text-white/80">{TEAM_COPY.intro}</p>
-      {/* Two columns, four from lg, but none narrower than 8rem: with text at 200 % one,
-          two from lg, rather than THE CREA/TOR. */}
-      <ul className="mt-10 grid grid-cols-[repeat(auto-fill,minmax(min(100%,max(8rem,calc((100%-0.75rem)/2))),1fr))] gap-3 sm:grid-cols-[repeat(auto-fill,minmax(min(100%,max(8rem,calc((100%-1.25rem)/2))),1fr))] sm:gap-5 lg:grid-cols-[repeat(auto-fill,minmax(min(100%,max(8rem,calc((100%-3.75rem)/4))),1fr))]">
+      <ul className="team-grid mt-10 grid [--columns:2] [--gap:0.75rem] sm:[--gap:1.25rem] lg:[--columns:4]">
         {TEAM.map((member) => (
           <li key={member.slug} className="overflow-hidden rounded-3xl border-2 border-white/15 bg-white/[0.03]">
             <ArtImage name={teamArt(member.slug)} alt={`${member.role}: ${member.description}`} className="block h-auto w-full" />
