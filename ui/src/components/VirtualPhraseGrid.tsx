@@ -98,7 +98,6 @@ export function VirtualPhraseGrid({ list, site, total, fresh, before = 0, busy, 
   });
 
   useEffect(() => virtualizer.measure(), [columns, virtualizer]);
-  useGlide(listElement, list.phrases);
 
   // Past ALL_CARDS_UP_TO the rows above the viewport are padding, which the browser's
   // scroll anchoring does not follow: a phrase minted on top would push the one being
@@ -170,6 +169,7 @@ export function VirtualPhraseGrid({ list, site, total, fresh, before = 0, busy, 
   const lastRow = rows[rows.length - 1]?.index ?? -1;
   // What is near the viewport, whatever is rendered: the next page is asked for by that.
   const nearLast = everyRow ? (virtualizer.range?.endIndex ?? -1) + OVERSCAN_ROWS : lastRow;
+  useGlide(listElement, list.phrases, `${firstRow} ${lastRow} ${columns}`);
 
   // Where the focus is in the list, for two things. A keyboard moving through the cards
   // loads nothing by itself: each Tab near the end would, and the Load more button and all
