@@ -23,15 +23,21 @@ export function Intro({ site }: Props) {
         />
       ))}
       <div className="mx-auto grid max-w-6xl items-center gap-8 px-4 pb-10 pt-12 sm:px-6 md:grid-cols-[1.1fr_1fr] md:pb-16 md:pt-20 xl:max-w-7xl">
-        <div className="@container">
+        <div>
           <p className="font-display text-sm font-bold uppercase tracking-widest text-accent">{INTRO.eyebrow}</p>
-          <h1
-            id="intro-heading"
-            data-fit={headlineFit(INTRO.heading)}
-            className="display-fit mt-4 font-display font-black uppercase leading-[1.02] tracking-tight text-balance [--floor:36px] [--size:2.25rem] sm:[--floor:48px] sm:[--size:3rem] lg:[--floor:60px] lg:[--size:3.75rem] xl:[--floor:72px] xl:[--size:4.5rem]"
-          >
-            {INTRO.heading}
-          </h1>
+          {/* A size container of the heading's own, the buttons below out of it: with them
+              inside one, a colour transition ran on a button as the page loaded in two CI
+              runs of four (never when run alone), most likely Chromium's styling of a
+              container's contents after layout. */}
+          <div className="@container mt-4">
+            <h1
+              id="intro-heading"
+              data-fit={headlineFit(INTRO.heading)}
+              className="display-fit font-display font-black uppercase leading-[1.02] tracking-tight text-balance [--floor:36px] [--size:2.25rem] sm:[--floor:48px] sm:[--size:3rem] lg:[--floor:60px] lg:[--size:3.75rem] xl:[--floor:72px] xl:[--size:4.5rem]"
+            >
+              {INTRO.heading}
+            </h1>
+          </div>
           {/* The sky blurred behind the words, and a halo of the night around each letter: a star
               beside one would read as an accent, and the hill's line as a strike. */}
           <p className="mt-6 max-w-xl text-lg text-white/85 backdrop-blur-[3px] [text-shadow:0_0_2px_#000,0_0_6px_#000] sm:text-xl">
